@@ -1,0 +1,20 @@
+import type { EventRecord } from '../store/types.ts';
+
+/**
+ * One area of the actor system (entities, auth, ...) as the composition root restores it:
+ * the latest snapshot first, then every committed record of the log tail in sequence order.
+ */
+export interface Area {
+  /** snapshot name in the store, also the area's name in logs */
+  readonly name: string;
+  /** format version of this area's snapshot data */
+  readonly snapshotVersion: number;
+  /** true for records of streams this area owns */
+  owns(record: EventRecord): boolean;
+  /** applies one committed record while restoring (no effects, no appends) */
+  evolve(record: EventRecord): void;
+  /** the area's whole state as JSON-able data */
+  snapshot(): unknown;
+  /** loads a snapshot written by snapshot() with the same version */
+  restore(data: unknown): void;
+}

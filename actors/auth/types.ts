@@ -1,0 +1,25 @@
+import type { Area } from '../area.ts';
+import type { Authenticator, Principal } from '../../gateway/http.ts';
+
+/** The result of the WebSocket command auth/current_user (the original's shape). */
+export interface CurrentUser {
+  id: string;
+  name: string | null;
+  is_owner: boolean;
+  is_admin: boolean;
+  credentials: Array<{ auth_provider_type: string; auth_provider_id: string | null }>;
+  mfa_modules: Array<{ id: string; name: string; enabled: boolean }>;
+}
+
+/** What the rest of Hearth needs of the auth system. */
+export interface AuthService extends Authenticator {
+  /** checks an access token (JWT); undefined when invalid, expired, revoked or the user inactive */
+  validateAccessToken(token: string): Principal | undefined;
+  currentUser(userId: string): CurrentUser | undefined;
+  /** called after a refresh token is revoked (its access tokens die; sockets using them close) */
+  onRefreshTokenRevoked(listener: (refreshTokenId: string) => void): () => void;
+  /** true once onboarding created the first user */
+  hasUsers(): boolean;
+  /** the auth actors' persistence (snapshot + log tail) */
+  area: Area;
+}

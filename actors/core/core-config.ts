@@ -1,0 +1,103 @@
+import type { Area } from '../area.ts';
+import type { Clock } from '../clock.ts';
+import type { Context, EventLog } from '../../store/types.ts';
+import { CORE_VERSION } from '../version.ts';
+import { ConfigurationError } from './configuration.ts';
+
+const METRIC = { length: 'km', accumulated_precipitation: 'mm', area: 'm²', mass: 'g', pressure: 'Pa', temperature: '°C', volume: 'L', wind_speed: 'm/s' };
+const US_CUSTOMARY = { length: 'mi', accumulated_precipitation: 'in', area: 'ft²', mass: 'lb', pressure: 'psi', temperature: '°F', volume: 'gal', wind_speed: 'mph' };
+
+/** Values of the core section that set_location may override. */
+interface Location {
+  latitude: number;
+  longitude: number;
+  elevation: number;
+}
+
+const STREAM = 'core/config';
+
+/** The core configuration: the `core:` section of configuration.yaml plus changes recorded in the log. */
+export class CoreConfig {
+  private yaml: Record<string, unknown> = {};
+  private fromYaml = false;
+  private overrides: Partial<Location> = {};
+  private components: string[] = [];
+
+  constructor(private readonly deps: { log: EventLog; clock: Clock; configDir: string }) {}
+
+  /** Loads (or reloads) the core section; throws ConfigurationError naming a bad value. */
+  load(section: Record<string, unknown>, fromYaml: boolean): void {
+    for (const key of ['latitude', 'longitude', 'elevation', 'radius'] as const) {
+      if (section[key] !== undefined && typeof section[key] !== 'number') {
+        throw new ConfigurationError(`core: ${key} must be a number, got ${JSON.stringify(section[key])}`);
+      }
+    }
+    const units = section.unit_system;
+    if (units !== undefined && units !== 'metric' && units !== 'us_customary' && units !== 'imperial') {
+      throw new ConfigurationError(`core: unit_system must be 'metric' or 'us_customary', got ${JSON.stringify(units)}`);
+    }
+    this.yaml = section;
+    this.fromYaml = fromYaml;
+  }
+
+  setComponents(components: string[]): void {
+    this.components = [...new Set(components)].sort();
+  }
+
+  loadedComponents(): string[] {
+    return this.components;
+  }
+
+  /** The original's set_location: recorded, so it survives a restart. */
+  async setLocation(loc: Partial<Location>, context: Context): Promise<void> {
+    await this.deps.log.append([
+      { time: this.deps.clock.now(), stream: STREAM, type: 'core_config_updated', data: loc, context, origin: 'LOCAL' },
+    ]);
+    Object.assign(this.overrides, loc);
+  }
+
+  /** The config dict of GET /api/config and get_config. */
+  asDict(state: string): Record<string, unknown> {
+    const y = this.yaml;
+    const dirs = (y.allowlist_external_dirs as string[] | undefined) ?? [];
+    const pick = <T>(key: keyof Location, fallback: T) => (this.overrides[key] ?? (y[key] as T | undefined) ?? fallback);
+    return {
+      allowlist_external_dirs: dirs,
+      allowlist_external_urls: (y.allowlist_external_urls as string[] | undefined) ?? [],
+      components: this.components,
+      config_dir: this.deps.configDir,
+      config_source: this.fromYaml ? 'yaml' : 'default',
+      country: y.country ?? null,
+      currency: y.currency ?? 'EUR',
+      debug: false,
+      elevation: pick('elevation', 0),
+      external_url: y.external_url ?? null,
+      internal_url: y.internal_url ?? null,
+      language: y.language ?? 'en',
+      latitude: pick('latitude', 52.3731339),
+      location_name: y.name ?? 'Home',
+      longitude: pick('longitude', 4.8903147),
+      radius: y.radius ?? 100,
+      recovery_mode: false,
+      safe_mode: false,
+      state,
+      time_zone: y.time_zone ?? 'UTC',
+      unit_system: y.unit_system === 'us_customary' || y.unit_system === 'imperial' ? US_CUSTOMARY : METRIC,
+      version: CORE_VERSION,
+      whitelist_external_dirs: dirs,
+    };
+  }
+
+  readonly area: Area = {
+    name: 'core_config',
+    snapshotVersion: 1,
+    owns: (r) => r.stream === STREAM,
+    evolve: (r) => {
+      if (r.type === 'core_config_updated') Object.assign(this.overrides, r.data);
+    },
+    snapshot: () => this.overrides,
+    restore: (data) => {
+      this.overrides = { ...(data as Partial<Location>) };
+    },
+  };
+}

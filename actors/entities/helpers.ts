@@ -1,0 +1,102 @@
+import { createActor, transition, type AnyActor, type EventObject } from 'xstate';
+import { Type } from '@sinclair/typebox';
+import type { Context } from '../../store/types.ts';
+import type { EntityActors } from './registry.ts';
+import type { HelperDomain, HelperItem } from './types.ts';
+import { ServiceError, type ServiceSpec } from '../services/types.ts';
+import { domainOf } from './state.ts';
+
+interface HelperEntity {
+  item: HelperItem;
+  actor: AnyActor;
+}
+
+/**
+ * The actors of one helper domain (input_boolean, counter, ...): one live machine per configured
+ * item; a service call sends the machine its event, and what the machine then renders is
+ * written as the entity's state.
+ */
+export class HelperActors {
+  private readonly items = new Map<string, HelperEntity>();
+
+  constructor(
+    readonly domain: HelperDomain,
+    private readonly entities: EntityActors,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Applies a (re)loaded configuration: new items start, changed ones reconfigure, removed ones go. */
+  async configure(section: unknown, context: Context): Promise<void> {
+    const items = section === undefined || section === null ? [] : this.domain.parseConfig(section);
+    const seen = new Set<string>();
+    for (const item of items) {
+      const entityId = `${this.domain.domain}.${item.objectId}`;
+      seen.add(entityId);
+      const existing = this.items.get(entityId);
+      if (existing) {
+        existing.item = item;
+        existing.actor.send({ type: 'configure', config: item.config } as EventObject);
+      } else {
+        const restored = this.entities.get(entityId);
+        const actor = createActor(this.domain.machine, { input: this.domain.input(item, restored) });
+        actor.start();
+        this.items.set(entityId, { item, actor });
+      }
+      await this.render(entityId, context);
+    }
+    for (const entityId of [...this.items.keys()]) {
+      if (seen.has(entityId)) continue;
+      this.items.get(entityId)!.actor.stop();
+      this.items.delete(entityId);
+      await this.entities.remove(entityId, context);
+    }
+  }
+
+  private async render(entityId: string, context: Context) {
+    const h = this.items.get(entityId)!;
+    const shown = this.domain.render(h.actor.getSnapshot(), h.item);
+    const current = this.entities.get(entityId);
+    // a restart with unchanged state writes nothing, so the log does not grow at each start
+    if (current && current.state === shown.state && JSON.stringify(current.attributes) === JSON.stringify(shown.attributes)) return;
+    await this.entities.write(entityId, { state: shown.state, attributes: shown.attributes, force_update: false }, context);
+  }
+
+  /** Sends a command to each target; rejects (writing nothing) if any target's machine refuses. */
+  async command(entityIds: string[], event: EventObject, context: Context): Promise<void> {
+    const targets = entityIds.filter((id) => domainOf(id) === this.domain.domain && this.items.has(id));
+    const missing = entityIds.filter((id) => !this.items.has(id));
+    if (missing.length) this.log(`Referenced entities ${missing.join(', ')} are missing or not currently available`);
+    // every target's machine is asked first (a pure transition), so a refusal anywhere
+    // leaves all of them as they were
+    for (const id of targets) {
+      const { actor } = this.items.get(id)!;
+      const [, actions] = transition(this.domain.machine, actor.getSnapshot(), event);
+      const refusal = actions.find((a: any) => a.type === 'xstate.emit' && a.params?.event?.type === 'rejected') as any;
+      if (refusal) throw new ServiceError('service_validation_error', String(refusal.params.event.message));
+    }
+    for (const id of targets) this.items.get(id)!.actor.send(event);
+    await Promise.all(targets.map((id) => this.render(id, context)));
+  }
+
+  /** The domain's services as registry specs, plus `reload`. */
+  specs(reload: (context: Context) => Promise<void>): ServiceSpec[] {
+    const domain = this.domain.domain;
+    const specs: ServiceSpec[] = this.domain.services.map((s) => ({
+      domain,
+      service: s.service,
+      description: s.description,
+      schema: s.schema,
+      supportsResponse: 'none' as const,
+      handler: async (call) => this.command(call.entityIds, s.toEvent(call.data), call.context),
+    }));
+    specs.push({
+      domain,
+      service: 'reload',
+      description: { name: 'Reload', description: `Reloads helpers from the YAML-configuration.`, fields: {} },
+      schema: Type.Object({}, { additionalProperties: false }),
+      supportsResponse: 'none',
+      handler: async (call) => reload(call.context),
+    });
+    return specs;
+  }
+}

@@ -1,0 +1,229 @@
+import { createActor, type Actor } from 'xstate';
+import { entityMachine, type EntityEmitted } from '../../machines/entity.machine.ts';
+import type { Area } from '../area.ts';
+import type { Clock } from '../clock.ts';
+import type { Context, EventLog, EventRecord, NewEvent } from '../../store/types.ts';
+import type { EntityState } from './types.ts';
+import { stateJson } from './state.ts';
+
+/** Stream of an entity's records in the log. */
+export const entityStream = (entityId: string) => `entity/${entityId}`;
+
+const STREAM_PREFIX = 'entity/';
+
+/** The data of a `state_changed` record (times as epoch ms; the wire form is made when sent). */
+export interface StateChangedData {
+  entity_id: string;
+  old_state: EntityState | null;
+  new_state: EntityState | null;
+}
+
+/** The data of a `state_reported` record. */
+export interface StateReportedData {
+  entity_id: string;
+  old_last_reported: number;
+  new_state: EntityState;
+}
+
+interface Cell {
+  /** the committed state, as readers see it */
+  state: EntityState;
+  /** a live actor while the entity is busy; an idle entity rests as its state */
+  actor?: Actor<typeof entityMachine>;
+  /** writes decided but not yet committed */
+  pending: number;
+}
+
+export interface WriteResult {
+  /** true when the entity did not exist before the write */
+  created: boolean;
+  state: EntityState;
+  /** false when the write only reported the same state */
+  changed: boolean;
+}
+
+export interface EntityActorsOptions {
+  log: EventLog;
+  clock: Clock;
+  /** how many entities stay awake as live actors (the rest rest as their state) */
+  liveActors?: number;
+}
+
+/**
+ * Every entity as an xstate actor over the log. Commands wake the entity's actor, its machine
+ * decides, the emitted facts are appended, and readers see the new state once it is committed.
+ */
+export class EntityActors {
+  private readonly cells = new Map<string, Cell>();
+  private readonly live = new Map<string, Cell>();
+  private readonly log: EventLog;
+  private readonly clock: Clock;
+  private readonly liveCap: number;
+  private emitted: EntityEmitted | undefined;
+
+  constructor(options: EntityActorsOptions) {
+    this.log = options.log;
+    this.clock = options.clock;
+    this.liveCap = options.liveActors ?? 4096;
+    options.log.onCommit((records) => {
+      for (const r of records) if (r.stream.startsWith(STREAM_PREFIX)) this.project(r);
+    });
+  }
+
+  /** The committed state of an entity. */
+  get(entityId: string): EntityState | undefined {
+    return this.cells.get(entityId)?.state;
+  }
+
+  has(entityId: string): boolean {
+    return this.cells.has(entityId);
+  }
+
+  /** Entity ids in insertion order. */
+  ids(): IterableIterator<string> {
+    return this.cells.keys();
+  }
+
+  /** Committed states in insertion order. */
+  *states(): IterableIterator<EntityState> {
+    for (const cell of this.cells.values()) yield cell.state;
+  }
+
+  get size(): number {
+    return this.cells.size;
+  }
+
+  /** The JSON array of all states, joined from each state's ready JSON. */
+  statesJson(filter?: (s: EntityState) => boolean): string {
+    const parts: string[] = [];
+    for (const cell of this.cells.values()) if (!filter || filter(cell.state)) parts.push(stateJson(cell.state));
+    return `[${parts.join(',')}]`;
+  }
+
+  /** Writes a state; resolves once the resulting record is committed. */
+  async write(entityId: string, w: { state: string; attributes: Record<string, unknown>; force_update: boolean }, context: Context): Promise<WriteResult> {
+    const cell = this.cells.get(entityId);
+    const time = this.clock.now();
+    const emitted = this.decide(entityId, cell, { type: 'write', ...w, context, time });
+    if (!emitted || !emitted.next) throw new Error(`HEARTH_ENTITY: write to ${entityId} decided nothing`);
+    await this.commit(entityId, emitted);
+    return { created: emitted.old === null, state: emitted.next, changed: emitted.type === 'state_changed' };
+  }
+
+  /** Removes an entity; false when it does not exist. */
+  async remove(entityId: string, context: Context): Promise<boolean> {
+    const cell = this.cells.get(entityId);
+    if (!cell) return false;
+    const emitted = this.decide(entityId, cell, { type: 'remove', context, time: this.clock.now() });
+    if (!emitted) return false;
+    await this.commit(entityId, emitted);
+    return true;
+  }
+
+  private decide(entityId: string, cell: Cell | undefined, event: Parameters<Actor<typeof entityMachine>['send']>[0]): EntityEmitted | undefined {
+    const actor = this.wake(entityId, cell);
+    this.emitted = undefined;
+    actor.send(event);
+    const emitted = this.emitted;
+    this.emitted = undefined;
+    return emitted;
+  }
+
+  private wake(entityId: string, cell: Cell | undefined): Actor<typeof entityMachine> {
+    const key = entityId;
+    let holder = cell ?? this.pendingCells.get(key);
+    if (holder?.actor) {
+      // keep the live set in least-recently-used order
+      this.live.delete(key);
+      this.live.set(key, holder);
+      return holder.actor;
+    }
+    const actor = createActor(entityMachine, { input: { entityId, current: holder?.state ?? null } });
+    actor.on('*', (e) => {
+      this.emitted = e as EntityEmitted;
+    });
+    actor.start();
+    if (!holder) {
+      // an entity being created has no committed state yet: it lives in pendingCells until then
+      holder = { state: null as unknown as EntityState, pending: 0 };
+      this.pendingCells.set(key, holder);
+    }
+    holder.actor = actor;
+    this.live.set(key, holder);
+    this.evictIdle();
+    return actor;
+  }
+
+  private readonly pendingCells = new Map<string, Cell>();
+
+  private evictIdle(): void {
+    if (this.live.size <= this.liveCap) return;
+    for (const [key, cell] of this.live) {
+      if (this.live.size <= this.liveCap) break;
+      if (cell.pending > 0) continue;
+      cell.actor?.stop();
+      cell.actor = undefined;
+      this.live.delete(key);
+    }
+  }
+
+  private async commit(entityId: string, emitted: EntityEmitted): Promise<void> {
+    const holder = this.cells.get(entityId) ?? this.pendingCells.get(entityId)!;
+    holder.pending++;
+    try {
+      await this.log.append([toRecord(entityId, emitted)]);
+    } finally {
+      holder.pending--;
+    }
+  }
+
+  /** Applies a committed record to the readers' view. */
+  private project(r: EventRecord): void {
+    const entityId = r.stream.slice(STREAM_PREFIX.length);
+    if (r.type === 'state_changed') {
+      const next = (r.data as StateChangedData).new_state;
+      if (next === null) {
+        const cell = this.cells.get(entityId);
+        if (cell && cell.pending === 0) {
+          cell.actor?.stop();
+          this.live.delete(entityId);
+        }
+        this.cells.delete(entityId);
+        if (cell && cell.pending > 0) this.pendingCells.set(entityId, cell);
+        return;
+      }
+      let cell = this.cells.get(entityId);
+      if (!cell) {
+        cell = this.pendingCells.get(entityId) ?? { state: next, pending: 0 };
+        this.pendingCells.delete(entityId);
+        this.cells.set(entityId, cell);
+      }
+      cell.state = next;
+    } else if (r.type === 'state_reported') {
+      const cell = this.cells.get(entityId);
+      if (cell) cell.state = (r.data as StateReportedData).new_state;
+    }
+  }
+
+  /** Restoration: snapshot plus log tail. */
+  readonly area: Area = {
+    name: 'entities',
+    snapshotVersion: 1,
+    owns: (r) => r.stream.startsWith(STREAM_PREFIX),
+    evolve: (r) => this.project(r),
+    snapshot: () => [...this.cells.values()].map((c) => c.state),
+    restore: (data) => {
+      this.cells.clear();
+      for (const s of data as EntityState[]) this.cells.set(s.entity_id, { state: s, pending: 0 });
+    },
+  };
+}
+
+function toRecord(entityId: string, e: EntityEmitted): NewEvent {
+  if (e.type === 'state_reported') {
+    const data: StateReportedData = { entity_id: entityId, old_last_reported: e.old.last_reported, new_state: e.next };
+    return { time: e.time, stream: entityStream(entityId), type: 'state_reported', data, context: e.context, origin: 'LOCAL' };
+  }
+  const data: StateChangedData = { entity_id: entityId, old_state: e.old, new_state: e.next };
+  return { time: e.time, stream: entityStream(entityId), type: 'state_changed', data, context: e.context, origin: 'LOCAL' };
+}

@@ -1,0 +1,57 @@
+import type { AnyStateMachine, EventObject } from 'xstate';
+import type { Context } from '../../store/types.ts';
+import type { ServiceDescription } from '../services/types.ts';
+import type { TSchema } from '@sinclair/typebox';
+
+/** An entity's state as the state machine of the original holds it. Times are epoch ms. */
+export interface EntityState {
+  entity_id: string;
+  state: string;
+  attributes: Record<string, unknown>;
+  last_changed: number;
+  last_reported: number;
+  last_updated: number;
+  context: Context;
+}
+
+/** What a domain machine says its entity should show; the entity rules add the timestamps. */
+export interface RenderedState {
+  state: string;
+  attributes: Record<string, unknown>;
+}
+
+/** One configured item of a helper domain (an entry under `input_boolean:` in configuration.yaml). */
+export interface HelperItem<C = Record<string, unknown>> {
+  /** object id: the key in configuration.yaml; the entity id is `<domain>.<objectId>` */
+  objectId: string;
+  config: C;
+}
+
+/** A service of a helper domain: its description for /api/services and how a call becomes a machine event. */
+export interface HelperService {
+  service: string;
+  description: ServiceDescription;
+  /** TypeBox schema of the service data (without the target keys entity_id/device_id/area_id) */
+  schema: TSchema;
+  /** the event sent to each target entity's machine */
+  toEvent(data: Record<string, any>): EventObject;
+}
+
+/**
+ * A helper domain (input_boolean, counter, ...): its configuration, its machine, how the machine's
+ * snapshot renders as an entity state, and its services as data.
+ *
+ * A machine rejects a command it cannot apply by emitting `{ type: 'rejected', message }`
+ * (xstate `emit`); the service call then fails with that message and nothing is written.
+ */
+export interface HelperDomain<C = any> {
+  domain: string;
+  /** Parses the domain's configuration.yaml section; throws an Error naming the bad key/value. */
+  parseConfig(section: unknown): HelperItem<C>[];
+  machine: AnyStateMachine;
+  /** the machine's input for an item, given its last state from the log (undefined on first start) */
+  input(item: HelperItem<C>, restored: EntityState | undefined): unknown;
+  /** the entity state the machine's current snapshot shows */
+  render(snapshot: { context: any; value: any }, item: HelperItem<C>): RenderedState;
+  services: HelperService[];
+}

@@ -1,0 +1,192 @@
+import type { Clock } from '../clock.ts';
+import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import type { EntityState } from '../entities/types.ts';
+import type { EntityActors, StateChangedData } from '../entities/registry.ts';
+import { domainOf } from '../entities/state.ts';
+import { ServiceError, type ServiceDescription, type ServiceSpec } from './types.ts';
+import { validate } from './validate.ts';
+
+/** Keys of a call that name its targets rather than its data. */
+const TARGET_KEYS = ['entity_id', 'device_id', 'area_id', 'floor_id', 'label_id'] as const;
+
+export interface CallRequest {
+  domain: string;
+  service: string;
+  /** service data, may include target keys */
+  data: Record<string, unknown>;
+  /** the WebSocket `target` object */
+  target?: Record<string, unknown>;
+  context: Context;
+  returnResponse: boolean;
+  /** REST and mobile calls fire the call_service event as REMOTE? No: the original fires it LOCAL always. */
+}
+
+export interface CallResult {
+  /** new states of every state_changed committed with the call's context during the call */
+  changedStates: EntityState[];
+  response?: Record<string, unknown>;
+}
+
+/** Stream of a domain's service records in the log. */
+const serviceStream = (domain: string) => `service/${domain}`;
+
+/**
+ * The service registry: services as data (description, schema, handler), calls validated
+ * against the schema, `service_registered` and `call_service` recorded in the log.
+ */
+export class ServiceRegistry {
+  private readonly services = new Map<string, Map<string, ServiceSpec>>();
+  private readonly collectors = new Map<string, EntityState[]>();
+
+  constructor(
+    private readonly deps: { log: EventLog; clock: Clock; entities: EntityActors },
+  ) {
+    deps.log.onCommit((records) => {
+      if (this.collectors.size === 0) return;
+      for (const r of records) this.collect(r);
+    });
+  }
+
+  private collect(r: EventRecord): void {
+    if (r.type !== 'state_changed' || !r.stream.startsWith('entity/')) return;
+    const list = this.collectors.get(r.context.id);
+    const next = (r.data as StateChangedData).new_state;
+    if (list && next) list.push(next);
+  }
+
+  /** Registers a service and records `service_registered` (origin LOCAL). */
+  async register(spec: ServiceSpec, context: Context): Promise<void> {
+    let domain = this.services.get(spec.domain);
+    if (!domain) {
+      domain = new Map();
+      this.services.set(spec.domain, domain);
+    }
+    domain.set(spec.service, spec);
+    await this.deps.log.append([
+      {
+        time: this.deps.clock.now(),
+        stream: serviceStream(spec.domain),
+        type: 'service_registered',
+        data: { domain: spec.domain, service: spec.service },
+        context,
+        origin: 'LOCAL',
+      },
+    ]);
+  }
+
+  has(domain: string, service: string): boolean {
+    return this.services.get(domain)?.has(service) ?? false;
+  }
+
+  get(domain: string, service: string): ServiceSpec | undefined {
+    return this.services.get(domain)?.get(service);
+  }
+
+  domains(): string[] {
+    return [...this.services.keys()];
+  }
+
+  /** `{domain: {service: description}}` as get_services answers. */
+  describe(): Record<string, Record<string, ServiceDescription>> {
+    const out: Record<string, Record<string, ServiceDescription>> = {};
+    for (const [domain, services] of this.services) {
+      const d: Record<string, ServiceDescription> = {};
+      for (const [name, spec] of services) {
+        const desc: ServiceDescription = { ...spec.description };
+        if (spec.supportsResponse !== 'none') desc.response = { optional: spec.supportsResponse === 'optional' };
+        d[name] = desc;
+      }
+      out[domain] = d;
+    }
+    return out;
+  }
+
+  /** Validates and runs a call; resolves after its handler and every write it made committed. */
+  async call(req: CallRequest): Promise<CallResult> {
+    const spec = this.get(req.domain, req.service);
+    if (!spec) {
+      throw new ServiceError('not_found', `Service ${req.domain}.${req.service} not found.`, {
+        domain: 'homeassistant',
+        key: 'service_not_found',
+        placeholders: { domain: req.domain, service: req.service },
+      });
+    }
+    if (req.returnResponse && spec.supportsResponse === 'none') {
+      throw new ServiceError('service_validation_error', 'An action which does not return responses can\'t be called with return_response=True');
+    }
+    if (!req.returnResponse && spec.supportsResponse === 'only') {
+      throw new ServiceError('service_validation_error', 'An action which requires responses must be called with return_response=True');
+    }
+    const merged: Record<string, unknown> = { ...req.data };
+    if (req.target) {
+      for (const key of TARGET_KEYS) if (req.target[key] !== undefined) merged[key] = listify(req.target[key]);
+    }
+    const { targets, rest, untargeted, error } = splitTargets(merged);
+    if (error) throw new ServiceError('invalid_format', error);
+    const checked = validate(spec.schema, rest);
+    if (!checked.ok) throw new ServiceError('invalid_format', checked.message);
+    const entityIds = targets === 'all' ? [...this.deps.entities.ids()].filter((id) => domainOf(id) === req.domain) : targets;
+
+    const collected: EntityState[] = [];
+    const outer = this.collectors.get(req.context.id);
+    if (!outer) this.collectors.set(req.context.id, collected);
+    try {
+      const fired = this.deps.log.append([
+        {
+          time: this.deps.clock.now(),
+          stream: serviceStream(req.domain),
+          type: 'call_service',
+          data: { domain: req.domain, service: req.service, service_data: merged },
+          context: req.context,
+          origin: 'LOCAL',
+        },
+      ]);
+      const response = await spec.handler({
+        domain: req.domain,
+        service: req.service,
+        data: checked.value,
+        entityIds,
+        untargeted,
+        context: req.context,
+        returnResponse: req.returnResponse,
+      });
+      await fired;
+      return { changedStates: outer ? [] : collected, response: req.returnResponse ? (response ?? {}) : undefined };
+    } finally {
+      if (!outer) this.collectors.delete(req.context.id);
+    }
+  }
+}
+
+function listify(v: unknown): unknown {
+  return Array.isArray(v) ? v : [v];
+}
+
+/** Separates the entity targets (lower-cased ids, or `all`) from the service data. */
+function splitTargets(data: Record<string, unknown>): {
+  targets: string[] | 'all';
+  rest: Record<string, unknown>;
+  untargeted: boolean;
+  error?: string;
+} {
+  const rest: Record<string, unknown> = {};
+  let ids: string[] | 'all' = [];
+  let untargeted = true;
+  for (const [k, v] of Object.entries(data)) {
+    if (k === 'entity_id') {
+      untargeted = false;
+      if (v === 'all' || (Array.isArray(v) && v.length === 1 && v[0] === 'all')) {
+        ids = 'all';
+        continue;
+      }
+      const list = typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v;
+      if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
+        return { targets: [], rest, untargeted, error: `Entity ID ${String(v)} is an invalid entity ID for dictionary value @ data['entity_id']` };
+      }
+      ids = list.map((x) => x.toLowerCase());
+    } else if ((TARGET_KEYS as readonly string[]).includes(k)) {
+      untargeted = false;
+    } else rest[k] = v;
+  }
+  return { targets: ids, rest, untargeted };
+}

@@ -1,0 +1,59 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Context } from '../../store/types.ts';
+
+/** A field of a service as /api/services describes it (the original's services.yaml shape). */
+export interface ServiceField {
+  name?: string;
+  description?: string;
+  required?: boolean;
+  example?: unknown;
+  default?: unknown;
+  selector?: Record<string, unknown>;
+}
+
+/** The description /api/services and get_services serve for one service. */
+export interface ServiceDescription {
+  name: string;
+  description: string;
+  fields: Record<string, ServiceField>;
+  target?: { entity?: Array<{ domain?: string[] }> };
+  response?: { optional: boolean };
+}
+
+/** Whether a service returns data: never, when asked, or always (then the caller must ask). */
+export type SupportsResponse = 'none' | 'optional' | 'only';
+
+/** A call as the registry hands it to a handler. */
+export interface ServiceCall {
+  domain: string;
+  service: string;
+  /** validated service data, target keys removed */
+  data: Record<string, any>;
+  /** entity ids the call targets (from entity_id in data or target), lower-cased */
+  entityIds: string[];
+  /** true when the call named no target at all */
+  untargeted: boolean;
+  context: Context;
+  returnResponse: boolean;
+}
+
+/** A registered service: description, schema and handler. */
+export interface ServiceSpec {
+  domain: string;
+  service: string;
+  description: ServiceDescription;
+  schema: TSchema;
+  supportsResponse: SupportsResponse;
+  handler(call: ServiceCall): Promise<Record<string, unknown> | void>;
+}
+
+/** An error of a service call, with the original's WebSocket code. */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'invalid_format' | 'service_validation_error' | 'home_assistant_error' | 'unknown_error',
+    message: string,
+    readonly translation?: { domain: string; key: string; placeholders: Record<string, string> },
+  ) {
+    super(message);
+  }
+}

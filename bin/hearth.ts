@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+import { startHearth, type Hearth } from './instance.ts';
+import { replayMain } from './replay.ts';
+
+const USAGE = `usage:
+  hearth [serve] [--port P] [--data DIR]     start Hearth (env HEARTH_PORT, HEARTH_DATA; default 1702, ./data)
+  hearth replay [--data DIR] [options]       print the event log (hearth replay --help)`;
+
+async function serve(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { port: { type: 'string', short: 'p' }, data: { type: 'string', short: 'd' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const portText = values.port ?? process.env.HEARTH_PORT ?? '1702';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${JSON.stringify(portText)}: give a number from 0 to 65535`);
+  const dataDir = values.data ?? process.env.HEARTH_DATA ?? './data';
+  const host = values.host ?? process.env.HEARTH_HOST ?? '0.0.0.0';
+
+  let instance: Hearth;
+  let exiting = false;
+  const exit = async (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    try {
+      await instance.stop();
+      console.log('Hearth stopped; the log is flushed');
+    } finally {
+      process.exit(code);
+    }
+  };
+  const boot = async () => {
+    instance = await startHearth({
+      dataDir,
+      port,
+      host,
+      onStop: () => void exit(0),
+      onRestart: async () => {
+        console.log('Hearth restarting');
+        await instance.stop();
+        await boot();
+      },
+    });
+    console.log(
+      `Hearth listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; restored ${instance.restore.records} events in ${instance.restore.ms.toFixed(0)} ms)`,
+    );
+  };
+  process.on('SIGINT', () => void exit(0));
+  process.on('SIGTERM', () => void exit(0));
+  await boot();
+}
+
+const [command, ...rest] = process.argv.slice(2);
+try {
+  if (command === 'replay') await replayMain(rest);
+  else if (command === 'serve' || command === undefined || command.startsWith('-')) await serve(command === 'serve' ? rest : process.argv.slice(2));
+  else {
+    console.error(`unknown command ${JSON.stringify(command)}\n${USAGE}`);
+    process.exit(2);
+  }
+} catch (err) {
+  console.error(`hearth: ${(err as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,224 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import uWS from '@trufflesuite/uws-js-unofficial';
+import { openEventLog } from '../store/log.ts';
+import type { EventLog, EventRecord, Context } from '../store/types.ts';
+import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
+import type { Area } from '../actors/area.ts';
+import { loadConfiguration, type Configuration } from '../actors/core/configuration.ts';
+import { CoreConfig } from '../actors/core/core-config.ts';
+import { coreServices } from '../actors/core/services.ts';
+import { EntityActors } from '../actors/entities/registry.ts';
+import { HelperActors } from '../actors/entities/helpers.ts';
+import { helperDomains } from '../actors/entities/domains/index.ts';
+import { ServiceRegistry } from '../actors/services/registry.ts';
+import { createAuth } from '../actors/auth/index.ts';
+import { Bus } from '../streams/bus.ts';
+import { Router } from '../gateway/http.ts';
+import type { CoreDeps } from '../gateway/core.ts';
+import { registerApiRoutes } from '../gateway/routes/api.ts';
+import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
+import { registerAuthRoutes } from '../gateway/routes/auth.ts';
+import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
+import { registerWebSocket } from '../gateway/ws/server.ts';
+
+/** How to build one Hearth instance. Nothing is read from module-level state. */
+export interface HearthOptions {
+  /** data directory: the log and configuration.yaml */
+  dataDir: string;
+  /** 0 picks a free port */
+  port: number;
+  host?: string;
+  clock?: Clock;
+  ids?: Ids;
+  log?: (line: string) => void;
+  /** SSE keep-alive interval (tests shorten it) */
+  streamPingMs?: number;
+  /** take a snapshot after this many committed records */
+  snapshotEvery?: number;
+  /** asked to end the process (core.stop) */
+  onStop?: () => void;
+  /** asked to restart (core.restart) */
+  onRestart?: () => void;
+}
+
+/** A running instance. */
+export interface Hearth {
+  port: number;
+  dataDir: string;
+  log: EventLog;
+  /** how long the restore from snapshot plus log tail took, and how many records it read */
+  restore: { ms: number; records: number };
+  /** saves snapshots of every area now */
+  snapshot(): Promise<void>;
+  /** stops accepting requests, records core_stop, snapshots, and closes the log */
+  stop(): Promise<void>;
+}
+
+/** Refuses to run on uWS's slow JavaScript fallback. */
+export function assertNativeUws(): void {
+  if (!String(uWS.App).includes('[native code]')) {
+    throw new Error('HEARTH_UWS: the native uWebSockets.js binary did not load (fallback shim in use); refusing to run');
+  }
+}
+
+/** Builds and starts an instance: restore, services, helpers, gateway. */
+export async function startHearth(options: HearthOptions): Promise<Hearth> {
+  assertNativeUws();
+  const say = options.log ?? ((line: string) => console.log(line));
+  const clock = options.clock ?? systemClock();
+  const ids = options.ids ?? randomIds();
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const config: Configuration = await loadConfiguration(dataDir);
+
+  const log = await openEventLog({ path: join(dataDir, 'log'), commit: config.recorder.commit });
+  let runState = 'NOT_RUNNING';
+  const systemContext = (): Context => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: null });
+
+  const entities = new EntityActors({ log, clock });
+  const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
+  coreConfig.load(config.core, config.coreFromYaml);
+  const auth = createAuth({ log, clock, ids });
+  const areas: Area[] = [entities.area, coreConfig.area, auth.area];
+
+  const started = performance.now();
+  const records = await restore(log, areas, say);
+  const restoreMs = performance.now() - started;
+  runState = 'STARTING';
+
+  const bus = new Bus(log);
+  const services = new ServiceRegistry({ log, clock, entities });
+  const fireEvent = async (eventType: string, data: Record<string, unknown>, origin: 'LOCAL' | 'REMOTE', context: Context): Promise<EventRecord> => {
+    const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
+    return record;
+  };
+
+  const helpers = helperDomains.map((d) => new HelperActors(d, entities, say));
+  let current = config;
+  const reloadDomain = (h: HelperActors) => async (context: Context) => {
+    current = await loadConfiguration(dataDir);
+    await h.configure(current.sections[h.domain.domain], context);
+  };
+  for (const h of helpers) {
+    for (const spec of h.specs(reloadDomain(h))) await services.register(spec, systemContext());
+    await h.configure(config.sections[h.domain.domain], systemContext());
+  }
+
+  let stopping: Promise<void> | undefined;
+  const instance: Partial<Hearth> = {};
+  for (const spec of coreServices({
+    services,
+    entities,
+    coreConfig,
+    reloadCoreConfig: async (context) => {
+      current = await loadConfiguration(dataDir);
+      coreConfig.load(current.core, current.coreFromYaml);
+      await fireEvent('core_config_updated', {}, 'LOCAL', context);
+    },
+    stop: () => setImmediate(() => (options.onStop ? options.onStop() : void instance.stop!())),
+    restart: () => setImmediate(() => options.onRestart?.()),
+    log: say,
+  })) {
+    await services.register(spec, systemContext());
+  }
+  const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
+  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'onboarding', 'websocket_api', ...configured]);
+
+  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, clock, ids, runState: () => runState, fireEvent, log: say };
+
+  const app = uWS.App();
+  const ws = registerWebSocket(app, deps);
+  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say });
+  registerApiRoutes(router, deps);
+  registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
+  registerAuthRoutes(router, { auth } as any);
+  registerOnboardingRoutes(router, { auth } as any);
+  router.mount(app);
+
+  const host = options.host ?? '0.0.0.0';
+  const listenSocket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
+    app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
+  });
+  const port = uWS.us_socket_local_port(listenSocket);
+
+  await fireEvent('core_start', {}, 'LOCAL', systemContext());
+  runState = 'RUNNING';
+  await fireEvent('core_started', {}, 'LOCAL', systemContext());
+
+  const snapshotEvery = options.snapshotEvery ?? 50_000;
+  let sinceSnapshot = 0;
+  let snapshotting: Promise<void> | undefined;
+  const snapshot = async () => {
+    const seq = log.lastSeq();
+    const time = clock.now();
+    // every area's projection is exactly the committed log up to seq at this instant
+    const parts = areas.map((a) => ({ name: a.name, version: a.snapshotVersion, data: a.snapshot() }));
+    await Promise.all(parts.map((p) => log.saveSnapshot(p.name, { seq, version: p.version, time, data: p.data })));
+  };
+  log.onCommit((batch) => {
+    sinceSnapshot += batch.length;
+    if (sinceSnapshot >= snapshotEvery && !snapshotting) {
+      sinceSnapshot = 0;
+      snapshotting = snapshot()
+        .catch((err) => say(`snapshot failed: ${err.message}`))
+        .finally(() => (snapshotting = undefined));
+    }
+  });
+
+  const purgeKeepMs = config.recorder.purge_keep_days * 86_400_000;
+  const purge = async () => {
+    const snaps = await Promise.all(areas.map((a) => log.loadSnapshot(a.name)));
+    if (snaps.some((s) => !s)) return;
+    const covered = Math.min(...snaps.map((s) => s!.seq));
+    const removed = await log.purge(clock.now() - purgeKeepMs, covered);
+    if (removed) say(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
+  };
+  const purgeTimer = setInterval(() => purge().catch((err) => say(`purge failed: ${err.message}`)), 3_600_000);
+  purgeTimer.unref();
+
+  Object.assign(instance, {
+    port,
+    dataDir,
+    log,
+    restore: { ms: restoreMs, records },
+    snapshot,
+    stop: () =>
+      (stopping ??= (async () => {
+        runState = 'STOPPING';
+        clearInterval(purgeTimer);
+        await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
+        uWS.us_listen_socket_close(listenSocket);
+        for (const c of ws.connections) c.close();
+        await snapshotting;
+        await snapshot();
+        runState = 'STOPPED';
+        bus.complete();
+        await log.close();
+        app.close?.();
+      })()),
+  });
+  return instance as Hearth;
+}
+
+/** Loads each area's snapshot, then replays the log tail each area has not seen. */
+async function restore(log: EventLog, areas: Area[], say: (line: string) => void): Promise<number> {
+  const from = new Map<Area, number>();
+  for (const area of areas) {
+    const snap = await log.loadSnapshot(area.name);
+    if (snap && snap.version === area.snapshotVersion) {
+      area.restore(snap.data);
+      from.set(area, snap.seq);
+    } else {
+      if (snap) say(`snapshot of ${area.name} has format ${snap.version}, expected ${area.snapshotVersion}: replaying its log instead`);
+      from.set(area, 0);
+    }
+  }
+  const start = Math.min(...from.values());
+  let n = 0;
+  for await (const r of log.read({ gt: start })) {
+    n++;
+    for (const area of areas) if (r.seq > from.get(area)! && area.owns(r)) area.evolve(r);
+  }
+  return n;
+}

@@ -1,0 +1,31 @@
+import type { Clock, Ids } from '../actors/clock.ts';
+import type { EntityActors } from '../actors/entities/registry.ts';
+import type { ServiceRegistry } from '../actors/services/registry.ts';
+import type { CoreConfig } from '../actors/core/core-config.ts';
+import type { AuthService } from '../actors/auth/types.ts';
+import type { Bus } from '../streams/bus.ts';
+import type { Context, EventRecord, Origin } from '../store/types.ts';
+
+/** What the gateway's handlers may reach: the actors and the streams, never the store. */
+export interface CoreDeps {
+  entities: EntityActors;
+  services: ServiceRegistry;
+  coreConfig: CoreConfig;
+  auth: AuthService;
+  bus: Bus;
+  clock: Clock;
+  ids: Ids;
+  /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */
+  runState(): string;
+  /** fires a bus event; resolves with the committed record */
+  fireEvent(eventType: string, data: Record<string, unknown>, origin: Origin, context: Context): Promise<EventRecord>;
+  log(line: string): void;
+}
+
+/** A fresh context for a request made by `userId`. */
+export function newContext(deps: Pick<CoreDeps, 'clock' | 'ids'>, userId: string | null): Context {
+  return { id: deps.ids.ulid(deps.clock.now()), parent_id: null, user_id: userId };
+}
+
+/** The original's limit on event type length. */
+export const MAX_EVENT_TYPE_LENGTH = 64;

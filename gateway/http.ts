@@ -1,0 +1,365 @@
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp } from '@trufflesuite/uws-js-unofficial';
+
+const gzipAsync = promisify(gzip);
+
+/** Who made a request: the user behind a valid access token. */
+export interface Principal {
+  userId: string;
+  isAdmin: boolean;
+  isOwner: boolean;
+  refreshTokenId: string;
+}
+
+/** Checks a request's Authorization header (exactly `Bearer <token>`). */
+export interface Authenticator {
+  authenticate(authorization: string | undefined, request: HttpRequest): Principal | undefined;
+}
+
+/** A parsed request as route handlers see it. The body is read in full before the handler runs. */
+export interface HttpRequest {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** header names lower-cased */
+  headers: Record<string, string>;
+  remoteIp: string;
+  body: Buffer;
+  principal?: Principal;
+}
+
+/** A complete answer. */
+export interface HttpReply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** A long-lived streamed answer (SSE). `open` returns the cleanup run when the client leaves. */
+export interface HttpStream {
+  status: number;
+  headers: Record<string, string>;
+  open(sink: StreamSink): () => void;
+}
+
+/** Where a streamed answer writes. `write` returns false once the client is too far behind. */
+export interface StreamSink {
+  write(chunk: string): boolean;
+  end(): void;
+}
+
+export type Handler = (req: HttpRequest) => HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
+
+/** Who may call a route. */
+export type Access = 'none' | 'user' | 'admin';
+
+export interface RouteOptions {
+  access: Access;
+  /** CORS open to any origin (token endpoint, revoke, webhooks) */
+  corsAnyOrigin?: boolean;
+}
+
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 302: 'Found', 400: 'Bad Request', 401: 'Unauthorized',
+  403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 410: 'Gone', 413: 'Request Entity Too Large',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+/** The status line uWS wants: `200 OK`. */
+export function statusLine(status: number): string {
+  return `${status} ${REASONS[status] ?? 'Unknown'}`;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer. Pass a string to send pre-serialised JSON as it is. */
+export function json(status: number, value: unknown, headers?: Record<string, string>): HttpReply {
+  return { status, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: typeof value === 'string' ? value : JSON.stringify(value) };
+}
+
+/** The original's `{"message": ...}` body. */
+export function message(status: number, text: string, extra?: Record<string, unknown>): HttpReply {
+  return json(status, { message: text, ...extra });
+}
+
+/** The framework's plain error page: `401: Unauthorized`. */
+export function plainError(status: number, headers?: Record<string, string>): HttpReply {
+  return { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...headers }, body: `${status}: ${REASONS[status] ?? 'Error'}` };
+}
+
+/** Plain text. */
+export function text(status: number, body: string): HttpReply {
+  return { status, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body };
+}
+
+/** The request body parsed as JSON; `undefined` when empty; throws SyntaxError when invalid. */
+export function parseJsonBody(req: HttpRequest): unknown {
+  if (req.body.length === 0) return undefined;
+  return JSON.parse(req.body.toString('utf8'));
+}
+
+/** The request body parsed as application/x-www-form-urlencoded. */
+export function parseFormBody(req: HttpRequest): URLSearchParams {
+  const type = req.headers['content-type'] ?? '';
+  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) return new URLSearchParams();
+  return new URLSearchParams(req.body.toString('utf8'));
+}
+
+export interface RouterOptions {
+  authenticator: Authenticator;
+  /** largest accepted request body in bytes (the original: 16 MiB) */
+  maxBody?: number;
+  /** origins granted CORS on every route (`http: cors_allowed_origins`) */
+  corsOrigins?: string[];
+  /** smallest body worth compressing */
+  gzipMin?: number;
+  log?: (line: string) => void;
+}
+
+interface Route {
+  segments: string[];
+  methods: Map<string, { handler: Handler; options: RouteOptions }>;
+}
+
+const DEFAULT_HEADERS: [string, string][] = [
+  ['Referrer-Policy', 'no-referrer'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-Frame-Options', 'SAMEORIGIN'],
+];
+
+const CORS_HEADERS = 'Origin, Accept, X-Requested-With, Content-Type, Authorization';
+
+/**
+ * Routes requests of a uWS app: path patterns with `:param` segments, 404 for unknown paths,
+ * 405 with `Allow` for a known path and the wrong method, 413 past the body limit, bearer and
+ * admin checks, gzip when the client accepts it, CORS, and the original's default headers.
+ */
+export class Router {
+  private routes: Route[] = [];
+  private readonly maxBody: number;
+  private readonly gzipMin: number;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly options: RouterOptions) {
+    this.maxBody = options.maxBody ?? 16 * 1024 * 1024;
+    this.gzipMin = options.gzipMin ?? 1024;
+    this.log = options.log ?? (() => {});
+  }
+
+  /** Adds a route; `pattern` like `/api/states/:entity_id`. */
+  add(method: string, pattern: string, options: RouteOptions, handler: Handler): this {
+    const segments = pattern.split('/').slice(1);
+    let route = this.routes.find((r) => r.segments.join('/') === segments.join('/'));
+    if (!route) {
+      route = { segments, methods: new Map() };
+      this.routes.push(route);
+    }
+    route.methods.set(method.toUpperCase(), { handler, options });
+    return this;
+  }
+
+  get(pattern: string, options: RouteOptions, handler: Handler) {
+    return this.add('GET', pattern, options, handler);
+  }
+
+  post(pattern: string, options: RouteOptions, handler: Handler) {
+    return this.add('POST', pattern, options, handler);
+  }
+
+  delete(pattern: string, options: RouteOptions, handler: Handler) {
+    return this.add('DELETE', pattern, options, handler);
+  }
+
+  /** Installs the router as the app's catch-all handler. */
+  mount(app: TemplatedApp): void {
+    app.any('/*', (res, req) => this.onRequest(res, req));
+  }
+
+  private match(path: string): { route: Route; params: Record<string, string> } | undefined {
+    const parts = path.split('/').slice(1);
+    outer: for (const route of this.routes) {
+      if (route.segments.length !== parts.length) {
+        // a trailing slash on `/api/` is part of the pattern; other patterns match exactly
+        continue;
+      }
+      const params: Record<string, string> = {};
+      for (let i = 0; i < parts.length; i++) {
+        const seg = route.segments[i];
+        if (seg.startsWith(':')) {
+          if (parts[i] === '') continue outer;
+          try {
+            params[seg.slice(1)] = decodeURIComponent(parts[i]);
+          } catch {
+            continue outer;
+          }
+        } else if (seg !== parts[i]) continue outer;
+      }
+      return { route, params };
+    }
+    return undefined;
+  }
+
+  private onRequest(res: UwsResponse, req: UwsRequest): void {
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+    });
+    const remoteIp = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const state = { aborted: false, cleanup: undefined as undefined | (() => void) };
+    res.onAborted(() => {
+      state.aborted = true;
+      state.cleanup?.();
+    });
+
+    const request: HttpRequest = { method, path, params: {}, query: new URLSearchParams(rawQuery), headers, remoteIp, body: EMPTY };
+    const corsHeaders = (anyOrigin: boolean): Record<string, string> => {
+      const origin = headers.origin;
+      if (!origin) return {};
+      if (anyOrigin || this.options.corsOrigins?.includes(origin)) return { 'Access-Control-Allow-Origin': origin };
+      return {};
+    };
+
+    const found = this.match(path);
+    if (!found) return this.send(res, state, request, plainError(404));
+    request.params = found.params;
+
+    if (method === 'OPTIONS' && headers['access-control-request-method']) {
+      const wanted = headers['access-control-request-method'].toUpperCase();
+      const entry = found.route.methods.get(wanted);
+      const cors = corsHeaders(entry?.options.corsAnyOrigin ?? false);
+      if (!entry || !cors['Access-Control-Allow-Origin']) return this.send(res, state, request, plainError(403));
+      return this.send(res, state, request, {
+        status: 200,
+        headers: { ...cors, 'Access-Control-Allow-Methods': wanted, 'Access-Control-Allow-Headers': CORS_HEADERS },
+      });
+    }
+
+    const entry = found.route.methods.get(method) ?? (method === 'HEAD' ? found.route.methods.get('GET') : undefined);
+    if (!entry) {
+      const allow = [...found.route.methods.keys()].join(', ');
+      return this.send(res, state, request, plainError(405, { Allow: allow }));
+    }
+    const cors = corsHeaders(entry.options.corsAnyOrigin ?? false);
+
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > this.maxBody) return this.send(res, state, request, plainError(413), cors, true);
+
+    const run = (body: Buffer) => {
+      request.body = body;
+      if (entry.options.access !== 'none') {
+        const principal = this.options.authenticator.authenticate(headers.authorization, request);
+        if (!principal || (entry.options.access === 'admin' && !principal.isAdmin)) {
+          return this.send(res, state, request, plainError(401), cors);
+        }
+        request.principal = principal;
+      }
+      let result: HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
+      try {
+        result = entry.handler(request);
+      } catch (err) {
+        return this.fail(res, state, request, err, cors);
+      }
+      if (result instanceof Promise) {
+        result.then(
+          (r) => this.respond(res, state, request, r, cors),
+          (err) => this.fail(res, state, request, err, cors),
+        );
+      } else this.respond(res, state, request, result, cors);
+    };
+
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return run(EMPTY);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooBig = false;
+    res.onData((chunk, isLast) => {
+      if (tooBig) return;
+      size += chunk.byteLength;
+      if (size > this.maxBody) {
+        tooBig = true;
+        return this.send(res, state, request, plainError(413), cors, true);
+      }
+      // uWS reuses the chunk's memory after this callback returns
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+  }
+
+  private fail(res: UwsResponse, state: { aborted: boolean }, request: HttpRequest, err: unknown, cors: Record<string, string>) {
+    this.log(`error answering ${request.method} ${request.path}: ${(err as Error)?.stack ?? err}`);
+    this.send(res, state, request, plainError(500), cors);
+  }
+
+  private respond(
+    res: UwsResponse,
+    state: { aborted: boolean; cleanup: undefined | (() => void) },
+    request: HttpRequest,
+    reply: HttpReply | HttpStream,
+    cors: Record<string, string>,
+  ) {
+    if (state.aborted) return;
+    if ('open' in reply) return this.stream(res, state, reply, cors);
+    const body = reply.body;
+    const accepts = (request.headers['accept-encoding'] ?? '').includes('gzip');
+    if (accepts && body !== undefined && body.length >= this.gzipMin) {
+      gzipAsync(typeof body === 'string' ? Buffer.from(body) : body).then((zipped) => {
+        this.send(res, state, request, { ...reply, body: zipped, headers: { ...reply.headers, 'Content-Encoding': 'gzip' } }, cors);
+      });
+      return;
+    }
+    this.send(res, state, request, reply, cors);
+  }
+
+  private send(res: UwsResponse, state: { aborted: boolean }, request: HttpRequest, reply: HttpReply, cors: Record<string, string> = {}, close = false) {
+    if (state.aborted) return;
+    state.aborted = true; // one answer per request
+    res.cork(() => {
+      res.writeStatus(statusLine(reply.status));
+      for (const [k, v] of DEFAULT_HEADERS) res.writeHeader(k, v);
+      for (const k in cors) res.writeHeader(k, cors[k]);
+      if (reply.headers) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+      if (request.method === 'HEAD') res.endWithoutBody();
+      else res.end(reply.body ?? '', close);
+    });
+  }
+
+  private stream(res: UwsResponse, state: { aborted: boolean; cleanup: undefined | (() => void) }, reply: HttpStream, cors: Record<string, string>) {
+    res.cork(() => {
+      res.writeStatus(statusLine(reply.status));
+      for (const [k, v] of DEFAULT_HEADERS) res.writeHeader(k, v);
+      for (const k in cors) res.writeHeader(k, cors[k]);
+      for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+    });
+    // uWS buffers what the socket cannot take yet; past this much the client is too slow
+    const limit = 4 * 1024 * 1024;
+    let backlog = 0;
+    res.onWritable(() => {
+      backlog = 0;
+      return true;
+    });
+    const sink: StreamSink = {
+      write: (chunk) => {
+        if (state.aborted) return false;
+        let ok = true;
+        res.cork(() => {
+          ok = res.write(chunk);
+        });
+        if (!ok) backlog += Buffer.byteLength(chunk);
+        return backlog < limit;
+      },
+      end: () => {
+        if (state.aborted) return;
+        state.aborted = true;
+        state.cleanup?.();
+        res.cork(() => res.end());
+      },
+    };
+    state.cleanup = reply.open(sink);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);

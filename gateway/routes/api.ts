@@ -1,0 +1,131 @@
+import type { Router, HttpRequest, HttpReply } from '../http.ts';
+import { json, message, parseJsonBody, plainError } from '../http.ts';
+import { newContext, MAX_EVENT_TYPE_LENGTH, type CoreDeps } from '../core.ts';
+import { validEntityId, stateJson, stateString, MAX_STATE_LENGTH, fromStateDict } from '../../actors/entities/state.ts';
+import { ServiceError } from '../../actors/services/types.ts';
+
+/** Parses a JSON body; `undefined` when empty, the `invalid` marker when it is not JSON. */
+function readJson(req: HttpRequest): unknown {
+  try {
+    return parseJsonBody(req);
+  } catch {
+    return INVALID;
+  }
+}
+const INVALID = Symbol('invalid JSON');
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The REST API of the core (core-api §4.3): states, events, services, config, components. */
+export function registerApiRoutes(router: Router, deps: CoreDeps): void {
+  const user = { access: 'user' as const };
+  const admin = { access: 'admin' as const };
+
+  router.get('/api/', user, () => message(200, 'API running.'));
+
+  router.get('/api/core/state', user, () =>
+    json(200, { state: deps.runState(), recorder_state: { migration_in_progress: false, migration_is_live: false } }),
+  );
+
+  router.get('/api/config', user, () => json(200, deps.coreConfig.asDict(deps.runState())));
+
+  router.get('/api/components', user, () => json(200, deps.coreConfig.loadedComponents()));
+
+  router.get('/api/states', user, () => json(200, deps.entities.statesJson()));
+
+  router.get('/api/states/:entity_id', user, (req) => {
+    const id = req.params.entity_id;
+    const state = deps.entities.get(id) ?? deps.entities.get(id.toLowerCase());
+    return state ? json(200, stateJson(state)) : message(404, 'Entity not found.');
+  });
+
+  router.post('/api/states/:entity_id', admin, async (req) => {
+    const entityId = req.params.entity_id;
+    const data = readJson(req);
+    if (data === INVALID) return message(400, 'Invalid JSON specified.');
+    if (!isObject(data)) return message(400, 'State data should be a JSON object');
+    if (data.state === undefined || data.state === null) return message(400, 'No state attribute specified.');
+    const id = entityId.toLowerCase();
+    if (!validEntityId(id)) return message(400, 'Invalid entity ID specified.');
+    const state = stateString(data.state);
+    if (state.length > MAX_STATE_LENGTH) return message(400, 'Invalid state specified.');
+    const attributes = data.attributes ?? {};
+    if (!isObject(attributes)) return message(400, 'Invalid attributes specified.');
+    const result = await deps.entities.write(
+      id,
+      { state, attributes, force_update: data.force_update === true },
+      newContext(deps, req.principal!.userId),
+    );
+    return json(result.created ? 201 : 200, stateJson(result.state), { Location: `/api/states/${entityId}` });
+  });
+
+  router.delete('/api/states/:entity_id', admin, async (req) => {
+    const id = req.params.entity_id.toLowerCase();
+    const removed = await deps.entities.remove(id, newContext(deps, req.principal!.userId));
+    return removed ? message(200, 'Entity removed.') : message(404, 'Entity not found.');
+  });
+
+  router.get('/api/events', user, () => json(200, deps.bus.listenerCounts()));
+
+  router.post('/api/events/:event_type', admin, async (req) => {
+    const eventType = req.params.event_type;
+    const body = readJson(req);
+    if (body === INVALID) return message(400, 'Event data should be valid JSON.');
+    if (body !== undefined && !isObject(body)) return message(400, 'Event data should be a JSON object');
+    if (eventType.length > MAX_EVENT_TYPE_LENGTH) {
+      return message(400, `Event type ${eventType} exceeds the maximum length of ${MAX_EVENT_TYPE_LENGTH} characters.`);
+    }
+    let data: Record<string, unknown> = body ?? {};
+    if (eventType === 'state_changed' && body) {
+      // the original turns posted state dicts into state objects
+      try {
+        data = {
+          ...data,
+          old_state: isObject(data.old_state) ? fromStateDict(data.old_state) : null,
+          new_state: isObject(data.new_state) ? fromStateDict(data.new_state) : null,
+        };
+      } catch {
+        return message(400, 'Event data should be a JSON object');
+      }
+    }
+    await deps.fireEvent(eventType, data, 'REMOTE', newContext(deps, req.principal!.userId));
+    return message(200, `Event ${eventType} fired.`);
+  });
+
+  router.get('/api/services', user, () =>
+    json(200, Object.entries(deps.services.describe()).map(([domain, services]) => ({ domain, services }))),
+  );
+
+  router.post('/api/services/:domain/:service', user, async (req): Promise<HttpReply> => {
+    const body = readJson(req);
+    if (body === INVALID) return message(400, 'Data should be valid JSON.');
+    if (body !== undefined && !isObject(body)) return message(400, 'Data should be a JSON object.');
+    const { domain, service } = req.params;
+    const spec = deps.services.get(domain, service);
+    const wantsResponse = req.query.has('return_response');
+    if (spec && wantsResponse && spec.supportsResponse === 'none') {
+      return message(400, 'Service does not support responses. Remove return_response from request.');
+    }
+    if (spec && !wantsResponse && spec.supportsResponse === 'only') {
+      return message(400, 'Service call requires responses but caller did not ask for responses. Add ?return_response to query parameters.');
+    }
+    try {
+      const result = await deps.services.call({
+        domain,
+        service,
+        data: body ?? {},
+        context: newContext(deps, req.principal!.userId),
+        returnResponse: wantsResponse,
+      });
+      const changed = `[${result.changedStates.map(stateJson).join(',')}]`;
+      if (wantsResponse) return json(200, `{"changed_states":${changed},"service_response":${JSON.stringify(result.response ?? {})}}`);
+      return json(200, changed);
+    } catch (err) {
+      if (err instanceof ServiceError) {
+        if (err.code === 'not_found' || err.code === 'invalid_format') return plainError(400);
+        return message(400, err.message);
+      }
+      throw err;
+    }
+  });
+}

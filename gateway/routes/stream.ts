@@ -1,0 +1,49 @@
+import type { Router, HttpStream } from '../http.ts';
+import type { CoreDeps } from '../core.ts';
+import { eventJson } from '../../streams/event-json.ts';
+
+/** How long the stream may stay silent before a ping. */
+export const STREAM_PING_MS = 50_000;
+
+/** The event a stream always listens to, so it ends when Hearth stops. */
+export const STOP_EVENT = 'core_stop';
+
+/** GET /api/stream: bus events as Server-Sent Events (admin), optionally restricted by type. */
+export function registerStreamRoute(router: Router, deps: CoreDeps, options: { pingMs?: number } = {}): void {
+  const pingMs = options.pingMs ?? STREAM_PING_MS;
+  router.get('/api/stream', { access: 'admin' }, (req): HttpStream => {
+    const restrict = req.query.get('restrict');
+    const types = restrict ? new Set([...restrict.split(',').map((s) => s.trim()).filter(Boolean), STOP_EVENT]) : undefined;
+    return {
+      status: 200,
+      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' },
+      open(sink) {
+        const release = deps.bus.countListener(types ? [...types].join(',') : '*');
+        let timer: NodeJS.Timeout;
+        const arm = () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => {
+            if (sink.write('data: ping\n\n')) arm();
+          }, pingMs);
+        };
+        const source = types ? deps.bus.events$ : deps.bus.ofType('*');
+        const sub = source.subscribe((r) => {
+          if (types && !types.has(r.type)) return;
+          if (r.type === STOP_EVENT) return sink.end();
+          if (!sink.write(`data: ${eventJson(r)}\n\n`)) {
+            deps.log(`Closing /api/stream of ${req.remoteIp}: the client cannot keep up with the events`);
+            return sink.end();
+          }
+          arm();
+        });
+        sink.write('data: ping\n\n');
+        arm();
+        return () => {
+          clearTimeout(timer);
+          sub.unsubscribe();
+          release();
+        };
+      },
+    };
+  });
+}

@@ -1,0 +1,236 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { CoreDeps } from '../core.ts';
+import { newContext } from '../core.ts';
+import { CommandError, type Connection } from './connection.ts';
+import { validate } from '../../actors/services/validate.ts';
+import { ServiceError } from '../../actors/services/types.ts';
+import { toJson } from '../../actors/entities/state.ts';
+import { eventJson } from '../../streams/event-json.ts';
+import { compressedState, entityEventPayload } from '../../streams/compressed.ts';
+import type { EventRecord } from '../../store/types.ts';
+import type { EntityState } from '../../actors/entities/types.ts';
+
+/** One command: its schema (with id and type) and its handler. */
+export interface Command {
+  schema: TSchema;
+  admin?: boolean;
+  handle(conn: Connection, msg: any, deps: CoreDeps): void | Promise<void>;
+}
+
+const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
+const cmd = (props: Record<string, TSchema> = {}) => Type.Object({ ...base, ...props }, { additionalProperties: false });
+
+/** Event types a non-admin may subscribe to (the original's allow-list). */
+const SUBSCRIBE_ALLOWLIST = new Set([
+  'area_registry_updated', 'category_registry_updated', 'component_loaded', 'core_config_updated',
+  'device_registry_updated', 'entity_registry_updated', 'floor_registry_updated', 'label_registry_updated',
+  'lovelace_updated', 'panels_updated', 'recorder_5min_statistics_generated', 'recorder_hourly_statistics_generated',
+  'repairs_issue_registry_updated', 'service_registered', 'service_removed', 'shopping_list_updated',
+  'state_changed', 'themes_updated',
+]);
+
+const EntityFilter = Type.Object(
+  {
+    domains: Type.Optional(Type.Array(Type.String())),
+    entity_globs: Type.Optional(Type.Array(Type.String())),
+    entities: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+function globToRegExp(glob: string): RegExp {
+  return new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+}
+
+/** The entity filter of subscribe_entities: explicit ids, then include/exclude as the original applies them. */
+function entityMatcher(msg: any): (id: string) => boolean {
+  const ids: Set<string> | undefined = msg.entity_ids ? new Set(msg.entity_ids) : undefined;
+  const compile = (f: any) =>
+    f && {
+      domains: new Set<string>(f.domains ?? []),
+      entities: new Set<string>(f.entities ?? []),
+      globs: (f.entity_globs ?? []).map(globToRegExp) as RegExp[],
+    };
+  const inc = compile(msg.include);
+  const exc = compile(msg.exclude);
+  const hit = (f: ReturnType<typeof compile>, id: string) =>
+    !!f && (f.entities.has(id) || f.domains.has(id.slice(0, id.indexOf('.'))) || f.globs.some((g: RegExp) => g.test(id)));
+  return (id) => {
+    if (ids && !ids.has(id)) return false;
+    if (inc && !hit(inc, id)) return false;
+    if (exc && hit(exc, id) && !(inc && inc.entities.has(id))) return false;
+    return true;
+  };
+}
+
+function serviceErrorExtra(err: ServiceError): Record<string, unknown> | undefined {
+  if (!err.translation) return undefined;
+  return {
+    translation_key: err.translation.key,
+    translation_placeholders: err.translation.placeholders,
+    translation_domain: err.translation.domain,
+  };
+}
+
+/** The commands of this slice, by type. */
+export const commands: Record<string, Command> = {
+  ping: {
+    schema: cmd(),
+    handle(conn, msg) {
+      conn.send(`{"id":${msg.id},"type":"pong"}`);
+    },
+  },
+
+  supported_features: {
+    schema: cmd({ features: Type.Record(Type.String(), Type.Integer()) }),
+    handle(conn, msg) {
+      conn.coalesce = msg.features.coalesce_messages === 1;
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  get_states: {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, deps.entities.statesJson());
+    },
+  },
+
+  get_config: {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, JSON.stringify(deps.coreConfig.asDict(deps.runState())));
+    },
+  },
+
+  get_services: {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, JSON.stringify(deps.services.describe()));
+    },
+  },
+
+  'auth/current_user': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      const user = deps.auth.currentUser(conn.principal!.userId);
+      if (!user) throw new CommandError('not_found', 'User not found.');
+      conn.result(msg.id, JSON.stringify(user));
+    },
+  },
+
+  subscribe_events: {
+    schema: cmd({ event_type: Type.Optional(Type.String()) }),
+    handle(conn, msg, deps) {
+      const eventType: string = msg.event_type ?? '*';
+      if (!conn.principal!.isAdmin && !SUBSCRIBE_ALLOWLIST.has(eventType)) throw new CommandError('unauthorized', 'Unauthorized');
+      const release = deps.bus.countListener(eventType);
+      const sub = deps.bus.ofType(eventType).subscribe((r: EventRecord) => conn.event(msg.id, eventJson(r)));
+      conn.subscriptions.set(msg.id, () => {
+        sub.unsubscribe();
+        release();
+      });
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  unsubscribe_events: {
+    schema: cmd({ subscription: Type.Integer({ minimum: 1 }) }),
+    handle(conn, msg) {
+      const unsubscribe = conn.subscriptions.get(msg.subscription);
+      if (!unsubscribe) throw new CommandError('not_found', 'Subscription not found.');
+      unsubscribe();
+      conn.subscriptions.delete(msg.subscription);
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  subscribe_entities: {
+    schema: cmd({
+      entity_ids: Type.Optional(Type.Array(Type.String())),
+      include: Type.Optional(EntityFilter),
+      exclude: Type.Optional(EntityFilter),
+    }),
+    handle(conn, msg, deps) {
+      const matches = entityMatcher(msg);
+      const release = deps.bus.countListener('state_changed');
+      // subscribe before the snapshot so no change can fall between them
+      const sub = deps.bus.ofType('state_changed').subscribe((r: EventRecord) => {
+        if (r.stream.startsWith('entity/') && matches(r.data.entity_id)) conn.event(msg.id, entityEventPayload(r));
+      });
+      conn.subscriptions.set(msg.id, () => {
+        sub.unsubscribe();
+        release();
+      });
+      conn.result(msg.id, 'null');
+      const parts: string[] = [];
+      for (const s of deps.entities.states() as IterableIterator<EntityState>) {
+        if (matches(s.entity_id)) parts.push(`${JSON.stringify(s.entity_id)}:${toJson(compressedState(s))}`);
+      }
+      conn.event(msg.id, `{"a":{${parts.join(',')}}}`);
+    },
+  },
+
+  call_service: {
+    schema: cmd({
+      domain: Type.String(),
+      service: Type.String(),
+      service_data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      target: Type.Optional(
+        Type.Object(
+          {
+            entity_id: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+            device_id: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+            area_id: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+            floor_id: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+            label_id: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      return_response: Type.Optional(Type.Boolean()),
+    }),
+    async handle(conn, msg, deps) {
+      const target = msg.target as Record<string, unknown> | undefined;
+      if (target && Object.values(target).some((v) => (Array.isArray(v) ? v : [v]).some((x) => typeof x === 'string' && /\{\{|\{%/.test(x)))) {
+        throw new CommandError('invalid_format', 'Templates are not supported here');
+      }
+      const context = newContext(deps, conn.principal!.userId);
+      try {
+        const result = await deps.services.call({
+          domain: msg.domain,
+          service: msg.service,
+          data: msg.service_data ?? {},
+          target,
+          context,
+          returnResponse: msg.return_response === true,
+        });
+        const response = msg.return_response ? `,"response":${JSON.stringify(result.response ?? {})}` : '';
+        conn.result(msg.id, `{"context":${JSON.stringify(context)}${response}}`);
+      } catch (err) {
+        if (err instanceof ServiceError) {
+          const message = err.code === 'service_validation_error' ? `Validation error: ${err.message}` : err.message;
+          throw new CommandError(err.code, message, serviceErrorExtra(err));
+        }
+        throw err;
+      }
+    },
+  },
+
+  fire_event: {
+    schema: cmd({ event_type: Type.String(), event_data: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+    admin: true,
+    async handle(conn, msg, deps) {
+      const context = newContext(deps, conn.principal!.userId);
+      await deps.fireEvent(msg.event_type, msg.event_data ?? {}, 'LOCAL', context);
+      conn.result(msg.id, `{"context":${JSON.stringify(context)}}`);
+    },
+  },
+};
+
+/** Validates a command message against its schema; the message of the original's format error otherwise. */
+export function checkCommand(command: Command, msg: unknown): string | undefined {
+  const r = validate(command.schema, msg);
+  return r.ok ? undefined : r.message;
+}
+

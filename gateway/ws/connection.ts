@@ -1,0 +1,131 @@
+import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
+import type { Principal } from '../http.ts';
+import { CORE_VERSION } from '../../actors/version.ts';
+
+/** What uWS keeps per socket. */
+export interface SocketData {
+  ip: string;
+  conn?: Connection;
+}
+
+/** Limits of one connection (the original's figures). */
+export const WS_LIMITS = {
+  authTimeoutMs: 10_000,
+  /** queued messages past which the client is dropped */
+  maxPending: 4096,
+  /** bytes uWS may hold for a slow client before it is dropped */
+  maxBufferedBytes: 16 * 1024 * 1024,
+};
+
+/** An error answer of a command. */
+export class CommandError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One WebSocket client: its auth state, id rules, subscriptions and outgoing queue (coalesced
+ * into array frames once the client asked for it). A client that falls too far behind is
+ * disconnected; the others never wait for it.
+ */
+export class Connection {
+  principal?: Principal;
+  lastId = 0;
+  coalesce = false;
+  closed = false;
+  readonly subscriptions = new Map<number, () => void>();
+  private queue: string[] = [];
+  private flushScheduled = false;
+  private authTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly ws: WebSocket<SocketData>,
+    readonly ip: string,
+    private readonly log: (line: string) => void,
+  ) {
+    this.sendNow(`{"type":"auth_required","ha_version":"${CORE_VERSION}"}`);
+    this.authTimer = setTimeout(() => this.close(), WS_LIMITS.authTimeoutMs);
+  }
+
+  authenticated(principal: Principal): void {
+    clearTimeout(this.authTimer);
+    this.principal = principal;
+    this.sendNow(`{"type":"auth_ok","ha_version":"${CORE_VERSION}"}`);
+  }
+
+  /** Sends a message (serialised JSON) in order with everything queued before it. */
+  send(json: string): void {
+    if (this.closed) return;
+    this.queue.push(json);
+    if (this.queue.length > WS_LIMITS.maxPending) {
+      this.log(`Client ${this.ip} unable to keep up with pending messages; disconnecting`);
+      return this.close();
+    }
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  result(id: number, resultJson: string): void {
+    this.send(`{"id":${id},"type":"result","success":true,"result":${resultJson}}`);
+  }
+
+  error(id: number, code: string, message: string, extra?: Record<string, unknown>): void {
+    const error = { code, message, ...extra };
+    this.send(`{"id":${id},"type":"result","success":false,"error":${JSON.stringify(error)}}`);
+  }
+
+  /** An event of subscription `id`; `payloadJson` is shared by every subscriber. */
+  event(id: number, payloadJson: string): void {
+    this.send(`{"id":${id},"type":"event","event":${payloadJson}}`);
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.closed || this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    if (this.coalesce && batch.length > 1) this.sendNow(`[${batch.join(',')}]`);
+    else this.ws.cork(() => batch.forEach((m) => this.sendNow(m)));
+  }
+
+  private sendNow(json: string): void {
+    if (this.closed) return;
+    this.ws.send(json, false);
+    if (this.ws.getBufferedAmount() > WS_LIMITS.maxBufferedBytes) {
+      this.log(`Client ${this.ip} unable to keep up with pending messages (${this.ws.getBufferedAmount()} bytes buffered); disconnecting`);
+      this.close();
+    }
+  }
+
+  /** Sends the auth failure then closes. */
+  authInvalid(message: string): void {
+    this.sendNow(JSON.stringify({ type: 'auth_invalid', message }));
+    this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.dispose();
+    try {
+      this.ws.end(1000);
+    } catch {
+      // already closed by the peer
+    }
+  }
+
+  /** Releases subscriptions and timers (the socket is gone or going). */
+  dispose(): void {
+    this.closed = true;
+    clearTimeout(this.authTimer);
+    for (const unsubscribe of this.subscriptions.values()) unsubscribe();
+    this.subscriptions.clear();
+    this.queue = [];
+  }
+}

@@ -1,0 +1,119 @@
+import type { TemplatedApp } from '@trufflesuite/uws-js-unofficial';
+import type { CoreDeps } from '../core.ts';
+import { Connection, CommandError, type SocketData } from './connection.ts';
+import { commands, checkCommand } from './commands.ts';
+
+const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The WebSocket API at /api/websocket: the auth handshake, then commands. */
+export function registerWebSocket(app: TemplatedApp, deps: CoreDeps): { connections: Set<Connection> } {
+  const connections = new Set<Connection>();
+  const byToken = new Map<string, Set<Connection>>();
+
+  deps.auth.onRefreshTokenRevoked((tokenId) => {
+    for (const conn of byToken.get(tokenId) ?? []) conn.close();
+  });
+
+  app.ws<SocketData>('/api/websocket', {
+    maxPayloadLength: 16 * 1024 * 1024,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    maxBackpressure: 64 * 1024 * 1024,
+    upgrade: (res, req, context) => {
+      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      res.upgrade<SocketData>(
+        { ip },
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
+    },
+    open: (ws) => {
+      const data = ws.getUserData();
+      data.conn = new Connection(ws, data.ip, deps.log);
+      connections.add(data.conn);
+    },
+    message: (ws, raw, isBinary) => {
+      const conn = ws.getUserData().conn!;
+      if (conn.closed) return;
+      if (isBinary) {
+        // no binary handlers exist in this slice; before auth a binary frame ends the socket
+        if (!conn.principal) conn.close();
+        return;
+      }
+      let msg: unknown;
+      try {
+        msg = JSON.parse(Buffer.from(raw).toString('utf8'));
+      } catch {
+        if (!conn.principal) return conn.close();
+        return conn.error(0, 'invalid_format', 'Message incorrectly formatted.');
+      }
+      if (!conn.principal) return authenticate(conn, msg);
+      const list = Array.isArray(msg) ? msg : [msg];
+      for (const m of list) dispatch(conn, m);
+    },
+    close: (ws) => {
+      const conn = ws.getUserData().conn!;
+      conn.dispose();
+      connections.delete(conn);
+      if (conn.principal) byToken.get(conn.principal.refreshTokenId)?.delete(conn);
+    },
+  });
+
+  function authenticate(conn: Connection, msg: unknown) {
+    const problem = authMessageProblem(msg);
+    if (problem) return conn.authInvalid(`Auth message incorrectly formatted: ${problem}`);
+    const principal = deps.auth.validateAccessToken((msg as any).access_token);
+    if (!principal) {
+      deps.log(`Login attempt or request with invalid authentication from ${conn.ip}`);
+      return conn.authInvalid('Invalid access token or password');
+    }
+    conn.authenticated(principal);
+    let set = byToken.get(principal.refreshTokenId);
+    if (!set) byToken.set(principal.refreshTokenId, (set = new Set()));
+    set.add(conn);
+  }
+
+  function dispatch(conn: Connection, msg: unknown) {
+    if (!isObject(msg) || typeof msg.type !== 'string' || msg.type === '' || !Number.isInteger(msg.id) || msg.id < 1) {
+      const id = isObject(msg) && Number.isInteger(msg.id) ? msg.id : 0;
+      return conn.error(id, 'invalid_format', 'Message incorrectly formatted.');
+    }
+    const id = msg.id as number;
+    if (id <= conn.lastId) return conn.error(id, 'id_reuse', 'Identifier values have to increase.');
+    const command = commands[msg.type];
+    if (!command) return conn.error(id, 'unknown_command', 'Unknown command.');
+    conn.lastId = id;
+    if (command.admin && !conn.principal!.isAdmin) return conn.error(id, 'unauthorized', 'Unauthorized');
+    const invalid = checkCommand(command, msg);
+    if (invalid) return conn.error(id, 'invalid_format', invalid);
+    const fail = (err: unknown) => {
+      if (err instanceof CommandError) return conn.error(id, err.code, err.message, err.extra);
+      deps.log(`Error handling message ${msg.type} (${id}): ${(err as Error)?.stack ?? err}`);
+      const text = (err as Error)?.message;
+      conn.error(id, 'unknown_error', text ? text : 'Unknown error');
+    };
+    try {
+      const done = command.handle(conn, msg, deps);
+      if (done) done.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  return { connections };
+}
+
+/** Why an auth message is not `{type: "auth", access_token: "..."}`, in the original's wording. */
+function authMessageProblem(msg: unknown): string | undefined {
+  if (!isObject(msg)) return 'expected a dictionary';
+  if (msg.type !== 'auth') return `value must be one of ['auth'] for dictionary value @ data['type']. Got ${JSON.stringify(msg.type ?? null)}`;
+  for (const key of Object.keys(msg)) {
+    if (key !== 'type' && key !== 'access_token' && key !== 'api_password') return `extra keys not allowed @ data['${key}']. Got ${JSON.stringify(msg[key])}`;
+  }
+  if ('access_token' in msg && 'api_password' in msg) return "two or more values in the same group of exclusion 'auth' @ data[<auth>]";
+  if ('api_password' in msg) return undefined;
+  if (typeof msg.access_token !== 'string') return "expected str for dictionary value @ data['access_token']";
+  return undefined;
+}

@@ -1,0 +1,92 @@
+/** The context every write carries (ids are ULIDs; user ids are uuid hex). */
+export interface Context {
+  id: string;
+  parent_id: string | null;
+  user_id: string | null;
+}
+
+/** Where a bus event came from, as the original's event object says it. */
+export type Origin = 'LOCAL' | 'REMOTE';
+
+/**
+ * One committed record of the log.
+ *
+ * `time` is epoch milliseconds with microsecond precision (a float).
+ * `origin` is set only on records that are bus events (visible to `subscribe_events`,
+ * `/api/stream`); internal actor transitions (login-flow steps, token keys...) have none.
+ */
+export interface EventRecord<D = any> {
+  seq: number;
+  time: number;
+  stream: string;
+  type: string;
+  data: D;
+  context: Context;
+  origin?: Origin;
+}
+
+/** A record before the store has given it its sequence number. */
+export type NewEvent<D = any> = Omit<EventRecord<D>, 'seq'>;
+
+/** Options for reading a range of the log. Bounds are inclusive unless named gt/lt. */
+export interface ReadOptions {
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+  /** only records of this stream (uses the per-stream index) */
+  stream?: string;
+  reverse?: boolean;
+  limit?: number;
+}
+
+/** Options for the entity-and-time index (history). Times are epoch ms. */
+export interface HistoryOptions {
+  entityId: string;
+  from?: number;
+  to?: number;
+  reverse?: boolean;
+  limit?: number;
+}
+
+export interface Snapshot<T = unknown> {
+  /** the last sequence number the snapshot covers */
+  seq: number;
+  /** format version of `data`, so an old snapshot is migrated or dropped, never misread */
+  version: number;
+  time: number;
+  data: T;
+}
+
+export type CommitMode = 'durable' | 'fast';
+
+export interface EventLogOptions {
+  /** directory holding the LevelDB files */
+  path: string;
+  /** durable: every group commit is one batch written with fsync; fast: page cache only */
+  commit?: CommitMode;
+}
+
+/** The append-only event log. Only store/ touches LevelDB. */
+export interface EventLog {
+  /**
+   * Appends records; resolves once they are durable (one batch per group commit, shared by
+   * every append of the same tick). Records of one call get consecutive sequence numbers.
+   */
+  append(events: NewEvent[]): Promise<EventRecord[]>;
+  /** Called for each committed batch, in sequence order, before append() resolves. */
+  onCommit(listener: (records: EventRecord[]) => void): () => void;
+  /** The last committed sequence number (0 when empty). */
+  lastSeq(): number;
+  read(options?: ReadOptions): AsyncIterable<EventRecord>;
+  /** state_changed records of one entity by time (the entity-and-time index). */
+  history(options: HistoryOptions): AsyncIterable<EventRecord>;
+  saveSnapshot(name: string, snapshot: Snapshot): Promise<void>;
+  loadSnapshot<T = unknown>(name: string): Promise<Snapshot<T> | undefined>;
+  /**
+   * Deletes records older than `before` (epoch ms) whose seq is at most `maxSeq` (the seq the
+   * latest snapshot covers, so the current state is never lost). Resolves to the count deleted.
+   */
+  purge(before: number, maxSeq: number): Promise<number>;
+  close(): Promise<void>;
+}
