@@ -94,7 +94,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     return record;
   };
 
-  const helpers = helperDomains.map((d) => new HelperActors(d, entities, say));
+  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, say));
   let current = config;
   const reloadDomain = (h: HelperActors) => async (context: Context) => {
     current = await loadConfiguration(dataDir);
@@ -195,7 +195,6 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         runState = 'STOPPED';
         bus.complete();
         await log.close();
-        app.close?.();
       })()),
   });
   return instance as Hearth;

@@ -2,6 +2,7 @@ import { createActor, transition, type AnyActor, type EventObject } from 'xstate
 import { Type } from '@sinclair/typebox';
 import type { Context } from '../../store/types.ts';
 import type { EntityActors } from './registry.ts';
+import type { Clock } from '../clock.ts';
 import type { HelperDomain, HelperItem } from './types.ts';
 import { ServiceError, type ServiceSpec } from '../services/types.ts';
 import { domainOf } from './state.ts';
@@ -22,6 +23,7 @@ export class HelperActors {
   constructor(
     readonly domain: HelperDomain,
     private readonly entities: EntityActors,
+    private readonly clock: Clock,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -62,7 +64,9 @@ export class HelperActors {
   }
 
   /** Sends a command to each target; rejects (writing nothing) if any target's machine refuses. */
-  async command(entityIds: string[], event: EventObject, context: Context): Promise<void> {
+  async command(entityIds: string[], command: EventObject, context: Context): Promise<void> {
+    // machines never read a clock: the time of a command comes in with it
+    const event = { time: this.clock.now(), ...command };
     const targets = entityIds.filter((id) => domainOf(id) === this.domain.domain && this.items.has(id));
     const missing = entityIds.filter((id) => !this.items.has(id));
     if (missing.length) this.log(`Referenced entities ${missing.join(', ')} are missing or not currently available`);
@@ -72,7 +76,10 @@ export class HelperActors {
       const { actor } = this.items.get(id)!;
       const [, actions] = transition(this.domain.machine, actor.getSnapshot(), event);
       const refusal = actions.find((a: any) => a.type === 'xstate.emit' && a.params?.event?.type === 'rejected') as any;
-      if (refusal) throw new ServiceError('service_validation_error', String(refusal.params.event.message));
+      if (refusal) {
+        const { message, code } = refusal.params.event;
+        throw new ServiceError(code ?? 'service_validation_error', String(message));
+      }
     }
     for (const id of targets) this.items.get(id)!.actor.send(event);
     await Promise.all(targets.map((id) => this.render(id, context)));

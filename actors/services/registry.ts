@@ -106,7 +106,7 @@ export class ServiceRegistry {
     const spec = this.get(req.domain, req.service);
     if (!spec) {
       throw new ServiceError('not_found', `Service ${req.domain}.${req.service} not found.`, {
-        domain: 'homeassistant',
+        domain: 'core',
         key: 'service_not_found',
         placeholders: { domain: req.domain, service: req.service },
       });

@@ -1,0 +1,67 @@
+import t from 'tap';
+import { buildCore, recordsAfter, expectFixture, fixtureRecords } from '../helpers/scenario.ts';
+import { EntityActors } from '../../actors/entities/registry.ts';
+import { openEventLog } from '../../store/log.ts';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { manualClock } from '../../actors/clock.ts';
+
+const entityRecords = (r: { stream: string }) => r.stream.startsWith('entity/');
+
+t.test('the original state rules, as recorded events', async (t) => {
+  const core = await buildCore([]);
+  const start = core.log.lastSeq();
+  const w = (state: string, attributes: Record<string, unknown> = {}, force_update = false) =>
+    core.entities.write('sensor.temp', { state, attributes, force_update }, core.context('u1'));
+  await w('20', { unit: 'C' }); // created: state_changed with old_state null
+  await w('20', { unit: 'C' }); // identical: state_reported only
+  await w('20', { unit: 'F' }); // attributes only: last_changed kept
+  await w('21', { unit: 'F' }); // new state
+  await w('21', { unit: 'F' }, true); // force_update: state_changed with the same state
+  await core.entities.remove('sensor.temp', core.context('u1'));
+  await expectFixture(t, 'entities/state-rules', await recordsAfter(core.log, start, entityRecords));
+});
+
+t.test('helper services through core.toggle, as recorded events', async (t) => {
+  const core = await buildCore([], {
+    input_boolean: { porch: { name: 'Porch', initial: false } },
+    counter: { visitors: { initial: 3, step: 2 } },
+  });
+  const start = core.log.lastSeq();
+  await core.services.call({ domain: 'core', service: 'toggle', data: { entity_id: ['input_boolean.porch'] }, context: core.context('u1'), returnResponse: false });
+  await core.services.call({ domain: 'counter', service: 'increment', data: {}, target: { entity_id: ['counter.visitors'] }, context: core.context('u1'), returnResponse: false });
+  const result = await core.services.call({ domain: 'input_boolean', service: 'turn_off', data: { entity_id: 'input_boolean.porch' }, context: core.context('u1'), returnResponse: false });
+  t.same(result.changedStates.map((s) => [s.entity_id, s.state]), [['input_boolean.porch', 'off']], 'changed states are matched by context');
+  await expectFixture(t, 'entities/helper-services', await recordsAfter(core.log, start));
+});
+
+t.test('a refused command writes no state', async (t) => {
+  const core = await buildCore([], { input_number: { level: { min: 0, max: 10, initial: 5 } } });
+  const start = core.log.lastSeq();
+  await t.rejects(
+    core.services.call({ domain: 'input_number', service: 'set_value', data: { entity_id: 'input_number.level', value: 99 }, context: core.context(), returnResponse: false }),
+  );
+  const after = await recordsAfter(core.log, start, entityRecords);
+  t.same(after, [], 'nothing appended for the entity');
+  t.equal(core.entities.get('input_number.level')!.state, '5.0');
+});
+
+t.test('restoring from the recorded log gives the same states', async (t) => {
+  const given = await fixtureRecords('entities/helper-services');
+  const dir = await mkdtemp(join(tmpdir(), 'hearth-restore-'));
+  const log = await openEventLog({ path: join(dir, 'log'), commit: 'fast' });
+  await log.append(given.map(({ seq, ...rest }) => rest));
+  const entities = new EntityActors({ log, clock: manualClock(0) });
+  for await (const r of log.read()) if (entities.area.owns(r)) entities.area.evolve(r);
+  const porch = entities.get('input_boolean.porch')!;
+  t.equal(porch.state, 'off');
+  t.equal(entities.get('counter.visitors')!.state, '5');
+  const lastPorch = given.filter((r) => r.stream === 'entity/input_boolean.porch' && r.type === 'state_changed').pop()!;
+  t.same(porch, lastPorch.data.new_state, 'the state equals the last recorded new_state');
+  // a snapshot restores the same thing
+  const again = new EntityActors({ log, clock: manualClock(0) });
+  again.area.restore(JSON.parse(JSON.stringify(entities.area.snapshot())));
+  t.same([...again.states()], [...entities.states()]);
+  await log.close();
+});

@@ -1,0 +1,27 @@
+// Runs the tap suite and ends with the line CI reads: `N passed, M failed`.
+import { spawn } from 'node:child_process';
+
+const args = process.argv.slice(2);
+const files = args.length ? args : ['test/**/*.test.ts'];
+const child = spawn('node_modules/.bin/tap', files, { stdio: ['ignore', 'pipe', 'inherit'] });
+
+let summary: { total: number; pass: number; fail: number; skip: number; todo: number } | undefined;
+let tail = '';
+child.stdout.on('data', (chunk: Buffer) => {
+  process.stdout.write(chunk);
+  tail = (tail + chunk.toString()).slice(-4096);
+});
+child.on('close', (code) => {
+  const m = /# \{ ([^}]*) \}/.exec(tail);
+  if (m) {
+    const fields = Object.fromEntries(m[1].split(',').map((kv) => kv.trim().split(/:\s*/)).map(([k, v]) => [k, Number(v)]));
+    summary = { total: fields.total ?? 0, pass: fields.pass ?? 0, fail: fields.fail ?? 0, skip: fields.skip ?? 0, todo: fields.todo ?? 0 };
+  }
+  if (!summary) {
+    console.log(`0 passed, 1 failed (the test runner ended with code ${code} before reporting)`);
+    process.exit(code || 1);
+  }
+  const extra = summary.skip || summary.todo ? `, ${summary.skip + summary.todo} skipped` : '';
+  console.log(`${summary.pass} passed, ${summary.fail} failed${extra}`);
+  process.exit(code ?? (summary.fail ? 1 : 0));
+});
