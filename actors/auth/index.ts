@@ -1,0 +1,497 @@
+import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
+import type { Area } from '../area.ts';
+import type { Clock, Ids } from '../clock.ts';
+import type { Principal } from '../../gateway/http.ts';
+import { CORE_VERSION } from '../version.ts';
+import type { UserCreated } from '../../machines/user.machine.ts';
+import { REFRESH_TOKEN_EXPIRATION_MS, type RefreshTokenType } from '../../machines/refresh-token.machine.ts';
+import type { VerifiedCredential } from '../../machines/login-flow.machine.ts';
+import type { AuthService, CurrentUser } from './types.ts';
+import { createPasswordHasher, type ScryptParams } from './passwords.ts';
+import { AccessTokens } from './jwt.ts';
+import { fetchPage, isLocalAddress, verifyClientId, verifyRedirectUri, type FetchPage } from './client-id.ts';
+import { GROUP_ADMIN, Users, normalizeUsername, userStream, type CredentialAdded, type UserView, type UsersSnapshot } from './users.ts';
+import { RefreshTokens, refreshTokenStream, type RefreshTokenCreatedRecord, type RefreshTokenView, type TokensSnapshot } from './tokens.ts';
+import { LoginFlows, type FlowInfo, type ProviderKey, type StepOutcome } from './login-flows.ts';
+import { AuthCodes } from './codes.ts';
+import { ONBOARDING_STEPS, ONBOARDING_STREAM, Onboarding, type OnboardingStep } from './onboarding.ts';
+
+/** Options of the auth system (the `auth_providers:` part of the configuration, and tuning). */
+export interface AuthConfig {
+  /** title of the `core` provider (the original: "Home Assistant Local") */
+  providerName?: string;
+  /** scrypt cost of new password hashes */
+  scrypt?: ScryptParams;
+  /** how a client page is fetched for its `<link rel="redirect_uri">` tags */
+  fetchPage?: FetchPage;
+  /** access-token lifetime of normal refresh tokens, in seconds */
+  accessTokenLifetime?: number;
+  /** how many verified access tokens are remembered */
+  accessTokenCacheSize?: number;
+}
+
+/** Dependencies of the auth system. */
+export interface AuthDeps {
+  log: EventLog;
+  clock: Clock;
+  ids: Ids;
+  config?: AuthConfig;
+}
+
+/** One entry of GET /auth/providers. */
+export interface AuthProviderInfo {
+  name: string;
+  id: string | null;
+  type: string;
+}
+
+/** The answer of the token endpoint, in OAuth terms. */
+export type GrantOutcome =
+  | { ok: true; accessToken: string; expiresIn: number; refreshToken?: string; providerType?: string | null }
+  | { ok: false; error: 'invalid_request' | 'invalid_grant' | 'access_denied'; description?: string };
+
+/** What a login-flow request led to; `step` bodies are answered with 200. */
+export type FlowReply =
+  | { kind: 'step'; body: Record<string, unknown>; failedLogin: boolean }
+  | { kind: 'invalid_client' | 'unknown_handler' | 'unknown_flow' | 'ip_changed' | 'malformed' | 'invalid_redirect' }
+  | { kind: 'blocked'; reason: string };
+
+/** What the onboarding integration step led to. */
+export type IntegrationStepOutcome = { ok: true; code: string } | { ok: false; reason: 'already_done' | 'invalid_redirect' | 'no_credential' };
+
+/** The auth system as the gateway routes use it. */
+export interface CoreAuthService extends AuthService {
+  /** the configured providers, in GET /auth/providers order */
+  providers(): AuthProviderInfo[];
+  user(userId: string): UserView | undefined;
+  refreshToken(id: string): RefreshTokenView | undefined;
+
+  /** POST /auth/login_flow: validates the client id and the handler, starts the flow. */
+  startLoginFlow(request: { handler: ProviderKey; clientId: string; redirectUri: string; ip: string; type: string }): Promise<FlowReply>;
+  /** POST /auth/login_flow/:flow_id with the step fields (client_id already removed). */
+  continueLoginFlow(flowId: string, clientId: string, input: Record<string, unknown>, ip: string): Promise<FlowReply>;
+  /** DELETE /auth/login_flow/:flow_id; false when no such flow. */
+  abortLoginFlow(flowId: string): Promise<boolean>;
+
+  /** grant_type=authorization_code */
+  exchangeCode(clientId: string | undefined, code: string | undefined, ip: string): Promise<GrantOutcome>;
+  /** grant_type=refresh_token */
+  refreshAccessToken(clientId: string | undefined, token: string | undefined, ip: string): Promise<GrantOutcome>;
+  /** Revokes the refresh token whose secret is `token`; unknown tokens are ignored. */
+  revokeBySecret(token: string): Promise<void>;
+  /** Revokes a refresh token by id; false when there is none. */
+  revokeRefreshToken(id: string, reason?: string): Promise<boolean>;
+  /** Whether codes for `clientId` may be sent to `redirectUri`. */
+  verifyRedirectUri(clientId: string, redirectUri: string): Promise<boolean>;
+  /** A fresh authorization code for the credential of a refresh token (undefined without one). */
+  createAuthCodeFor(refreshTokenId: string, clientId: string): string | undefined;
+
+  /** The onboarding steps in order with their state. */
+  onboardingStatus(): Array<{ step: OnboardingStep; done: boolean }>;
+  /** The onboarding user step: creates the owner (admin) with a `core` credential; an auth code for it. */
+  createOwner(input: { name: string; username: string; password: string; clientId: string }): Promise<{ ok: true; code: string } | { ok: false }>;
+  /** Marks a step without side effects done (core_config, analytics); false when it already was. */
+  completeOnboardingStep(step: 'core_config' | 'analytics', userId: string): Promise<boolean>;
+  /** The onboarding integration step: an auth code for the caller's credential. */
+  completeIntegrationStep(principal: Principal, clientId: string, redirectUri: string): Promise<IntegrationStepOutcome>;
+}
+
+const PROVIDER_TYPE = 'core';
+const DEFAULT_ACCESS_TOKEN_LIFETIME = 1800;
+const SNAPSHOT_VERSION = 1;
+
+interface AuthSnapshot extends UsersSnapshot, TokensSnapshot {
+  seq: number;
+  onboarding: string[];
+}
+
+/**
+ * Builds the auth system: users, credentials and refresh tokens as actors whose transitions are
+ * appended to the log (`auth/...` streams, records without origin), login flows and
+ * authorization codes in memory. Committed records are applied through the log's onCommit, the
+ * same `evolve` a restart replays.
+ */
+export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuthService {
+  const providerName = config.providerName ?? 'Hearth Local';
+  const accessTokenLifetime = config.accessTokenLifetime ?? DEFAULT_ACCESS_TOKEN_LIFETIME;
+  const fetchClientPage = config.fetchPage ?? fetchPage;
+  const hasher = createPasswordHasher(config.scrypt);
+  const accessTokens = new AccessTokens(config.accessTokenCacheSize);
+  const users = new Users();
+  const tokens = new RefreshTokens((id) => accessTokens.forget(id));
+  const onboarding = new Onboarding();
+  const codes = new AuthCodes(clock, ids);
+  const revokedListeners = new Set<(id: string) => void>();
+  const stepsInProgress = new Set<OnboardingStep>();
+  let lastSeq = 0;
+
+  const flows = new LoginFlows({
+    clock,
+    ids,
+    title: providerName,
+    async verifyCredentials(username, password): Promise<VerifiedCredential | null> {
+      const credential = users.coreCredential(username);
+      const hash = credential && users.passwordHash(credential.id);
+      if (!credential || hash === undefined) {
+        await hasher.burn(password); // an unknown username costs the same as a wrong password
+        return null;
+      }
+      if (!(await hasher.verify(password, hash))) return null;
+      return { credentialId: credential.id, userId: credential.user_id, mfaModules: [] };
+    },
+    // no MFA module exists yet, so the machine never reaches its MFA step
+    verifyMfaCode: async () => false,
+  });
+
+  const owns = (record: EventRecord) => record.stream.startsWith('auth/');
+
+  function evolve(record: EventRecord): void {
+    if (record.seq <= lastSeq) return; // a record can arrive both by onCommit and by a replay
+    lastSeq = record.seq;
+    const { stream } = record;
+    if (stream.startsWith('auth/user/')) users.evolve(record);
+    else if (stream.startsWith('auth/refresh_token/')) tokens.evolve(record);
+    else if (stream === ONBOARDING_STREAM) onboarding.evolve(record);
+    // login flows live in memory; their records are an audit trail only
+  }
+
+  log.onCommit((records) => {
+    for (const record of records) if (owns(record)) evolve(record);
+  });
+
+  const record = (stream: string, type: string, data: unknown, userId: string | null = null, time = clock.now()): NewEvent => ({
+    time,
+    stream,
+    type,
+    data,
+    context: { id: ids.ulid(time), parent_id: null, user_id: userId },
+  });
+
+  const append = async (...events: NewEvent[]) => {
+    await log.append(events);
+  };
+
+  const area: Area = {
+    name: 'auth',
+    snapshotVersion: SNAPSHOT_VERSION,
+    owns,
+    evolve,
+    snapshot(): AuthSnapshot {
+      return { seq: lastSeq, ...users.snapshot(), ...tokens.snapshot(), onboarding: onboarding.snapshot() };
+    },
+    restore(data: unknown) {
+      const snapshot = data as AuthSnapshot;
+      users.restore(snapshot);
+      tokens.restore(snapshot);
+      onboarding.restore(snapshot.onboarding);
+      lastSeq = snapshot.seq;
+    },
+  };
+
+  function validateAccessToken(token: string): Principal | undefined {
+    const now = clock.now();
+    const claims = accessTokens.verify(token, now, (id) => tokens.liveKey(id, now));
+    if (!claims) return undefined;
+    const key = tokens.liveKey(claims.iss, now);
+    const user = key && users.get(key.userId);
+    if (!user || !user.isActive) return undefined;
+    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: claims.iss };
+  }
+
+  /** Why a user may not log in from `ip`, or undefined when it may. */
+  function notAllowed(user: UserView, ip: string): string | undefined {
+    if (!user.isActive) return 'User is not active';
+    if (user.localOnly && !isLocalAddress(ip)) return 'User cannot authenticate remotely';
+    return undefined;
+  }
+
+  /** Mints an access token, recording the use; undefined when the refresh token can no longer be used. */
+  async function mintAccessToken(rt: RefreshTokenView, ip: string | null, extra: NewEvent[] = []): Promise<string | undefined> {
+    const now = clock.now();
+    const used = { last_used_at: now, last_used_ip: ip };
+    await append(...extra, record(refreshTokenStream(rt.id), 'refresh_token_used', used, rt.userId, now));
+    const live = tokens.get(rt.id);
+    if (!live || live.lastUsedAt !== now) return undefined;
+    const iat = Math.floor(now / 1000);
+    return accessTokens.sign(live, iat, iat + live.accessTokenExpiration);
+  }
+
+  async function revoke(rt: RefreshTokenView, reason?: string): Promise<void> {
+    await append(record(refreshTokenStream(rt.id), 'refresh_token_revoked', reason ? { reason } : {}, rt.userId));
+    for (const listener of revokedListeners) {
+      try {
+        listener(rt.id);
+      } catch {
+        // one failing listener must not keep the others from hearing of the revocation
+      }
+    }
+  }
+
+  function newRefreshToken(user: UserView, options: { clientId: string | null; credentialId: string | null; tokenType?: RefreshTokenType }): NewEvent {
+    const now = clock.now();
+    const tokenType = options.tokenType ?? 'normal';
+    const data: RefreshTokenCreatedRecord = {
+      id: ids.uuidHex(),
+      user_id: user.id,
+      client_id: options.clientId,
+      client_name: null,
+      client_icon: null,
+      token_type: tokenType,
+      created_at: now,
+      access_token_expiration: accessTokenLifetime,
+      expire_at: tokenType === 'normal' ? now + REFRESH_TOKEN_EXPIRATION_MS : null,
+      credential_id: options.credentialId,
+      version: CORE_VERSION,
+      token: ids.tokenHex(64),
+      jwt_key: ids.tokenHex(64),
+    };
+    return record(refreshTokenStream(data.id), 'refresh_token_created', data, user.id, now);
+  }
+
+  const flowRecord = (flowId: string, data: Record<string, unknown>, userId: string | null = null) =>
+    record(`auth/login_flow/${flowId}`, 'login_flow_step', { flow_id: flowId, ...data }, userId);
+
+  /** Logs a flow outcome and turns it into a reply; a finished flow gets its code here. */
+  async function settle(outcome: StepOutcome, clientId: string): Promise<FlowReply> {
+    switch (outcome.kind) {
+      case 'malformed':
+      case 'unknown_flow':
+      case 'ip_changed':
+        return { kind: outcome.kind };
+      case 'form': {
+        const errors = outcome.body.errors as Record<string, string>;
+        await append(flowRecord(outcome.body.flow_id as string, { type: 'form', step_id: outcome.stepId, errors, username: outcome.username }));
+        const failedLogin = errors.base === 'invalid_auth' || errors.base === 'invalid_code';
+        return { kind: 'step', body: outcome.body, failedLogin };
+      }
+      case 'abort':
+        await append(flowRecord(outcome.body.flow_id as string, { type: 'abort', reason: outcome.reason }));
+        return { kind: 'step', body: outcome.body, failedLogin: false };
+      case 'finished':
+        return finish(outcome.flow, outcome.credential, outcome.body, clientId);
+    }
+  }
+
+  async function finish(flow: FlowInfo, credential: VerifiedCredential, body: Record<string, unknown>, clientId: string): Promise<FlowReply> {
+    const user = credential.userId === null ? undefined : users.get(credential.userId);
+    const entry = { type: 'create_entry', credential_id: credential.credentialId, user_id: credential.userId };
+    if (!(await verifyRedirectUri(clientId, flow.redirectUri, fetchClientPage))) {
+      await append(flowRecord(flow.flowId, { ...entry, refused: 'invalid_redirect_uri' }, credential.userId));
+      return { kind: 'invalid_redirect' };
+    }
+    const blocked = user && !flow.credentialOnly ? notAllowed(user, flow.ip) : undefined;
+    if (blocked) {
+      await append(flowRecord(flow.flowId, { ...entry, refused: blocked }, credential.userId));
+      return { kind: 'blocked', reason: blocked };
+    }
+    await append(flowRecord(flow.flowId, entry, credential.userId));
+    return { kind: 'step', body: { ...body, result: codes.create(clientId, credential.credentialId) }, failedLogin: false };
+  }
+
+  async function markStep(step: OnboardingStep, userId: string | null, extra: NewEvent[] = []): Promise<boolean> {
+    if (onboarding.isDone(step) || stepsInProgress.has(step)) return false;
+    stepsInProgress.add(step);
+    try {
+      await append(...extra, record(ONBOARDING_STREAM, 'onboarding_step_done', { step }, userId));
+      return true;
+    } finally {
+      stepsInProgress.delete(step);
+    }
+  }
+
+  return {
+    area,
+    validateAccessToken,
+
+    authenticate(authorization) {
+      if (authorization === undefined) return undefined;
+      const space = authorization.indexOf(' ');
+      // the scheme is compared exactly: `bearer x` and `BEARER x` are refused
+      if (space < 0 || authorization.slice(0, space) !== 'Bearer') return undefined;
+      return validateAccessToken(authorization.slice(space + 1));
+    },
+
+    currentUser(userId): CurrentUser | undefined {
+      const user = users.get(userId);
+      if (!user) return undefined;
+      return {
+        id: user.id,
+        name: user.name,
+        is_owner: user.isOwner,
+        is_admin: user.isAdmin,
+        credentials: users.credentialsOf(userId).map((c) => ({ auth_provider_type: c.auth_provider_type, auth_provider_id: c.auth_provider_id })),
+        mfa_modules: [],
+      };
+    },
+
+    onRefreshTokenRevoked(listener) {
+      revokedListeners.add(listener);
+      return () => revokedListeners.delete(listener);
+    },
+
+    hasUsers: () => users.hasUsers(),
+    providers: () => [{ name: providerName, id: null, type: PROVIDER_TYPE }],
+    user: (id) => users.get(id),
+    refreshToken: (id) => tokens.get(id),
+
+    async startLoginFlow({ handler, clientId, redirectUri, ip, type }) {
+      if (!verifyClientId(clientId)) return { kind: 'invalid_client' };
+      if (handler[0] !== PROVIDER_TYPE || handler[1] !== null) return { kind: 'unknown_handler' };
+      const { flow, outcome } = flows.start({ handler, clientId, redirectUri, ip, credentialOnly: type === 'link_user' });
+      await append(
+        flowRecord(flow.flowId, {
+          type: 'form',
+          step_id: 'init',
+          errors: {},
+          handler,
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          flow_type: type,
+          ip_address: ip,
+        }),
+      );
+      if (outcome.kind !== 'form') return settle(outcome, clientId);
+      return { kind: 'step', body: outcome.body, failedLogin: false };
+    },
+
+    async continueLoginFlow(flowId, clientId, input, ip) {
+      if (!verifyClientId(clientId)) return { kind: 'invalid_client' };
+      return settle(await flows.step(flowId, input, ip), clientId);
+    },
+
+    async abortLoginFlow(flowId) {
+      if (!flows.abort(flowId)) return false;
+      await append(record(`auth/login_flow/${flowId}`, 'login_flow_aborted', { flow_id: flowId }));
+      return true;
+    },
+
+    async exchangeCode(clientId, code, ip) {
+      if (!verifyClientId(clientId)) return { ok: false, error: 'invalid_request', description: 'Invalid client id' };
+      if (code === undefined) return { ok: false, error: 'invalid_request', description: 'Invalid code' };
+      const credentialId = codes.take(clientId, code);
+      const credential = credentialId === undefined ? undefined : users.credential(credentialId);
+      const user = credential && users.get(credential.user_id);
+      if (!credential || !user) return { ok: false, error: 'invalid_request', description: 'Invalid code' };
+      const denied = notAllowed(user, ip);
+      if (denied) return { ok: false, error: 'access_denied', description: denied };
+      const created = newRefreshToken(user, { clientId, credentialId: credential.id });
+      const data = created.data as RefreshTokenCreatedRecord;
+      const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key };
+      const accessToken = await mintAccessToken(rt, ip, [created]);
+      if (!accessToken) return { ok: false, error: 'invalid_grant' };
+      return { ok: true, accessToken, expiresIn: data.access_token_expiration, refreshToken: data.token, providerType: credential.auth_provider_type };
+    },
+
+    async refreshAccessToken(clientId, token, ip) {
+      if (clientId !== undefined && !verifyClientId(clientId)) return { ok: false, error: 'invalid_request', description: 'Invalid client id' };
+      if (token === undefined) return { ok: false, error: 'invalid_request' };
+      const rt = tokens.bySecretToken(token);
+      if (!rt) return { ok: false, error: 'invalid_grant' };
+      if (rt.clientId !== (clientId ?? null)) return { ok: false, error: 'invalid_request' };
+      const user = users.get(rt.userId);
+      if (!user) return { ok: false, error: 'invalid_grant' };
+      const denied = notAllowed(user, ip);
+      if (denied) return { ok: false, error: 'access_denied', description: denied };
+      if (!tokens.can(rt.id, { type: 'refresh_token_used', last_used_at: clock.now(), last_used_ip: ip })) {
+        await revoke(rt, 'expired');
+        return { ok: false, error: 'invalid_grant' };
+      }
+      const accessToken = await mintAccessToken(rt, ip);
+      if (!accessToken) return { ok: false, error: 'invalid_grant' };
+      return { ok: true, accessToken, expiresIn: rt.accessTokenExpiration };
+    },
+
+    async revokeBySecret(token) {
+      const rt = tokens.bySecretToken(token);
+      if (rt) await revoke(rt);
+    },
+
+    async revokeRefreshToken(id, reason) {
+      const rt = tokens.get(id);
+      if (!rt) return false;
+      await revoke(rt, reason);
+      return true;
+    },
+
+    verifyRedirectUri: (clientId, redirectUri) => verifyRedirectUri(clientId, redirectUri, fetchClientPage),
+
+    createAuthCodeFor(refreshTokenId, clientId) {
+      const rt = tokens.get(refreshTokenId);
+      const credential = rt?.credentialId ? users.credential(rt.credentialId) : undefined;
+      return credential ? codes.create(clientId, credential.id) : undefined;
+    },
+
+    onboardingStatus: () => ONBOARDING_STEPS.map((step) => ({ step, done: onboarding.isDone(step) })),
+
+    async createOwner({ name, username, password, clientId }) {
+      if (onboarding.isDone('user') || stepsInProgress.has('user')) return { ok: false };
+      stepsInProgress.add('user');
+      let passwordHash: string;
+      try {
+        passwordHash = await hasher.hash(password);
+      } finally {
+        stepsInProgress.delete('user');
+      }
+      const now = clock.now();
+      const created: UserCreated = {
+        id: ids.uuidHex(),
+        name,
+        is_owner: !users.hasUsers(),
+        is_active: true,
+        system_generated: false,
+        local_only: false,
+        group_ids: [GROUP_ADMIN],
+        created_at: now,
+      };
+      const credential: CredentialAdded = {
+        id: ids.uuidHex(),
+        user_id: created.id,
+        auth_provider_type: PROVIDER_TYPE,
+        auth_provider_id: null,
+        data: { username: normalizeUsername(username) },
+        password_hash: passwordHash,
+      };
+      const done = await markStep('user', null, [
+        record(userStream(created.id), 'user_created', created, null, now),
+        record(userStream(created.id), 'credential_added', credential, null, now),
+      ]);
+      if (!done) return { ok: false };
+      return { ok: true, code: codes.create(clientId, credential.id) };
+    },
+
+    completeOnboardingStep: (step, userId) => markStep(step, userId),
+
+    async completeIntegrationStep(principal, clientId, redirectUri) {
+      if (onboarding.isDone('integration') || stepsInProgress.has('integration')) return { ok: false, reason: 'already_done' };
+      if (!(await verifyRedirectUri(clientId, redirectUri, fetchClientPage))) return { ok: false, reason: 'invalid_redirect' };
+      const rt = tokens.get(principal.refreshTokenId);
+      if (!rt?.credentialId || !users.credential(rt.credentialId)) return { ok: false, reason: 'no_credential' };
+      if (!(await markStep('integration', principal.userId))) return { ok: false, reason: 'already_done' };
+      return { ok: true, code: codes.create(clientId, rt.credentialId) };
+    },
+  };
+}
+
+function tokenViewOf(data: RefreshTokenCreatedRecord): Omit<RefreshTokenView, 'token' | 'jwtKey'> {
+  return {
+    id: data.id,
+    userId: data.user_id,
+    clientId: data.client_id,
+    clientName: data.client_name,
+    clientIcon: data.client_icon,
+    tokenType: data.token_type,
+    createdAt: data.created_at,
+    accessTokenExpiration: data.access_token_expiration,
+    lastUsedAt: null,
+    lastUsedIp: null,
+    expireAt: data.expire_at,
+    credentialId: data.credential_id,
+    version: data.version,
+  };
+}
+
+export type { CurrentUser } from './types.ts';
+export type { UserView } from './users.ts';
+export type { RefreshTokenView } from './tokens.ts';
+export type { OnboardingStep } from './onboarding.ts';
+export type { ProviderKey } from './login-flows.ts';

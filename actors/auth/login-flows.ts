@@ -1,0 +1,201 @@
+import { createActor, fromPromise, waitFor, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { loginFlowMachine, type FlowErrors, type VerifiedCredential } from '../../machines/login-flow.machine.ts';
+import type { Clock, Ids } from '../clock.ts';
+
+/** A provider key as clients send it: `[type, id]`. */
+export type ProviderKey = [string, string | null];
+
+/** One field of a serialised form schema (the original's voluptuous-serialize shape). */
+export interface SchemaField {
+  type: string;
+  name: string;
+  required?: true;
+  optional?: true;
+}
+
+/** The form of each step the login flow can show. */
+export const STEP_SCHEMAS: Record<'init' | 'mfa', SchemaField[]> = {
+  init: [
+    { type: 'string', name: 'username', required: true },
+    { type: 'string', name: 'password', required: true },
+  ],
+  mfa: [{ type: 'string', name: 'code', required: true }],
+};
+
+/** Flows nobody finished are dropped after this long. */
+export const FLOW_TTL_MS = 30 * 60 * 1000;
+
+/** A login flow in progress. */
+export interface FlowInfo {
+  flowId: string;
+  handler: ProviderKey;
+  clientId: string;
+  redirectUri: string;
+  ip: string;
+  /** `link_user` flows yield a credential to attach, not a login */
+  credentialOnly: boolean;
+  createdAt: number;
+}
+
+/** What a submission led to. */
+export type StepOutcome =
+  | { kind: 'form'; stepId: 'init' | 'mfa'; body: Record<string, unknown>; username: string | null }
+  | { kind: 'abort'; reason: string; body: Record<string, unknown> }
+  | { kind: 'finished'; flow: FlowInfo; credential: VerifiedCredential; body: Record<string, unknown> }
+  | { kind: 'malformed' }
+  | { kind: 'unknown_flow' }
+  | { kind: 'ip_changed' };
+
+/** The effects a login flow needs, supplied by createAuth. */
+export interface LoginFlowDeps {
+  clock: Clock;
+  ids: Ids;
+  /** the provider's title, shown as the create_entry title */
+  title: string;
+  verifyCredentials(username: string, password: string): Promise<VerifiedCredential | null>;
+  verifyMfaCode(userId: string | null, module: string, code: string): Promise<boolean>;
+}
+
+type FlowActor = ActorRefFrom<typeof loginFlowMachine>;
+type FlowSnapshot = SnapshotFrom<typeof loginFlowMachine>;
+
+interface Flow extends FlowInfo {
+  actor: FlowActor;
+  /** submissions of one flow run one after another */
+  queue: Promise<unknown>;
+}
+
+/** Login flows in memory: each one an actor of the login-flow machine with its checks supplied. */
+export class LoginFlows {
+  private readonly flows = new Map<string, Flow>();
+  private readonly machine: typeof loginFlowMachine;
+
+  constructor(private readonly deps: LoginFlowDeps) {
+    this.machine = loginFlowMachine.provide({
+      actors: {
+        verifyCredentials: fromPromise(({ input }: { input: { username: string; password: string } }) =>
+          deps.verifyCredentials(input.username, input.password),
+        ),
+        verifyMfaCode: fromPromise(({ input }: { input: { userId: string | null; module: string; code: string } }) =>
+          deps.verifyMfaCode(input.userId, input.module, input.code),
+        ),
+      },
+    });
+  }
+
+  /** Starts a flow and returns its first step (the `init` form). */
+  start(info: Omit<FlowInfo, 'flowId' | 'createdAt'>): { flow: FlowInfo; outcome: StepOutcome } {
+    const now = this.deps.clock.now();
+    this.prune(now);
+    const flowId = this.deps.ids.uuidHex();
+    const actor = createActor(this.machine, { input: { flowId, startedAt: now } });
+    actor.start();
+    const flow: Flow = { ...info, flowId, createdAt: now, actor, queue: Promise.resolve() };
+    this.flows.set(flowId, flow);
+    return { flow: publicInfo(flow), outcome: this.outcome(flow, actor.getSnapshot()) };
+  }
+
+  get(flowId: string): FlowInfo | undefined {
+    const flow = this.flows.get(flowId);
+    return flow && publicInfo(flow);
+  }
+
+  /** Feeds one submission to the flow's current step. */
+  step(flowId: string, input: unknown, ip: string): Promise<StepOutcome> {
+    const flow = this.flows.get(flowId);
+    if (!flow) return Promise.resolve({ kind: 'unknown_flow' });
+    if (flow.ip !== ip) return Promise.resolve({ kind: 'ip_changed' });
+    const run = () => this.submit(flow, input);
+    const result = flow.queue.then(run, run);
+    flow.queue = result;
+    return result;
+  }
+
+  /** Drops a flow; false when there was none. */
+  abort(flowId: string): boolean {
+    const flow = this.flows.get(flowId);
+    if (!flow) return false;
+    flow.actor.stop();
+    this.flows.delete(flowId);
+    return true;
+  }
+
+  private async submit(flow: Flow, input: unknown): Promise<StepOutcome> {
+    if (!this.flows.has(flow.flowId)) return { kind: 'unknown_flow' };
+    const stepId = stepIdOf(flow.actor.getSnapshot());
+    if (!stepId) return { kind: 'unknown_flow' };
+    const fields = checkInput(STEP_SCHEMAS[stepId], input);
+    if (!fields) return { kind: 'malformed' };
+    flow.actor.send({ type: 'submit', input: fields, at: this.deps.clock.now() });
+    const settled = await waitFor(flow.actor, (s) => s.status !== 'active' || s.hasTag('form'));
+    const outcome = this.outcome(flow, settled);
+    if (outcome.kind !== 'form') this.abort(flow.flowId);
+    return outcome;
+  }
+
+  private outcome(flow: Flow, snapshot: FlowSnapshot): StepOutcome {
+    const head = { flow_id: flow.flowId, handler: flow.handler };
+    if (snapshot.status === 'done') {
+      const output = snapshot.output!;
+      if ('credential' in output) {
+        const body = {
+          version: 1,
+          minor_version: 1,
+          type: 'create_entry',
+          ...head,
+          title: this.deps.title,
+          description: null,
+          description_placeholders: null,
+        };
+        return { kind: 'finished', flow: publicInfo(flow), credential: output.credential, body };
+      }
+      return { kind: 'abort', reason: output.abortReason, body: { type: 'abort', ...head, reason: output.abortReason, description_placeholders: null } };
+    }
+    const stepId = stepIdOf(snapshot) ?? 'init';
+    const ctx = snapshot.context;
+    const placeholders = stepId === 'mfa' ? { mfa_module_name: ctx.mfaModule, mfa_module_id: ctx.mfaModule } : null;
+    const body = {
+      type: 'form',
+      ...head,
+      step_id: stepId,
+      data_schema: STEP_SCHEMAS[stepId],
+      errors: { ...ctx.errors } as FlowErrors,
+      description_placeholders: placeholders,
+      last_step: null,
+      preview: null,
+    };
+    return { kind: 'form', stepId, body, username: ctx.username };
+  }
+
+  private prune(now: number): void {
+    for (const [id, flow] of this.flows) {
+      if (now - flow.createdAt < FLOW_TTL_MS) break; // insertion order is creation order
+      this.abort(id);
+    }
+  }
+}
+
+function stepIdOf(snapshot: FlowSnapshot): 'init' | 'mfa' | undefined {
+  if (snapshot.matches('init')) return 'init';
+  if (snapshot.matches('mfa')) return 'mfa';
+  return undefined;
+}
+
+function publicInfo(flow: Flow): FlowInfo {
+  const { actor: _actor, queue: _queue, ...info } = flow;
+  return info;
+}
+
+/** The submitted fields when they fit the step's form exactly (strings, required ones present, nothing else). */
+function checkInput(schema: SchemaField[], input: unknown): Record<string, string> | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  const known = new Map(schema.map((f) => [f.name, f]));
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(input)) {
+    const field = known.get(key);
+    if (!field || typeof value !== 'string') return undefined;
+    out[key] = value;
+  }
+  for (const field of schema) if (field.required && !(field.name in out)) return undefined;
+  return out;
+}

@@ -1,0 +1,134 @@
+import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { refreshTokenMachine, type RefreshTokenCreated, type RefreshTokenEvent } from '../../machines/refresh-token.machine.ts';
+import type { EventRecord } from '../../store/types.ts';
+
+/** The stream of one refresh token. */
+export const refreshTokenStream = (id: string) => `auth/refresh_token/${id}`;
+
+/** Data of a `refresh_token_created` record: the public fields plus the two secrets. */
+export interface RefreshTokenCreatedRecord extends RefreshTokenCreated {
+  /** the secret a client presents as `refresh_token` (128 hex) */
+  token: string;
+  /** the HMAC key of its access tokens (128 hex) */
+  jwt_key: string;
+}
+
+/** A live refresh token as the rest of the auth system reads it. */
+export interface RefreshTokenView {
+  id: string;
+  userId: string;
+  clientId: string | null;
+  clientName: string | null;
+  clientIcon: string | null;
+  tokenType: RefreshTokenCreated['token_type'];
+  createdAt: number;
+  accessTokenExpiration: number;
+  lastUsedAt: number | null;
+  lastUsedIp: string | null;
+  expireAt: number | null;
+  credentialId: string | null;
+  version: string;
+  token: string;
+  jwtKey: string;
+}
+
+type TokenSnapshot = SnapshotFrom<typeof refreshTokenMachine>;
+
+interface Entry {
+  snapshot: TokenSnapshot;
+  token: string;
+  jwtKey: string;
+  /** handed to access-token checks as is, so the hot path allocates nothing */
+  key: { id: string; jwtKey: string; userId: string };
+}
+
+/** Persisted form of the live refresh tokens (area snapshot). */
+export interface TokensSnapshot {
+  tokens: Array<{ value: unknown; context: unknown; token: string; jwt_key: string }>;
+}
+
+const TOKEN_EVENTS = new Set<RefreshTokenEvent['type']>(['refresh_token_used', 'refresh_token_expiry_set', 'refresh_token_revoked']);
+
+/** The live refresh tokens, rebuilt from their log records; revoked ones are dropped. */
+export class RefreshTokens {
+  private readonly entries = new Map<string, Entry>();
+  private readonly bySecret = new Map<string, string>();
+
+  /** `onRemoved` runs when a token is revoked (caches of its access tokens go). */
+  constructor(private readonly onRemoved: (id: string) => void = () => {}) {}
+
+  /** Applies one committed record of an `auth/refresh_token/...` stream. */
+  evolve(record: EventRecord): void {
+    const { type, data } = record;
+    if (type === 'refresh_token_created') {
+      const { token, jwt_key, ...created } = data as RefreshTokenCreatedRecord;
+      this.add(initialTransition(refreshTokenMachine, created)[0], token, jwt_key);
+      return;
+    }
+    if (!TOKEN_EVENTS.has(type as RefreshTokenEvent['type'])) return;
+    const id = record.stream.slice('auth/refresh_token/'.length);
+    const entry = this.entries.get(id);
+    const event = { ...data, type } as RefreshTokenEvent;
+    if (!entry || !entry.snapshot.can(event)) return;
+    entry.snapshot = transition(refreshTokenMachine, entry.snapshot, event)[0];
+    if (entry.snapshot.status === 'done') {
+      this.entries.delete(id);
+      this.bySecret.delete(entry.token);
+      this.onRemoved(id);
+    }
+  }
+
+  /** Whether `event` would apply to the token now (the machine's guards decide). */
+  can(id: string, event: RefreshTokenEvent): boolean {
+    return this.entries.get(id)?.snapshot.can(event) ?? false;
+  }
+
+  get(id: string): RefreshTokenView | undefined {
+    const entry = this.entries.get(id);
+    return entry && view(entry);
+  }
+
+  /** The signing key of a live token that has not expired at `nowMs` (the access-token hot path). */
+  liveKey(id: string, nowMs: number): { id: string; jwtKey: string; userId: string } | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    const expireAt = entry.snapshot.context.expireAt;
+    return expireAt === null || nowMs < expireAt ? entry.key : undefined;
+  }
+
+  /** The token a client presented as `refresh_token`. */
+  bySecretToken(token: string): RefreshTokenView | undefined {
+    const id = this.bySecret.get(token);
+    return id === undefined ? undefined : this.get(id);
+  }
+
+  ofUser(userId: string): RefreshTokenView[] {
+    return [...this.entries.values()].filter((e) => e.snapshot.context.userId === userId).map(view);
+  }
+
+  snapshot(): TokensSnapshot {
+    return {
+      tokens: [...this.entries.values()].map((e) => ({ value: e.snapshot.value, context: e.snapshot.context, token: e.token, jwt_key: e.jwtKey })),
+    };
+  }
+
+  restore(data: TokensSnapshot): void {
+    for (const id of this.entries.keys()) this.onRemoved(id);
+    this.entries.clear();
+    this.bySecret.clear();
+    for (const t of data.tokens) {
+      const snapshot = refreshTokenMachine.resolveState(t as Parameters<typeof refreshTokenMachine.resolveState>[0]);
+      this.add(snapshot, t.token, t.jwt_key);
+    }
+  }
+
+  private add(snapshot: TokenSnapshot, token: string, jwtKey: string): void {
+    const { id, userId } = snapshot.context;
+    this.entries.set(id, { snapshot, token, jwtKey, key: { id, jwtKey, userId } });
+    this.bySecret.set(token, snapshot.context.id);
+  }
+}
+
+function view(entry: Entry): RefreshTokenView {
+  return { ...entry.snapshot.context, token: entry.token, jwtKey: entry.jwtKey };
+}

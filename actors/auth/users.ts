@@ -1,0 +1,177 @@
+import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { userMachine, type UserCreated, type UserEvent } from '../../machines/user.machine.ts';
+import type { EventRecord } from '../../store/types.ts';
+
+/** The system groups of the original; admins may use every admin route. */
+export const GROUP_ADMIN = 'system-admin';
+/** Regular users. */
+export const GROUP_USERS = 'system-users';
+/** Users that may only read. */
+export const GROUP_READ_ONLY = 'system-read-only';
+
+/** The stream of one user: its lifecycle and its credentials. */
+export const userStream = (userId: string) => `auth/user/${userId}`;
+
+/** A way to log in, owned by a user. `data` is provider specific (`{username}` for `core`). */
+export interface Credential {
+  id: string;
+  user_id: string;
+  auth_provider_type: string;
+  auth_provider_id: string | null;
+  data: Record<string, string>;
+}
+
+/** Data of a `credential_added` record; `password_hash` only for the `core` provider. */
+export interface CredentialAdded extends Credential {
+  password_hash?: string;
+}
+
+/** Data of a `password_changed` record. */
+export interface PasswordChanged {
+  credential_id: string;
+  password_hash: string;
+}
+
+/** A user as the rest of the auth system reads it. */
+export interface UserView {
+  id: string;
+  name: string | null;
+  isOwner: boolean;
+  isActive: boolean;
+  isAdmin: boolean;
+  systemGenerated: boolean;
+  localOnly: boolean;
+  groupIds: string[];
+  createdAt: number;
+}
+
+type UserSnapshot = SnapshotFrom<typeof userMachine>;
+
+/** Persisted form of the users (area snapshot). */
+export interface UsersSnapshot {
+  users: Array<{ value: unknown; context: unknown }>;
+  credentials: CredentialAdded[];
+}
+
+/** The usernames of the `core` provider compare trimmed and lower-cased. */
+export function normalizeUsername(username: string): string {
+  return username.trim().toLowerCase();
+}
+
+const USER_EVENTS = new Set<UserEvent['type']>(['user_activated', 'user_deactivated', 'user_updated', 'user_owner_set']);
+
+/** The users and credentials, rebuilt from their log records. */
+export class Users {
+  private readonly users = new Map<string, UserSnapshot>();
+  private readonly credentials = new Map<string, Credential>();
+  private readonly hashes = new Map<string, string>();
+  private readonly byUsername = new Map<string, string>();
+  /** read on every authenticated request, so built once per transition */
+  private readonly views = new Map<string, UserView>();
+
+  /** Applies one committed record of an `auth/user/...` stream. */
+  evolve(record: EventRecord): void {
+    const { type, data } = record;
+    if (type === 'user_created') {
+      const created = data as UserCreated;
+      this.users.set(created.id, initialTransition(userMachine, created)[0]);
+      this.views.delete(created.id);
+    } else if (type === 'credential_added') {
+      this.addCredential(data as CredentialAdded);
+    } else if (type === 'password_changed') {
+      const changed = data as PasswordChanged;
+      if (this.credentials.has(changed.credential_id)) this.hashes.set(changed.credential_id, changed.password_hash);
+    } else if (USER_EVENTS.has(type as UserEvent['type'])) {
+      const userId = record.stream.slice('auth/user/'.length);
+      const current = this.users.get(userId);
+      const event = { ...data, type } as UserEvent;
+      if (current?.can(event)) {
+        this.users.set(userId, transition(userMachine, current, event)[0]);
+        this.views.delete(userId);
+      }
+    }
+  }
+
+  /** Whether `event` would apply to the user now (the machine's guards decide). */
+  can(userId: string, event: UserEvent): boolean {
+    return this.users.get(userId)?.can(event) ?? false;
+  }
+
+  get(userId: string): UserView | undefined {
+    const cached = this.views.get(userId);
+    if (cached) return cached;
+    const snapshot = this.users.get(userId);
+    if (!snapshot) return undefined;
+    const c = snapshot.context;
+    const isActive = snapshot.value === 'active';
+    const view: UserView = {
+      id: c.id,
+      name: c.name,
+      isOwner: c.isOwner,
+      isActive,
+      isAdmin: c.isOwner || (isActive && c.groupIds.includes(GROUP_ADMIN)),
+      systemGenerated: c.systemGenerated,
+      localOnly: c.localOnly,
+      groupIds: c.groupIds,
+      createdAt: c.createdAt,
+    };
+    this.views.set(userId, view);
+    return view;
+  }
+
+  /** True once a user that is not system-generated exists. */
+  hasUsers(): boolean {
+    for (const snapshot of this.users.values()) if (!snapshot.context.systemGenerated) return true;
+    return false;
+  }
+
+  credential(id: string): Credential | undefined {
+    return this.credentials.get(id);
+  }
+
+  credentialsOf(userId: string): Credential[] {
+    return [...this.credentials.values()].filter((c) => c.user_id === userId);
+  }
+
+  /** The `core` credential of a (normalised) username. */
+  coreCredential(username: string): Credential | undefined {
+    const id = this.byUsername.get(normalizeUsername(username));
+    return id === undefined ? undefined : this.credentials.get(id);
+  }
+
+  passwordHash(credentialId: string): string | undefined {
+    return this.hashes.get(credentialId);
+  }
+
+  snapshot(): UsersSnapshot {
+    return {
+      users: [...this.users.values()].map((s) => ({ value: s.value, context: s.context })),
+      credentials: [...this.credentials.values()].map((c) => {
+        const hash = this.hashes.get(c.id);
+        return hash === undefined ? { ...c } : { ...c, password_hash: hash };
+      }),
+    };
+  }
+
+  restore(data: UsersSnapshot): void {
+    this.users.clear();
+    this.credentials.clear();
+    this.hashes.clear();
+    this.byUsername.clear();
+    this.views.clear();
+    for (const u of data.users) {
+      const snapshot = userMachine.resolveState(u as Parameters<typeof userMachine.resolveState>[0]);
+      this.users.set(snapshot.context.id, snapshot);
+    }
+    for (const c of data.credentials) this.addCredential(c);
+  }
+
+  private addCredential(added: CredentialAdded): void {
+    const { password_hash, ...credential } = added;
+    this.credentials.set(credential.id, credential);
+    if (password_hash !== undefined) this.hashes.set(credential.id, password_hash);
+    if (credential.auth_provider_type === 'core' && typeof credential.data.username === 'string') {
+      this.byUsername.set(normalizeUsername(credential.data.username), credential.id);
+    }
+  }
+}

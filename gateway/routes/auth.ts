@@ -1,0 +1,187 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType } from '@sinclair/typebox/errors';
+import { json, message, parseFormBody, parseJsonBody, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import type { CoreAuthService, FlowReply, GrantOutcome } from '../../actors/auth/index.ts';
+import { isLocalAddress } from '../../actors/auth/client-id.ts';
+
+/** What the auth routes need. */
+export interface AuthRouteDeps {
+  auth: CoreAuthService;
+}
+
+/** A request body validated against a compiled schema, or the original's 400 answer. */
+export type BodyResult<T> = { ok: true; value: T } | { ok: false; reply: HttpReply };
+
+/**
+ * Reads a JSON body the way the original's request validator does: 400 `Invalid JSON.` when it
+ * does not parse, 400 `Message format incorrect: <reason>` when the schema refuses it.
+ */
+export function readJsonBody<T extends TSchema>(req: HttpRequest, check: TypeCheck<T>): BodyResult<Static<T>> {
+  let value: unknown;
+  try {
+    value = parseJsonBody(req);
+  } catch {
+    return { ok: false, reply: message(400, 'Invalid JSON.') };
+  }
+  if (value === undefined) return { ok: false, reply: message(400, 'Invalid JSON.') };
+  if (check.Check(value)) return { ok: true, value };
+  const first = check.Errors(value).First();
+  return { ok: false, reply: message(400, `Message format incorrect: ${describe(first)}`) };
+}
+
+/** The first schema error in the words of the original's validator. */
+function describe(error: { type: ValueErrorType; path: string; message: string } | undefined): string {
+  if (!error) return 'invalid value';
+  if (error.path === '') return 'expected a dictionary';
+  const key = error.path.split('/')[1];
+  const where = `@ data['${key}']`;
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return `required key not provided ${where}`;
+    case ValueErrorType.ObjectAdditionalProperties:
+      return `extra keys not allowed ${where}`;
+    case ValueErrorType.String:
+      return `expected str for dictionary value ${where}`;
+    default:
+      return `${error.message.toLowerCase()} for dictionary value ${where}`;
+  }
+}
+
+// GET /auth/providers ------------------------------------------------------------------------
+
+function getProviders({ auth }: AuthRouteDeps) {
+  return (req: HttpRequest): HttpReply => {
+    if (!auth.onboardingStatus().find((s) => s.step === 'user')?.done) {
+      return message(400, 'Onboarding not finished', { code: 'onboarding_required' });
+    }
+    return json(200, { providers: auth.providers(), preselect_remember_me: isLocalAddress(req.remoteIp) });
+  };
+}
+
+// POST /auth/login_flow ----------------------------------------------------------------------
+
+const LoginFlowStart = Type.Object(
+  {
+    client_id: Type.String(),
+    handler: Type.Tuple([Type.String(), Type.Union([Type.String(), Type.Null()])]),
+    redirect_uri: Type.Optional(Type.String()),
+    // the seed spells the field this way; the original and its clients send redirect_uri
+    redirect_url: Type.Optional(Type.String()),
+    type: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+const checkLoginFlowStart = TypeCompiler.Compile(LoginFlowStart);
+
+function flowReply(reply: FlowReply): HttpReply {
+  switch (reply.kind) {
+    case 'step':
+      return json(200, reply.body);
+    case 'invalid_client':
+      return message(400, 'Invalid client id');
+    case 'unknown_handler':
+      return message(404, 'Invalid handler specified');
+    case 'unknown_flow':
+      return message(404, 'Invalid flow specified');
+    case 'ip_changed':
+      return message(400, 'IP address changed');
+    case 'malformed':
+      return message(400, 'User input malformed');
+    case 'invalid_redirect':
+      return message(403, 'Invalid redirect URI');
+    case 'blocked':
+      return message(403, `Login blocked: ${reply.reason}`);
+  }
+}
+
+function postLoginFlow({ auth }: AuthRouteDeps) {
+  return async (req: HttpRequest): Promise<HttpReply> => {
+    const body = readJsonBody(req, checkLoginFlowStart);
+    if (!body.ok) return body.reply;
+    const { client_id, handler, type = 'authorize' } = body.value;
+    const redirectUri = body.value.redirect_uri ?? body.value.redirect_url;
+    if (redirectUri === undefined) return message(400, "Message format incorrect: required key not provided @ data['redirect_uri']");
+    return flowReply(await auth.startLoginFlow({ handler, clientId: client_id, redirectUri, ip: req.remoteIp, type }));
+  };
+}
+
+// POST /auth/login_flow/:flow_id -------------------------------------------------------------
+
+const LoginFlowStep = Type.Object({ client_id: Type.String() }, { additionalProperties: true });
+const checkLoginFlowStep = TypeCompiler.Compile(LoginFlowStep);
+
+function postLoginFlowStep({ auth }: AuthRouteDeps) {
+  return async (req: HttpRequest): Promise<HttpReply> => {
+    const body = readJsonBody(req, checkLoginFlowStep);
+    if (!body.ok) return body.reply;
+    const { client_id, ...input } = body.value as Record<string, unknown> & { client_id: string };
+    return flowReply(await auth.continueLoginFlow(req.params.flow_id, client_id, input, req.remoteIp));
+  };
+}
+
+// GET and DELETE /auth/login_flow/:flow_id ---------------------------------------------------
+
+const getLoginFlowStep = (): HttpReply => message(404, 'Invalid flow specified');
+
+function deleteLoginFlow({ auth }: AuthRouteDeps) {
+  return async (req: HttpRequest): Promise<HttpReply> =>
+    (await auth.abortLoginFlow(req.params.flow_id)) ? message(200, 'Flow aborted') : message(404, 'Invalid flow specified');
+}
+
+// POST /auth/token ---------------------------------------------------------------------------
+
+/** Token answers must not be cached by anything between client and server (RFC 6749 §5.1). */
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+const tokenError = (status: number, error: string, description?: string) =>
+  json(status, description === undefined ? { error } : { error, error_description: description }, NO_STORE);
+
+function grantReply(outcome: GrantOutcome): HttpReply {
+  if (!outcome.ok) return tokenError(outcome.error === 'access_denied' ? 403 : 400, outcome.error, outcome.description);
+  const body: Record<string, unknown> = { access_token: outcome.accessToken, token_type: 'Bearer' };
+  if (outcome.refreshToken !== undefined) body.refresh_token = outcome.refreshToken;
+  body.expires_in = outcome.expiresIn;
+  if (outcome.providerType !== undefined) body.core_auth_provider = outcome.providerType;
+  return json(200, body, NO_STORE);
+}
+
+function postToken({ auth }: AuthRouteDeps) {
+  return async (req: HttpRequest): Promise<HttpReply> => {
+    // only form bodies count; a JSON body reads as no fields at all (→ unsupported_grant_type)
+    const form = parseFormBody(req);
+    const field = (name: string) => form.get(name) ?? undefined;
+    if (field('action') === 'revoke') return revoke(auth, field('token'));
+    switch (field('grant_type')) {
+      case 'authorization_code':
+        return grantReply(await auth.exchangeCode(field('client_id'), field('code'), req.remoteIp));
+      case 'refresh_token':
+        return grantReply(await auth.refreshAccessToken(field('client_id'), field('refresh_token'), req.remoteIp));
+      default:
+        return tokenError(400, 'unsupported_grant_type');
+    }
+  };
+}
+
+// POST /auth/revoke --------------------------------------------------------------------------
+
+/** RFC 7009 §2.2: 200 whether or not the token existed. */
+async function revoke(auth: CoreAuthService, token: string | undefined): Promise<HttpReply> {
+  if (token !== undefined) await auth.revokeBySecret(token);
+  return { status: 200 };
+}
+
+function postRevoke({ auth }: AuthRouteDeps) {
+  return (req: HttpRequest) => revoke(auth, parseFormBody(req).get('token') ?? undefined);
+}
+
+/** Registers /auth/providers, /auth/login_flow[/:flow_id], /auth/token and /auth/revoke. */
+export function registerAuthRoutes(router: Router, deps: AuthRouteDeps): void {
+  router.get('/auth/providers', { access: 'none' }, getProviders(deps));
+  router.post('/auth/login_flow', { access: 'none' }, postLoginFlow(deps));
+  router.get('/auth/login_flow/:flow_id', { access: 'none' }, getLoginFlowStep);
+  router.post('/auth/login_flow/:flow_id', { access: 'none' }, postLoginFlowStep(deps));
+  router.delete('/auth/login_flow/:flow_id', { access: 'none' }, deleteLoginFlow(deps));
+  router.post('/auth/token', { access: 'none', corsAnyOrigin: true }, postToken(deps));
+  router.post('/auth/revoke', { access: 'none', corsAnyOrigin: true }, postRevoke(deps));
+}

@@ -1,0 +1,103 @@
+import { assign, setup } from 'xstate';
+
+/** The original's three kinds of refresh token. */
+export type RefreshTokenType = 'normal' | 'long_lived_access_token' | 'system';
+
+/** The non-secret data of a `refresh_token_created` record (times epoch ms, durations seconds). */
+export interface RefreshTokenCreated {
+  id: string;
+  user_id: string;
+  client_id: string | null;
+  client_name: string | null;
+  client_icon: string | null;
+  token_type: RefreshTokenType;
+  created_at: number;
+  access_token_expiration: number;
+  expire_at: number | null;
+  credential_id: string | null;
+  version: string;
+}
+
+/** A token's state; the secrets stay with the actor layer. */
+export interface RefreshTokenContext {
+  id: string;
+  userId: string;
+  clientId: string | null;
+  clientName: string | null;
+  clientIcon: string | null;
+  tokenType: RefreshTokenType;
+  createdAt: number;
+  accessTokenExpiration: number;
+  lastUsedAt: number | null;
+  lastUsedIp: string | null;
+  expireAt: number | null;
+  credentialId: string | null;
+  version: string;
+}
+
+/** The token's log records after `refresh_token_created`, used as the machine's events. */
+export type RefreshTokenEvent =
+  | { type: 'refresh_token_used'; last_used_at: number; last_used_ip: string | null }
+  | { type: 'refresh_token_expiry_set'; enable_expiry: boolean; at: number }
+  | { type: 'refresh_token_revoked'; reason?: string };
+
+/** A normal token expires 90 days after its last use. */
+export const REFRESH_TOKEN_EXPIRATION_MS = 90 * 24 * 3600 * 1000;
+
+/**
+ * A refresh token: active until revoked. Each use (an access token minted) records when and
+ * from where, and slides the expiry forward when expiry is on. Time comes in the events.
+ */
+export const refreshTokenMachine = setup({
+  types: {
+    context: {} as RefreshTokenContext,
+    events: {} as RefreshTokenEvent,
+    input: {} as RefreshTokenCreated,
+  },
+  guards: {
+    notExpiredAtUse: ({ context, event }) =>
+      event.type !== 'refresh_token_used' || context.expireAt === null || event.last_used_at < context.expireAt,
+  },
+  actions: {
+    recordUse: assign(({ context, event }) => {
+      if (event.type !== 'refresh_token_used') return {};
+      return {
+        lastUsedAt: event.last_used_at,
+        lastUsedIp: event.last_used_ip,
+        expireAt: context.expireAt === null ? null : event.last_used_at + REFRESH_TOKEN_EXPIRATION_MS,
+      };
+    }),
+    setExpiry: assign(({ context, event }) => {
+      if (event.type !== 'refresh_token_expiry_set') return {};
+      return { expireAt: event.enable_expiry ? (context.lastUsedAt ?? event.at) + REFRESH_TOKEN_EXPIRATION_MS : null };
+    }),
+  },
+}).createMachine({
+  id: 'refreshToken',
+  context: ({ input }) => ({
+    id: input.id,
+    userId: input.user_id,
+    clientId: input.client_id,
+    clientName: input.client_name,
+    clientIcon: input.client_icon,
+    tokenType: input.token_type,
+    createdAt: input.created_at,
+    accessTokenExpiration: input.access_token_expiration,
+    lastUsedAt: null,
+    lastUsedIp: null,
+    expireAt: input.expire_at,
+    credentialId: input.credential_id,
+    version: input.version,
+  }),
+  initial: 'active',
+  states: {
+    active: {
+      on: {
+        refresh_token_used: { guard: 'notExpiredAtUse', actions: 'recordUse' },
+        refresh_token_expiry_set: { actions: 'setExpiry' },
+        refresh_token_revoked: { target: 'revoked' },
+      },
+    },
+    revoked: { type: 'final' },
+  },
+});

@@ -1,0 +1,94 @@
+import { assign, setup } from 'xstate';
+
+/** The data of a `user_created` record (times epoch ms). */
+export interface UserCreated {
+  id: string;
+  name: string | null;
+  is_owner: boolean;
+  is_active: boolean;
+  system_generated: boolean;
+  local_only: boolean;
+  group_ids: string[];
+  created_at: number;
+}
+
+/** A user's state; activity is the machine state, not a field. */
+export interface UserContext {
+  id: string;
+  name: string | null;
+  isOwner: boolean;
+  systemGenerated: boolean;
+  localOnly: boolean;
+  groupIds: string[];
+  createdAt: number;
+}
+
+/** The user's log records after `user_created`, used as the machine's events. */
+export type UserEvent =
+  | { type: 'user_activated' }
+  | { type: 'user_deactivated' }
+  | { type: 'user_updated'; name?: string | null; group_ids?: string[]; local_only?: boolean }
+  | { type: 'user_owner_set'; is_owner: boolean };
+
+/**
+ * A user of the auth system: active or inactive, owner flag, group membership.
+ * Events are the user's own log records, so live commands and replay share one set of rules.
+ */
+export const userMachine = setup({
+  types: {
+    context: {} as UserContext,
+    events: {} as UserEvent,
+    input: {} as UserCreated,
+  },
+  guards: {
+    // the first transition runs on xstate's init event, which carries the input
+    createdActive: ({ event }) => (event as unknown as { input?: UserCreated }).input?.is_active !== false,
+    // the original refuses to make a system user an owner; an owner stays unique by the actor layer
+    notSystemGenerated: ({ context }) => !context.systemGenerated,
+  },
+  actions: {
+    applyUpdate: assign(({ context, event }) => {
+      if (event.type !== 'user_updated') return {};
+      return {
+        name: event.name === undefined ? context.name : event.name,
+        groupIds: event.group_ids ?? context.groupIds,
+        localOnly: event.local_only ?? context.localOnly,
+      };
+    }),
+    setOwner: assign({ isOwner: ({ event }) => (event.type === 'user_owner_set' ? event.is_owner : false) }),
+  },
+}).createMachine({
+  id: 'user',
+  context: ({ input }) => ({
+    id: input.id,
+    name: input.name,
+    isOwner: input.is_owner,
+    systemGenerated: input.system_generated,
+    localOnly: input.local_only,
+    groupIds: [...input.group_ids],
+    createdAt: input.created_at,
+  }),
+  initial: 'starting',
+  states: {
+    starting: {
+      always: [
+        { guard: 'createdActive', target: 'active' },
+        { target: 'inactive' },
+      ],
+    },
+    active: {
+      on: {
+        user_deactivated: { target: 'inactive' },
+        user_updated: { actions: 'applyUpdate' },
+        user_owner_set: { guard: 'notSystemGenerated', actions: 'setOwner' },
+      },
+    },
+    inactive: {
+      on: {
+        user_activated: { target: 'active' },
+        user_updated: { actions: 'applyUpdate' },
+        user_owner_set: { guard: 'notSystemGenerated', actions: 'setOwner' },
+      },
+    },
+  },
+});
