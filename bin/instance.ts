@@ -132,8 +132,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
-  registerAuthRoutes(router, { auth } as any);
-  registerOnboardingRoutes(router, { auth } as any);
+  registerAuthRoutes(router, { auth });
+  registerOnboardingRoutes(router, { auth });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';

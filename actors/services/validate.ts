@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { Value } from '@sinclair/typebox/value';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
@@ -34,15 +34,10 @@ function pathText(path: string): string {
   return parts.length ? `data${parts.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `['${p}']`)).join('')}` : 'data';
 }
 
-function describeError(e: { path: string; message: string; value: unknown; schema: TSchema }, root: unknown): string {
+function describeError(e: { type: ValueErrorType; path: string; message: string; value: unknown }, _root: unknown): string {
   const where = pathText(e.path);
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return `extra keys not allowed @ ${where}. Got ${pyRepr(e.value)}`;
   if (e.value === undefined) return `required key not provided @ ${where}. Got None`;
-  if ((e.schema as any).additionalProperties === false && typeof e.value === 'object' && e.value) {
-    const allowed = Object.keys((e.schema as any).properties ?? {});
-    const extra = Object.keys(e.value).find((k) => !allowed.includes(k));
-    if (extra !== undefined) return `extra keys not allowed @ ${where}['${extra}']. Got ${pyRepr((e.value as any)[extra])}`;
-  }
-  void root;
   return `${e.message} @ ${where}. Got ${pyRepr(e.value)}`;
 }
 

@@ -57,8 +57,8 @@ t.test('WebSocket API', async (t) => {
     c.send({ type: 'ping' });
     t.same(await c.next(), { id: 0, type: 'result', success: false, error: { code: 'invalid_format', message: 'Message incorrectly formatted.' } });
     c.send([1, 2]);
-    const m = await c.next();
-    t.equal(m.error.code, 'invalid_format');
+    const [m1, m2] = [await c.next(), await c.next()];
+    t.same([m1.error.code, m2.error.code], ['invalid_format', 'invalid_format'], 'each message of an array is answered');
     c.send({ id: 7, type: 'call_service', domain: 'core' });
     const invalid = await c.next();
     t.equal(invalid.error.code, 'invalid_format');
