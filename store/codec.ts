@@ -1,0 +1,62 @@
+import { StoreError, messageOf } from './errors.ts';
+import { isIndexableId } from './keys.ts';
+import type { EventRecord, NewEvent } from './types.ts';
+
+// A record is stored as a JSON array rather than an object: field names would be most of the
+// bytes of a small event. The seq is the key, so it is not repeated in the value.
+// [time, stream, type, data, context.id, context.parent_id, context.user_id, origin?]
+type Stored = [number, string, string, unknown, string, string | null, string | null, ('LOCAL' | 'REMOTE')?];
+
+/** The stored form of a record, or a StoreError naming what makes the event unstorable. */
+export function encodeRecord(event: NewEvent): string {
+  const { time, stream, type, data, context, origin } = event;
+  if (typeof time !== 'number' || !Number.isFinite(time) || time < 0) {
+    throw invalid(`time must be epoch milliseconds, got ${String(time)}`);
+  }
+  if (!isIndexableId(stream)) throw invalid(`stream must be a non-empty string without NUL, got ${String(stream)}`);
+  if (typeof type !== 'string' || type === '') throw invalid(`type must be a non-empty string (stream ${stream})`);
+  if (context === null || typeof context !== 'object' || typeof context.id !== 'string') {
+    throw invalid(`context.id must be a string (stream ${stream}, type ${type})`);
+  }
+  const stored: Stored = [time, stream, type, data, context.id, context.parent_id ?? null, context.user_id ?? null];
+  if (origin !== undefined) stored.push(origin);
+  try {
+    return JSON.stringify(stored);
+  } catch (err) {
+    throw invalid(`data of ${type} on ${stream} is not JSON: ${messageOf(err)}`, err);
+  }
+}
+
+/** The record a stored value holds, with the seq taken from its key. */
+export function decodeRecord(seq: number, value: string): EventRecord {
+  let s: Stored;
+  try {
+    s = JSON.parse(value);
+  } catch (err) {
+    throw new StoreError('HEARTH_LOG_CORRUPT', `record ${seq} is not valid JSON: ${messageOf(err)}`, { cause: err });
+  }
+  const record: EventRecord = {
+    seq,
+    time: s[0],
+    stream: s[1],
+    type: s[2],
+    data: s[3],
+    context: { id: s[4], parent_id: s[5], user_id: s[6] },
+  };
+  if (s.length > 7) record.origin = s[7];
+  return record;
+}
+
+/** The record of an event once it has its seq, shaped as read() returns it. */
+export function withSeq(seq: number, event: NewEvent): EventRecord {
+  const { time, stream, type, data, context, origin } = event;
+  // the context is rebuilt so a live record has exactly the shape a replayed one has
+  const ctx = { id: context.id, parent_id: context.parent_id ?? null, user_id: context.user_id ?? null };
+  const record: EventRecord = { seq, time, stream, type, data, context: ctx };
+  if (origin !== undefined) record.origin = origin;
+  return record;
+}
+
+function invalid(message: string, cause?: unknown): StoreError {
+  return new StoreError('HEARTH_INVALID_EVENT', message, cause === undefined ? undefined : { cause });
+}
