@@ -51,6 +51,8 @@ export interface Hearth {
   restore: { ms: number; records: number };
   /** saves snapshots of every area now */
   snapshot(): Promise<void>;
+  /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
+  purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
   stop(): Promise<void>;
 }
@@ -169,10 +171,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const purgeKeepMs = config.recorder.purge_keep_days * 86_400_000;
   const purge = async () => {
     const snaps = await Promise.all(areas.map((a) => log.loadSnapshot(a.name)));
-    if (snaps.some((s) => !s)) return;
+    if (snaps.some((s) => !s)) return 0;
     const covered = Math.min(...snaps.map((s) => s!.seq));
-    const removed = await log.purge(clock.now() - purgeKeepMs, covered);
+    // users, tokens and core settings live only in their records: retention is for history
+    const removed = await log.purge(clock.now() - purgeKeepMs, covered, (r) => r.stream.startsWith('auth/') || r.stream.startsWith('core/'));
     if (removed) say(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
+    return removed;
   };
   const purgeTimer = setInterval(() => purge().catch((err) => say(`purge failed: ${err.message}`)), 3_600_000);
   purgeTimer.unref();
@@ -183,6 +187,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     log,
     restore: { ms: restoreMs, records },
     snapshot,
+    purge,
     stop: () =>
       (stopping ??= (async () => {
         runState = 'STOPPING';

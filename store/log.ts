@@ -164,13 +164,13 @@ class LevelEventLog implements EventLog {
     }
   }
 
-  purge(before: number, maxSeq: number): Promise<number> {
+  purge(before: number, maxSeq: number, keep?: (record: EventRecord) => boolean): Promise<number> {
     if (this.#closing) return Promise.reject(closedError('purge'));
     if (typeof before !== 'number' || Number.isNaN(before) || typeof maxSeq !== 'number' || Number.isNaN(maxSeq)) {
       return Promise.reject(new StoreError('HEARTH_INVALID_OPTIONS', 'purge(before, maxSeq) takes two numbers'));
     }
     // one purge at a time, so two overlapping ones never count the same record twice
-    const run = this.#purging.then(() => this.#purge(before, maxSeq));
+    const run = this.#purging.then(() => this.#purge(before, maxSeq, keep));
     this.#purging = run.catch(() => undefined);
     return this.#track(run);
   }
@@ -286,7 +286,7 @@ class LevelEventLog implements EventLog {
     }
   }
 
-  async #purge(before: number, maxSeq: number): Promise<number> {
+  async #purge(before: number, maxSeq: number, keep?: (record: EventRecord) => boolean): Promise<number> {
     const last = Math.min(Math.floor(maxSeq), this.#committed);
     if (last < 1) return 0;
     let deleted = 0;
@@ -296,7 +296,7 @@ class LevelEventLog implements EventLog {
       while (!this.#closing) {
         const chunk = await entries.nextv(PURGE_CHUNK);
         if (chunk.length === 0) break;
-        const old = chunk.map(([key, value]) => decodeRecord(seqOfKey(key), value)).filter((r) => r.time < before);
+        const old = chunk.map(([key, value]) => decodeRecord(seqOfKey(key), value)).filter((r) => r.time < before && !keep?.(r));
         if (old.length === 0) continue;
         const batch = this.#db.batch();
         for (const record of old) {

@@ -85,8 +85,9 @@ export interface EventLog {
   loadSnapshot<T = unknown>(name: string): Promise<Snapshot<T> | undefined>;
   /**
    * Deletes records older than `before` (epoch ms) whose seq is at most `maxSeq` (the seq the
-   * latest snapshot covers, so the current state is never lost). Resolves to the count deleted.
+   * latest snapshot covers, so the current state is never lost) and that `keep` does not claim
+   * (areas whose records are their only history, such as users and tokens). Resolves to the count deleted.
    */
-  purge(before: number, maxSeq: number): Promise<number>;
+  purge(before: number, maxSeq: number, keep?: (record: EventRecord) => boolean): Promise<number>;
   close(): Promise<void>;
 }

@@ -18,7 +18,6 @@ export interface CallRequest {
   target?: Record<string, unknown>;
   context: Context;
   returnResponse: boolean;
-  /** REST and mobile calls fire the call_service event as REMOTE? No: the original fires it LOCAL always. */
 }
 
 export interface CallResult {

@@ -18,7 +18,7 @@ export function registerStreamRoute(router: Router, deps: CoreDeps, options: { p
       status: 200,
       headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' },
       open(sink) {
-        const release = deps.bus.countListener(types ? [...types].join(',') : '*');
+        const releases = (types ? [...types] : ['*']).map((type) => deps.bus.countListener(type));
         let timer: NodeJS.Timeout;
         const arm = () => {
           clearTimeout(timer);
@@ -41,7 +41,7 @@ export function registerStreamRoute(router: Router, deps: CoreDeps, options: { p
         return () => {
           clearTimeout(timer);
           sub.unsubscribe();
-          release();
+          releases.forEach((release) => release());
         };
       },
     };
