@@ -139,6 +139,22 @@ t.test('REST API of the core', async (t) => {
     t.same([config.json.latitude, config.json.longitude], [12.5, 7.25]);
   });
 
+  t.test('CORS: the token endpoint is open to any origin, the API to configured ones', async (t) => {
+    const preflight = await fetch(`${base}/auth/token`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    t.equal(preflight.status, 200);
+    t.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example');
+    t.equal(preflight.headers.get('access-control-allow-methods'), 'POST');
+    const token = await fetch(`${base}/auth/token`, { method: 'POST', headers: { Origin: 'https://app.example' } });
+    t.equal(token.headers.get('access-control-allow-origin'), 'https://app.example');
+    const cast = await call('GET', '/api/', undefined, { Origin: 'https://cast.home-assistant.io' });
+    t.equal(cast.headers.get('access-control-allow-origin'), 'https://cast.home-assistant.io', 'the default allowed origin');
+    const other = await call('GET', '/api/', undefined, { Origin: 'https://evil.example' });
+    t.equal(other.headers.get('access-control-allow-origin'), null);
+  });
+
   t.test('HTTP layer: 405, 404, 413, gzip', async (t) => {
     const wrong = await call('PUT', '/api/states');
     t.equal(wrong.status, 405);
