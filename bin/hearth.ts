@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startHearth, type Hearth } from './instance.ts';
-import { replayMain } from './replay.ts';
+import type { Hearth } from './instance.ts';
 
 const USAGE = `usage:
   hearth [serve] [--port P] [--data DIR]     start Hearth (env HEARTH_PORT, HEARTH_DATA; default 1702, ./data)
@@ -21,6 +20,8 @@ async function serve(argv: string[]): Promise<void> {
   const dataDir = values.data ?? process.env.HEARTH_DATA ?? './data';
   const host = values.host ?? process.env.HEARTH_HOST ?? '0.0.0.0';
 
+  // loaded only to serve, so `hearth replay` starts fast
+  const { startHearth } = await import('./instance.ts');
   let instance: Hearth;
   let exiting = false;
   const exit = async (code: number) => {
@@ -56,7 +57,7 @@ async function serve(argv: string[]): Promise<void> {
 
 const [command, ...rest] = process.argv.slice(2);
 try {
-  if (command === 'replay') await replayMain(rest);
+  if (command === 'replay') await (await import('./replay.ts')).replayMain(rest);
   else if (command === 'serve' || command === undefined || command.startsWith('-')) await serve(command === 'serve' ? rest : process.argv.slice(2));
   else {
     console.error(`unknown command ${JSON.stringify(command)}\n${USAGE}`);

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import uWS from '@trufflesuite/uws-js-unofficial';
 import { openEventLog } from '../store/log.ts';
+import { serveLog } from '../store/log-socket.ts';
 import type { EventLog, EventRecord, Context } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
@@ -144,6 +145,13 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   });
   const port = uWS.us_socket_local_port(listenSocket);
 
+  // `hearth replay` reads the log through this socket while LevelDB's lock keeps it out
+  const socketPath = join(dataDir, 'hearth.sock');
+  const logSocket = await serveLog(log, socketPath).catch((err) => {
+    say(`hearth replay cannot reach this instance: no log socket at ${socketPath} (${err.message})`);
+    return undefined;
+  });
+
   await fireEvent('core_start', {}, 'LOCAL', systemContext());
   runState = 'RUNNING';
   await fireEvent('core_started', {}, 'LOCAL', systemContext());
@@ -197,6 +205,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         for (const c of ws.connections) c.close();
         await snapshotting;
         await snapshot();
+        await logSocket?.close();
         runState = 'STOPPED';
         bus.complete();
         await log.close();

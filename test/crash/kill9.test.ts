@@ -2,6 +2,12 @@
 import t from 'tap';
 import { dataDirWith, onboard, api } from '../helpers/hearth.ts';
 import { spawnHearth } from '../helpers/process.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../../bin/hearth.js', import.meta.url));
 
 t.test('acknowledged writes survive kill -9', async (t) => {
   const dataDir = await dataDirWith();
@@ -48,6 +54,13 @@ t.test('acknowledged writes survive kill -9', async (t) => {
     if (!s || Number(s.state) < Number(n)) missing++;
   }
   t.equal(missing, 0, 'no acknowledged write is lost');
+
+  // the history of one entity, read through the running instance's log socket
+  const [someId, someValue] = [...acked][0];
+  const { stdout } = await run(process.execPath, [BIN, 'replay', '--data', dataDir, '--entity', someId, '--type', 'state_changed', '--format', 'json']);
+  const history = stdout.trim().split('\n').map((l) => JSON.parse(l));
+  t.ok(history.length >= Number(someValue) + 1, `hearth replay shows every change of ${someId} (${history.length})`);
+  t.same(history.slice(0, Number(someValue) + 1).map((r) => r.data.new_state.state), Array.from({ length: Number(someValue) + 1 }, (_, i) => String(i)));
   second.child.kill('SIGTERM');
   t.equal(await second.exited, 0, 'SIGTERM ends Hearth cleanly');
   t.match(second.output(), /Hearth stopped/);
