@@ -22,6 +22,7 @@ import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
 import { registerAuthRoutes } from '../gateway/routes/auth.ts';
 import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
+import type { WsLimits } from '../gateway/ws/connection.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -35,6 +36,8 @@ export interface HearthOptions {
   log?: (line: string) => void;
   /** SSE keep-alive interval (tests shorten it) */
   streamPingMs?: number;
+  /** WebSocket limits (tests shrink them to see a slow client dropped) */
+  wsLimits?: Partial<WsLimits>;
   /** take a snapshot after this many committed records */
   snapshotEvery?: number;
   /** asked to end the process (core.stop) */
@@ -131,7 +134,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const deps: CoreDeps = { entities, services, coreConfig, auth, bus, clock, ids, runState: () => runState, fireEvent, log: say };
 
   const app = uWS.App();
-  const ws = registerWebSocket(app, deps);
+  const ws = registerWebSocket(app, deps, options.wsLimits);
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });

@@ -8,8 +8,15 @@ export interface SocketData {
   conn?: Connection;
 }
 
-/** Limits of one connection (the original's figures). */
-export const WS_LIMITS = {
+/** Limits of one connection. */
+export interface WsLimits {
+  authTimeoutMs: number;
+  maxPending: number;
+  maxBufferedBytes: number;
+}
+
+/** The defaults (the original's figures). */
+export const WS_LIMITS: WsLimits = {
   authTimeoutMs: 10_000,
   /** queued messages past which the client is dropped */
   maxPending: 4096,
@@ -47,9 +54,10 @@ export class Connection {
     private readonly ws: WebSocket<SocketData>,
     readonly ip: string,
     private readonly log: (line: string) => void,
+    private readonly limits: WsLimits = WS_LIMITS,
   ) {
     this.sendNow(`{"type":"auth_required","ha_version":"${CORE_VERSION}"}`);
-    this.authTimer = setTimeout(() => this.close(), WS_LIMITS.authTimeoutMs);
+    this.authTimer = setTimeout(() => this.close(), this.limits.authTimeoutMs);
   }
 
   authenticated(principal: Principal): void {
@@ -62,7 +70,7 @@ export class Connection {
   send(json: string): void {
     if (this.closed) return;
     this.queue.push(json);
-    if (this.queue.length > WS_LIMITS.maxPending) {
+    if (this.queue.length > this.limits.maxPending) {
       this.log(`Client ${this.ip} unable to keep up with pending messages; disconnecting`);
       return this.close();
     }
@@ -98,7 +106,7 @@ export class Connection {
   private sendNow(json: string): void {
     if (this.closed) return;
     this.ws.send(json, false);
-    if (this.ws.getBufferedAmount() > WS_LIMITS.maxBufferedBytes) {
+    if (this.ws.getBufferedAmount() > this.limits.maxBufferedBytes) {
       this.log(`Client ${this.ip} unable to keep up with pending messages (${this.ws.getBufferedAmount()} bytes buffered); disconnecting`);
       this.close();
     }

@@ -1,12 +1,13 @@
 import type { TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 import type { CoreDeps } from '../core.ts';
-import { Connection, CommandError, type SocketData } from './connection.ts';
+import { Connection, CommandError, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
 import { commands, checkCommand } from './commands.ts';
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The WebSocket API at /api/websocket: the auth handshake, then commands. */
-export function registerWebSocket(app: TemplatedApp, deps: CoreDeps): { connections: Set<Connection> } {
+export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Partial<WsLimits> = {}): { connections: Set<Connection> } {
+  const connLimits: WsLimits = { ...WS_LIMITS, ...limits };
   const connections = new Set<Connection>();
   const byToken = new Map<string, Set<Connection>>();
 
@@ -31,7 +32,7 @@ export function registerWebSocket(app: TemplatedApp, deps: CoreDeps): { connecti
     },
     open: (ws) => {
       const data = ws.getUserData();
-      data.conn = new Connection(ws, data.ip, deps.log);
+      data.conn = new Connection(ws, data.ip, deps.log, connLimits);
       connections.add(data.conn);
     },
     message: (ws, raw, isBinary) => {
