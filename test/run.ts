@@ -1,5 +1,14 @@
 // Runs the tap suite and ends with the line CI reads: `N passed, M failed`.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+
+// tap compiles its Test class from the plugin list in .taprc; a fresh install still has the
+// default one (with the ts-node plugin that cannot load TypeScript 7), so build it first
+const build = spawnSync('node_modules/.bin/tap', ['build'], { encoding: 'utf8' });
+if (build.status !== 0) {
+  console.error(`tap build failed:\n${build.stdout}${build.stderr}`);
+  console.log('0 passed, 1 failed (tap build failed)');
+  process.exit(1);
+}
 
 const args = process.argv.slice(2);
 const files = args.length ? args : ['test/**/*.test.ts'];
