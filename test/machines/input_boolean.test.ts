@@ -2,35 +2,10 @@
 // options, methods, restore, initial over restore, reload keeps state).
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
-import { initialTransition, transition, type EventObject } from 'xstate';
 import { inputBooleanDomain as domain } from '../../actors/entities/domains/input_boolean.ts';
-import type { EntityState } from '../../actors/entities/types.ts';
+import { givenHelper } from '../helpers/helper-domain.ts';
 
-/** given a section (and a restored state), start the first item; `when` sends events. */
-function given(section: unknown, restored?: string) {
-  const [item] = domain.parseConfig(section);
-  const last: EntityState | undefined =
-    restored === undefined
-      ? undefined
-      : { entity_id: `${domain.domain}.${item.objectId}`, state: restored, attributes: {}, last_changed: 0, last_reported: 0, last_updated: 0, context: { id: 'c', parent_id: null, user_id: null } };
-  let [snapshot] = initialTransition(domain.machine, domain.input(item, last));
-  const rejected: Array<{ message: string }> = [];
-  const h = {
-    when(...events: Array<EventObject & Record<string, unknown>>) {
-      for (const event of events) {
-        const [next, actions] = transition(domain.machine, snapshot, event);
-        snapshot = next;
-        for (const a of actions as any[]) if (a.type === 'xstate.emit' && a.params.event.type === 'rejected') rejected.push(a.params.event);
-      }
-      return h;
-    },
-    get shown() {
-      return domain.render(snapshot, item);
-    },
-    rejected,
-  };
-  return h;
-}
+const given = (section: unknown, restored?: string) => givenHelper(domain, section, restored);
 
 const service = (name: string) => domain.services.find((s) => s.service === name)!;
 const call = (name: string, data: Record<string, unknown> = {}) => service(name).toEvent(data);

@@ -4,36 +4,10 @@
 // of the wrong length (the call succeeds) and never checks the pattern; Hearth refuses both.
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
-import { initialTransition, transition, type EventObject } from 'xstate';
 import { inputTextDomain as domain } from '../../actors/entities/domains/input_text.ts';
-import type { EntityState } from '../../actors/entities/types.ts';
+import { givenHelper } from '../helpers/helper-domain.ts';
 
-/** given a section (and a restored state), start the item named `objectId`; `when` sends events. */
-function given(section: unknown, restored?: string, objectId?: string) {
-  const items = domain.parseConfig(section);
-  const item = objectId ? items.find((i) => i.objectId === objectId)! : items[0];
-  const last: EntityState | undefined =
-    restored === undefined
-      ? undefined
-      : { entity_id: `${domain.domain}.${item.objectId}`, state: restored, attributes: {}, last_changed: 0, last_reported: 0, last_updated: 0, context: { id: 'c', parent_id: null, user_id: null } };
-  let [snapshot] = initialTransition(domain.machine, domain.input(item, last));
-  const rejected: Array<{ message: string; code: string }> = [];
-  const h = {
-    when(...events: Array<EventObject & Record<string, unknown>>) {
-      for (const event of events) {
-        const [next, actions] = transition(domain.machine, snapshot, event);
-        snapshot = next;
-        for (const a of actions as any[]) if (a.type === 'xstate.emit' && a.params.event.type === 'rejected') rejected.push(a.params.event);
-      }
-      return h;
-    },
-    get shown() {
-      return domain.render(snapshot, item);
-    },
-    rejected,
-  };
-  return h;
-}
+const given = (section: unknown, restored?: string, objectId?: string) => givenHelper(domain, section, restored, objectId);
 
 const service = domain.services[0];
 const setValue = (value: unknown) => service.toEvent({ value });
