@@ -1,5 +1,5 @@
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
-import { refreshTokenMachine, type RefreshTokenCreated, type RefreshTokenEvent } from '../../machines/refresh-token.machine.ts';
+import { refreshTokenMachine, type RefreshTokenContext, type RefreshTokenCreated, type RefreshTokenEvent } from '../../machines/refresh-token.machine.ts';
 import type { EventRecord } from '../../store/types.ts';
 
 /** The stream of one refresh token. */
@@ -13,21 +13,8 @@ export interface RefreshTokenCreatedRecord extends RefreshTokenCreated {
   jwt_key: string;
 }
 
-/** A live refresh token as the rest of the auth system reads it. */
-export interface RefreshTokenView {
-  id: string;
-  userId: string;
-  clientId: string | null;
-  clientName: string | null;
-  clientIcon: string | null;
-  tokenType: RefreshTokenCreated['token_type'];
-  createdAt: number;
-  accessTokenExpiration: number;
-  lastUsedAt: number | null;
-  lastUsedIp: string | null;
-  expireAt: number | null;
-  credentialId: string | null;
-  version: string;
+/** A live refresh token as the rest of the auth system reads it: its machine's context plus the secrets. */
+export interface RefreshTokenView extends RefreshTokenContext {
   token: string;
   jwtKey: string;
 }
