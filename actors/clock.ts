@@ -65,11 +65,18 @@ function encodeTime(ms: number): string {
 
 /** Random identifiers from node:crypto. */
 export function randomIds(): Ids {
+  // one call to the CSPRNG serves many ids: a call per id cost more than the rest of a write
+  let pool = randomBytes(4096);
+  let at = 0;
   return {
     ulid(time) {
-      const bytes = randomBytes(16);
+      if (at + 16 > pool.length) {
+        pool = randomBytes(4096);
+        at = 0;
+      }
       let rand = '';
-      for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i] & 31];
+      for (let i = 0; i < 16; i++) rand += CROCKFORD[pool[at + i] & 31];
+      at += 16;
       return encodeTime(time) + rand;
     },
     uuidHex: () => randomUUID().replaceAll('-', ''),

@@ -15,6 +15,7 @@ import { helperDomains } from '../actors/entities/domains/index.ts';
 import { ServiceRegistry } from '../actors/services/registry.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { Bus } from '../streams/bus.ts';
+import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Router } from '../gateway/http.ts';
 import type { CoreDeps } from '../gateway/core.ts';
 import { registerApiRoutes } from '../gateway/routes/api.ts';
@@ -131,7 +132,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
   coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'onboarding', 'websocket_api', ...configured]);
 
-  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, clock, ids, runState: () => runState, fireEvent, log: say };
+  const entityFanout = new EntityFanout(bus);
+  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: say };
 
   const app = uWS.App();
   const ws = registerWebSocket(app, deps, options.wsLimits);
@@ -159,7 +161,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   runState = 'RUNNING';
   await fireEvent('core_started', {}, 'LOCAL', systemContext());
 
-  const snapshotEvery = options.snapshotEvery ?? 50_000;
+  // a snapshot of 100k entities blocks the loop ~0.3 s; 200k records of tail replay in under 2 s
+  const snapshotEvery = options.snapshotEvery ?? 200_000;
   let sinceSnapshot = 0;
   let snapshotting: Promise<void> | undefined;
   const snapshot = async () => {

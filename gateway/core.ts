@@ -4,6 +4,7 @@ import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
 import type { AuthService } from '../actors/auth/types.ts';
 import type { Bus } from '../streams/bus.ts';
+import type { EntityFanout } from '../streams/entity-fanout.ts';
 import type { Context, EventRecord, Origin } from '../store/types.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
@@ -13,6 +14,8 @@ export interface CoreDeps {
   coreConfig: CoreConfig;
   auth: AuthService;
   bus: Bus;
+  /** subscribe_entities delivery, shared by every subscriber */
+  entityFanout: EntityFanout;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

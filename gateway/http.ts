@@ -138,6 +138,9 @@ const CORS_HEADERS = 'Origin, Accept, X-Requested-With, Content-Type, Authorizat
  */
 export class Router {
   private routes: Route[] = [];
+  private readonly gzipCache = new Map<string, { body: string; zipped: Buffer }>();
+  /** routes without parameters, found by one lookup */
+  private readonly exact = new Map<string, Route>();
   private readonly maxBody: number;
   private readonly gzipMin: number;
   private readonly log: (line: string) => void;
@@ -155,6 +158,7 @@ export class Router {
     if (!route) {
       route = { segments, methods: new Map() };
       this.routes.push(route);
+      if (!pattern.includes(':')) this.exact.set(pattern, route);
     }
     route.methods.set(method.toUpperCase(), { handler, options });
     return this;
@@ -178,12 +182,11 @@ export class Router {
   }
 
   private match(path: string): { route: Route; params: Record<string, string> } | undefined {
+    const exact = this.exact.get(path);
+    if (exact) return { route: exact, params: {} };
     const parts = path.split('/').slice(1);
     outer: for (const route of this.routes) {
-      if (route.segments.length !== parts.length) {
-        // a trailing slash on `/api/` is part of the pattern; other patterns match exactly
-        continue;
-      }
+      if (route.segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
       for (let i = 0; i < parts.length; i++) {
         const seg = route.segments[i];
@@ -216,7 +219,19 @@ export class Router {
       state.cleanup?.();
     });
 
-    const request: HttpRequest = { method, path, params: {}, query: new URLSearchParams(rawQuery), headers, remoteIp, body: EMPTY };
+    let query: URLSearchParams | undefined;
+    const request: HttpRequest = {
+      method,
+      path,
+      params: {},
+      // most requests never look at their query string
+      get query() {
+        return (query ??= new URLSearchParams(rawQuery));
+      },
+      headers,
+      remoteIp,
+      body: EMPTY,
+    };
     const corsHeaders = (anyOrigin: boolean): Record<string, string> => {
       const origin = headers.origin;
       if (!origin) return {};
@@ -306,8 +321,13 @@ export class Router {
     const body = reply.body;
     const accepts = (request.headers['accept-encoding'] ?? '').includes('gzip');
     if (accepts && body !== undefined && body.length >= this.gzipMin) {
-      gzipAsync(typeof body === 'string' ? Buffer.from(body) : body).then((zipped) => {
-        this.send(res, state, request, { ...reply, body: zipped, headers: { ...reply.headers, 'Content-Encoding': 'gzip' } }, cors);
+      const zipped = (z: Buffer) => this.send(res, state, request, { ...reply, body: z, headers: { ...reply.headers, 'Content-Encoding': 'gzip' } }, cors);
+      // dashboards poll the same large answer (all states): its gzip is kept until it changes
+      const cached = this.gzipCache.get(request.path);
+      if (cached && cached.body === body) return zipped(cached.zipped);
+      gzipAsync(typeof body === 'string' ? Buffer.from(body) : body).then((z) => {
+        if (typeof body === 'string' && body.length >= 64 * 1024) this.gzipCache.set(request.path, { body, zipped: z });
+        zipped(z);
       });
       return;
     }

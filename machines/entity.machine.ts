@@ -7,6 +7,10 @@ import { applyWrite, type StateWrite } from '../actors/entities/state.ts';
 export interface EntityContext {
   entityId: string;
   current: EntityState | null;
+  /** the state before the last write or removal (what the emitted fact reports as old) */
+  previous: EntityState | null;
+  /** true when the last write changed nothing but last_reported */
+  reported: boolean;
 }
 
 export type EntityEvent =
@@ -29,16 +33,16 @@ export const entityMachine = setup({
   actions: {
     recordWrite: assign(({ context, event }) => {
       if (event.type !== 'write') return {};
-      return { current: applyWrite(context.entityId, context.current, event).next };
+      const outcome = applyWrite(context.entityId, context.current, event);
+      return { previous: context.current, current: outcome.next, reported: outcome.kind === 'reported' };
     }),
     emitWrite: emit(({ context, event }) => {
       const e = event as Extract<EntityEvent, { type: 'write' }>;
-      // evaluated before recordWrite, so context.current is still the old state
-      const outcome = applyWrite(context.entityId, context.current, e);
-      if (outcome.kind === 'reported') {
-        return { type: 'state_reported' as const, old: context.current!, next: outcome.next, context: e.context, time: e.time };
+      // evaluated after recordWrite: previous is the old state, current the new one
+      if (context.reported) {
+        return { type: 'state_reported' as const, old: context.previous!, next: context.current!, context: e.context, time: e.time };
       }
-      return { type: 'state_changed' as const, old: context.current, next: outcome.next, context: e.context, time: e.time };
+      return { type: 'state_changed' as const, old: context.previous, next: context.current, context: e.context, time: e.time };
     }),
     emitRemoval: emit(({ context, event }) => ({
       type: 'state_changed' as const,
@@ -47,20 +51,20 @@ export const entityMachine = setup({
       context: (event as Extract<EntityEvent, { type: 'remove' }>).context,
       time: (event as Extract<EntityEvent, { type: 'remove' }>).time,
     })),
-    forget: assign({ current: null }),
+    forget: assign({ current: null, previous: null }),
   },
 }).createMachine({
   id: 'entity',
-  context: ({ input }) => ({ entityId: input.entityId, current: input.current }),
+  context: ({ input }) => ({ entityId: input.entityId, current: input.current, previous: null, reported: false }),
   initial: 'absent',
   states: {
     absent: {
       always: { guard: ({ context }) => context.current !== null, target: 'present' },
-      on: { write: { target: 'present', actions: ['emitWrite', 'recordWrite'] } },
+      on: { write: { target: 'present', actions: ['recordWrite', 'emitWrite'] } },
     },
     present: {
       on: {
-        write: { actions: ['emitWrite', 'recordWrite'] },
+        write: { actions: ['recordWrite', 'emitWrite'] },
         remove: { target: 'absent', actions: ['emitRemoval', 'forget'] },
       },
     },

@@ -3,6 +3,17 @@
  * microseconds omitted when zero, offset always `+00:00`.
  */
 export function isoTime(ms: number): string {
+  // a state carries the same time up to three times, and a write formats it right away
+  if (ms === lastMs) return lastIso;
+  lastIso = formatIso(ms);
+  lastMs = ms;
+  return lastIso;
+}
+
+let lastMs = NaN;
+let lastIso = '';
+
+function formatIso(ms: number): string {
   const whole = Math.floor(ms);
   let micros = Math.round((ms - whole) * 1000);
   let base = whole;

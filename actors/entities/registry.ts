@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import type { EntityState } from './types.ts';
 import { stateJson } from './state.ts';
+import { withJson } from '../../store/codec.ts';
 
 /** Stream of an entity's records in the log. */
 export const entityStream = (entityId: string) => `entity/${entityId}`;
@@ -60,6 +61,9 @@ export class EntityActors {
   private readonly clock: Clock;
   private readonly liveCap: number;
   private emitted: EntityEmitted | undefined;
+  /** moves on every committed change, so readers can keep what they derived until it does */
+  private changes = 0;
+  private joined: { changes: number; json: string } | undefined;
 
   constructor(options: EntityActorsOptions) {
     this.log = options.log;
@@ -95,6 +99,15 @@ export class EntityActors {
 
   /** The JSON array of all states, joined from each state's ready JSON. */
   statesJson(filter?: (s: EntityState) => boolean): string {
+    if (!filter) {
+      // the same string while nothing changed, so its gzip can be kept too
+      if (this.joined?.changes !== this.changes) this.joined = { changes: this.changes, json: this.join() };
+      return this.joined.json;
+    }
+    return this.join(filter);
+  }
+
+  private join(filter?: (s: EntityState) => boolean): string {
     const parts: string[] = [];
     for (const cell of this.cells.values()) if (!filter || filter(cell.state)) parts.push(stateJson(cell.state));
     return `[${parts.join(',')}]`;
@@ -179,6 +192,7 @@ export class EntityActors {
 
   /** Applies a committed record to the readers' view. */
   private project(r: EventRecord): void {
+    this.changes++;
     const entityId = r.stream.slice(STREAM_PREFIX.length);
     if (r.type === 'state_changed') {
       const next = (r.data as StateChangedData).new_state;
@@ -213,17 +227,36 @@ export class EntityActors {
     evolve: (r) => this.project(r),
     snapshot: () => [...this.cells.values()].map((c) => c.state),
     restore: (data) => {
+      this.changes++;
       this.cells.clear();
       for (const s of data as EntityState[]) this.cells.set(s.entity_id, { state: s, pending: 0 });
     },
   };
 }
 
+const logJsonCache = new WeakMap<EntityState, string>();
+
+/** A state as the log stores it (epoch-ms times), serialised once per state object. */
+function logJson(s: EntityState | null): string {
+  if (s === null) return 'null';
+  let json = logJsonCache.get(s);
+  if (json === undefined) {
+    json = JSON.stringify(s);
+    logJsonCache.set(s, json);
+  }
+  return json;
+}
+
 function toRecord(entityId: string, e: EntityEmitted): NewEvent {
+  const id = JSON.stringify(entityId);
   if (e.type === 'state_reported') {
     const data: StateReportedData = { entity_id: entityId, old_last_reported: e.old.last_reported, new_state: e.next };
-    return { time: e.time, stream: entityStream(entityId), type: 'state_reported', data, context: e.context, origin: 'LOCAL' };
+    const json = `{"entity_id":${id},"old_last_reported":${JSON.stringify(e.old.last_reported)},"new_state":${logJson(e.next)}}`;
+    return { time: e.time, stream: entityStream(entityId), type: 'state_reported', data: withJson(data, json), context: e.context, origin: 'LOCAL' };
   }
   const data: StateChangedData = { entity_id: entityId, old_state: e.old, new_state: e.next };
-  return { time: e.time, stream: entityStream(entityId), type: 'state_changed', data, context: e.context, origin: 'LOCAL' };
+  const json = `{"entity_id":${id},"old_state":${logJson(e.old)},"new_state":${logJson(e.next)}}`;
+  // only the current state's JSON is worth keeping: it is the next write's old state
+  if (e.old) logJsonCache.delete(e.old);
+  return { time: e.time, stream: entityStream(entityId), type: 'state_changed', data: withJson(data, json), context: e.context, origin: 'LOCAL' };
 }

@@ -32,9 +32,9 @@ export function stateString(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** JSON for attribute values: NaN and Infinity become null, as the original serialises them. */
+/** JSON as the original sends it: NaN and Infinity become null (JSON.stringify already does so). */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+  return JSON.stringify(value);
 }
 
 /** The wire dict of a state (key order of the original's as_dict). */

@@ -6,7 +6,7 @@ import { validate } from '../../actors/services/validate.ts';
 import { ServiceError } from '../../actors/services/types.ts';
 import { toJson } from '../../actors/entities/state.ts';
 import { eventJson } from '../../streams/event-json.ts';
-import { compressedState, entityEventPayload } from '../../streams/compressed.ts';
+import { compressedState } from '../../streams/compressed.ts';
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
 
@@ -155,11 +155,9 @@ export const commands: Record<string, Command> = {
       const matches = entityMatcher(msg);
       const release = deps.bus.countListener('state_changed');
       // subscribe before the snapshot so no change can fall between them
-      const sub = deps.bus.ofType('state_changed').subscribe((r: EventRecord) => {
-        if (r.stream.startsWith('entity/') && matches(r.data.entity_id)) conn.event(msg.id, entityEventPayload(r));
-      });
+      const stop = deps.entityFanout.subscribe(matches, (payload) => conn.event(msg.id, payload));
       conn.subscriptions.set(msg.id, () => {
-        sub.unsubscribe();
+        stop();
         release();
       });
       conn.result(msg.id, 'null');

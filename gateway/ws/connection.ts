@@ -24,6 +24,27 @@ export const WS_LIMITS: WsLimits = {
   maxBufferedBytes: 16 * 1024 * 1024,
 };
 
+/**
+ * Flushes the queues of every connection that got messages this turn, from one setImmediate
+ * (a timer per connection cost more than the sends themselves at hundreds of subscribers).
+ */
+export class FlushScheduler {
+  private readonly dirty = new Set<Connection>();
+  private scheduled = false;
+
+  mark(conn: Connection): void {
+    this.dirty.add(conn);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const batch = [...this.dirty];
+      this.dirty.clear();
+      for (const c of batch) c.flush();
+    });
+  }
+}
+
 /** An error answer of a command. */
 export class CommandError extends Error {
   constructor(
@@ -47,7 +68,6 @@ export class Connection {
   closed = false;
   readonly subscriptions = new Map<number, () => void>();
   private queue: string[] = [];
-  private flushScheduled = false;
   private authTimer?: NodeJS.Timeout;
 
   constructor(
@@ -55,6 +75,7 @@ export class Connection {
     readonly ip: string,
     private readonly log: (line: string) => void,
     private readonly limits: WsLimits = WS_LIMITS,
+    private readonly scheduler: FlushScheduler = new FlushScheduler(),
   ) {
     this.sendNow(`{"type":"auth_required","ha_version":"${CORE_VERSION}"}`);
     this.authTimer = setTimeout(() => this.close(), this.limits.authTimeoutMs);
@@ -74,10 +95,7 @@ export class Connection {
       this.log(`Client ${this.ip} unable to keep up with pending messages; disconnecting`);
       return this.close();
     }
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    if (this.queue.length === 1) this.scheduler.mark(this);
   }
 
   result(id: number, resultJson: string): void {
@@ -94,8 +112,8 @@ export class Connection {
     this.send(`{"id":${id},"type":"event","event":${payloadJson}}`);
   }
 
-  private flush(): void {
-    this.flushScheduled = false;
+  /** Sends what is queued: one array frame when the client coalesces, else one frame each. */
+  flush(): void {
     if (this.closed || this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];

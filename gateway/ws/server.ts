@@ -1,6 +1,6 @@
 import type { TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 import type { CoreDeps } from '../core.ts';
-import { Connection, CommandError, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
+import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
 import { commands, checkCommand } from './commands.ts';
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -8,6 +8,7 @@ const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object'
 /** The WebSocket API at /api/websocket: the auth handshake, then commands. */
 export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Partial<WsLimits> = {}): { connections: Set<Connection> } {
   const connLimits: WsLimits = { ...WS_LIMITS, ...limits };
+  const scheduler = new FlushScheduler();
   const connections = new Set<Connection>();
   const byToken = new Map<string, Set<Connection>>();
 
@@ -32,7 +33,7 @@ export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Par
     },
     open: (ws) => {
       const data = ws.getUserData();
-      data.conn = new Connection(ws, data.ip, deps.log, connLimits);
+      data.conn = new Connection(ws, data.ip, deps.log, connLimits, scheduler);
       connections.add(data.conn);
     },
     message: (ws, raw, isBinary) => {
