@@ -13,6 +13,7 @@ import { EntityActors } from '../actors/entities/registry.ts';
 import { HelperActors } from '../actors/entities/helpers.ts';
 import { helperDomains } from '../actors/entities/domains/index.ts';
 import { ServiceRegistry } from '../actors/services/registry.ts';
+import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
@@ -102,11 +103,20 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   };
 
   const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, say));
-  let current = config;
-  const reloadDomain = (h: HelperActors) => async (context: Context) => {
-    current = await loadConfiguration(dataDir);
-    await h.configure(current.sections[h.domain.domain], context);
+  // a broken file is refused as a whole before anything changes
+  const reloading = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      say(`reload of ${what} refused: ${(err as Error).message}`);
+      throw new ServiceError('home_assistant_error', `Cannot reload ${what}: ${(err as Error).message}`);
+    }
   };
+  const reloadDomain = (h: HelperActors) => (context: Context) =>
+    reloading(h.domain.domain, async () => {
+      const fresh = await loadConfiguration(dataDir);
+      await h.configure(fresh.sections[h.domain.domain], context);
+    });
   for (const h of helpers) {
     for (const spec of h.specs(reloadDomain(h))) await services.register(spec, systemContext());
     await h.configure(config.sections[h.domain.domain], systemContext());
@@ -118,11 +128,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     services,
     entities,
     coreConfig,
-    reloadCoreConfig: async (context) => {
-      current = await loadConfiguration(dataDir);
-      coreConfig.load(current.core, current.coreFromYaml);
-      await fireEvent('core_config_updated', {}, 'LOCAL', context);
-    },
+    reloadCoreConfig: (context) =>
+      reloading('the core configuration', async () => {
+        const fresh = await loadConfiguration(dataDir);
+        coreConfig.load(fresh.core, fresh.coreFromYaml);
+        await fireEvent('core_config_updated', {}, 'LOCAL', context);
+      }),
     stop: () => setImmediate(() => (options.onStop ? options.onStop() : void instance.stop!())),
     restart: () => setImmediate(() => options.onRestart?.()),
     log: say,
@@ -157,6 +168,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     return undefined;
   });
 
+  void entities.warmJson();
   await fireEvent('core_start', {}, 'LOCAL', systemContext());
   runState = 'RUNNING';
   await fireEvent('core_started', {}, 'LOCAL', systemContext());

@@ -7,18 +7,6 @@ import type { EventRecord, NewEvent } from './types.ts';
 // [time, stream, type, data, context.id, context.parent_id, context.user_id, origin?]
 type Stored = [number, string, string, unknown, string, string | null, string | null, ('LOCAL' | 'REMOTE')?];
 
-const preEncoded = new WeakMap<object, string>();
-
-/**
- * Hands over the JSON of a record's data, built by its owner from parts it had serialised
- * already (a state's JSON is made once and reused as the next write's old state). It must be
- * exactly JSON.stringify(data).
- */
-export function withJson<T extends object>(data: T, json: string): T {
-  preEncoded.set(data, json);
-  return data;
-}
-
 /** The stored form of a record, or a StoreError naming what makes the event unstorable. */
 export function encodeRecord(event: NewEvent): string {
   const { time, stream, type, data, context, origin } = event;
@@ -29,11 +17,6 @@ export function encodeRecord(event: NewEvent): string {
   if (typeof type !== 'string' || type === '') throw invalid(`type must be a non-empty string (stream ${stream})`);
   if (context === null || typeof context !== 'object' || typeof context.id !== 'string') {
     throw invalid(`context.id must be a string (stream ${stream}, type ${type})`);
-  }
-  const ready = typeof data === 'object' && data !== null ? preEncoded.get(data) : undefined;
-  if (ready !== undefined) {
-    const tail = origin !== undefined ? `,${JSON.stringify(origin)}` : '';
-    return `[${time},${JSON.stringify(stream)},${JSON.stringify(type)},${ready},${JSON.stringify(context.id)},${JSON.stringify(context.parent_id ?? null)},${JSON.stringify(context.user_id ?? null)}${tail}]`;
   }
   const stored: Stored = [time, stream, type, data, context.id, context.parent_id ?? null, context.user_id ?? null];
   if (origin !== undefined) stored.push(origin);
