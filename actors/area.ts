@@ -9,6 +9,10 @@ export interface Area {
   readonly name: string;
   /** format version of this area's snapshot data */
   readonly snapshotVersion: number;
+  /** every stream this area owns starts with this */
+  readonly streamPrefix: string;
+  /** true when a stream's last record holds its whole state, so a restore needs only that one */
+  readonly latestSuffices: boolean;
   /** true for records of streams this area owns */
   owns(record: EventRecord): boolean;
   /** applies one committed record while restoring (no effects, no appends) */

@@ -232,24 +232,26 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   return instance as Hearth;
 }
 
-/** Loads each area's snapshot, then replays the log tail each area has not seen. */
+/**
+ * Loads each area's snapshot, then replays the part of the log it has not seen: only its own
+ * streams (found through the per-stream index), and only their last records where those hold
+ * the whole state. Resolves to the count of records read.
+ */
 async function restore(log: EventLog, areas: Area[], say: (line: string) => void): Promise<number> {
-  const from = new Map<Area, number>();
+  let n = 0;
   for (const area of areas) {
     const snap = await log.loadSnapshot(area.name);
+    let after = 0;
     if (snap && snap.version === area.snapshotVersion) {
       area.restore(snap.data);
-      from.set(area, snap.seq);
-    } else {
-      if (snap) say(`snapshot of ${area.name} has format ${snap.version}, expected ${area.snapshotVersion}: replaying its log instead`);
-      from.set(area, 0);
+      after = snap.seq;
+    } else if (snap) {
+      say(`snapshot of ${area.name} has format ${snap.version}, expected ${area.snapshotVersion}: replaying its log instead`);
     }
-  }
-  const start = Math.min(...from.values());
-  let n = 0;
-  for await (const r of log.read({ gt: start })) {
-    n++;
-    for (const area of areas) if (r.seq > from.get(area)! && area.owns(r)) area.evolve(r);
+    for await (const r of log.readStreams(area.streamPrefix, { after, latest: area.latestSuffices })) {
+      n++;
+      area.evolve(r);
+    }
   }
   return n;
 }

@@ -71,6 +71,19 @@ export function streamRange(stream: string, first: number, last: number): { gte:
   return { gte: streamKey(stream, first), lte: streamKey(stream, last) };
 }
 
+/** Key range of the per-stream index for every stream whose name starts with `prefix`. */
+export function streamPrefixRange(prefix: string): { gte: string; lt?: string } {
+  if (prefix === '') return { gte: '' };
+  // the first string after every string that starts with the prefix
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return { gte: prefix, lt: prefix.slice(0, -1) + String.fromCharCode(last + 1) };
+}
+
+/** The stream and seq of a per-stream index key. */
+export function splitStreamKey(key: string): { stream: string; seq: number } {
+  return { stream: key.slice(0, -(WIDTH + 1)), seq: seqOfKey(key) };
+}
+
 /** Key range of the entity-and-time index for one entity, `from`/`to` inclusive. */
 export function historyRange(options: HistoryOptions): { gte: string; lt: string } | undefined {
   const { entityId, from, to } = options;

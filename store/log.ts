@@ -13,6 +13,8 @@ import {
   seqOfKey,
   streamKey,
   streamRange,
+  streamPrefixRange,
+  splitStreamKey,
 } from './keys.ts';
 import type {
   EventLog,
@@ -164,6 +166,10 @@ class LevelEventLog implements EventLog {
     }
   }
 
+  readStreams(prefix: string, options: { after?: number; latest?: boolean } = {}): AsyncIterable<EventRecord> {
+    return this.#readStreams(prefix, options.after ?? 0, options.latest ?? false);
+  }
+
   purge(before: number, maxSeq: number, keep?: (record: EventRecord) => boolean): Promise<number> {
     if (this.#closing) return Promise.reject(closedError('purge'));
     if (typeof before !== 'number' || Number.isNaN(before) || typeof maxSeq !== 'number' || Number.isNaN(maxSeq)) {
@@ -255,6 +261,44 @@ class LevelEventLog implements EventLog {
     });
     for await (const chunk of prefetched(() => entries.nextv(READ_CHUNK), () => entries.close())) {
       for (const [key, value] of chunk) yield decodeRecord(seqOfKey(key), value);
+    }
+  }
+
+  async *#readStreams(prefix: string, after: number, latest: boolean): AsyncGenerator<EventRecord> {
+    this.#assertOpen('readStreams');
+    // keys only: a restore of 1M records over 10k streams never parses the 990k it does not need
+    const keys = this.#byStream.keys({ ...streamPrefixRange(prefix), ...READ_BUFFER });
+    const seqs: number[] = [];
+    let stream = '';
+    let lastOfStream = 0;
+    try {
+      for (;;) {
+        const chunk = await keys.nextv(READ_CHUNK * 4);
+        if (chunk.length === 0) break;
+        for (const key of chunk) {
+          const k = splitStreamKey(key);
+          if (k.seq <= after) continue;
+          if (!latest) seqs.push(k.seq);
+          else if (k.stream !== stream) {
+            if (lastOfStream) seqs.push(lastOfStream);
+            stream = k.stream;
+            lastOfStream = k.seq;
+          } else lastOfStream = k.seq;
+        }
+      }
+    } finally {
+      await keys.close();
+    }
+    if (latest && lastOfStream) seqs.push(lastOfStream);
+    seqs.sort((a, b) => a - b);
+    for (let i = 0; i < seqs.length; i += READ_CHUNK) {
+      const part = seqs.slice(i, i + READ_CHUNK);
+      const values = await this.#records.getMany(part.map(seqKey));
+      for (let j = 0; j < part.length; j++) {
+        const value = values[j];
+        // a purge running alongside may have removed the record after the index was read
+        if (value !== undefined) yield decodeRecord(part[j], value);
+      }
     }
   }
 

@@ -79,6 +79,12 @@ export interface EventLog {
   /** The last committed sequence number (0 when empty). */
   lastSeq(): number;
   read(options?: ReadOptions): AsyncIterable<EventRecord>;
+  /**
+   * Records of every stream whose name starts with `prefix`, after seq `after`, in seq order,
+   * found through the per-stream index; with `latest`, only the last record of each stream
+   * (an area whose last record holds a stream's whole state restores from those alone).
+   */
+  readStreams(prefix: string, options?: { after?: number; latest?: boolean }): AsyncIterable<EventRecord>;
   /** state_changed records of one entity by time (the entity-and-time index). */
   history(options: HistoryOptions): AsyncIterable<EventRecord>;
   saveSnapshot(name: string, snapshot: Snapshot): Promise<void>;

@@ -174,6 +174,8 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   const area: Area = {
     name: 'auth',
     snapshotVersion: SNAPSHOT_VERSION,
+    streamPrefix: 'auth/',
+    latestSuffices: false,
     owns,
     evolve,
     snapshot(): AuthSnapshot {

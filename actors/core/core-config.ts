@@ -91,6 +91,8 @@ export class CoreConfig {
   readonly area: Area = {
     name: 'core_config',
     snapshotVersion: 1,
+    streamPrefix: STREAM,
+    latestSuffices: false,
     owns: (r) => r.stream === STREAM,
     evolve: (r) => {
       if (r.type === 'core_config_updated') Object.assign(this.overrides, r.data);

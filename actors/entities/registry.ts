@@ -225,8 +225,11 @@ export class EntityActors {
       }
       cell.state = next;
     } else if (r.type === 'state_reported') {
+      const next = (r.data as StateReportedData).new_state;
       const cell = this.cells.get(entityId);
-      if (cell) cell.state = (r.data as StateReportedData).new_state;
+      // a restore from each stream's last record may meet a report first
+      if (cell) cell.state = next;
+      else this.cells.set(entityId, { state: next, pending: 0 });
     }
   }
 
@@ -234,6 +237,9 @@ export class EntityActors {
   readonly area: Area = {
     name: 'entities',
     snapshotVersion: 1,
+    streamPrefix: STREAM_PREFIX,
+    // state_changed and state_reported carry the entity's whole new state
+    latestSuffices: true,
     owns: (r) => r.stream.startsWith(STREAM_PREFIX),
     evolve: (r) => this.project(r),
     snapshot: () => [...this.cells.values()].map((c) => c.state),
