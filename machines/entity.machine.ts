@@ -1,7 +1,8 @@
 import { assign, emit, setup } from 'xstate';
-import type { Context } from '../store/types.ts';
 import type { EntityState } from '../actors/entities/types.ts';
-import { applyWrite, type StateWrite } from '../actors/entities/state.ts';
+import { applyWrite, type StateWrite } from './entity-rules.ts';
+
+type Context = EntityState['context'];
 
 /** The entity's life: absent until its first write, present until removed. */
 export interface EntityContext {
