@@ -224,6 +224,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         await snapshotting;
         await snapshot();
         await logSocket?.close();
+        // keep-alive connections would otherwise still reach this stopped instance after a
+        // restart; close() (missing from the type definitions of this build) ends them all
+        (app as unknown as { close(): void }).close();
         runState = 'STOPPED';
         bus.complete();
         await log.close();
