@@ -5,7 +5,7 @@ import type { EntityActors } from './registry.ts';
 import type { Clock } from '../clock.ts';
 import type { HelperDomain, HelperItem } from './types.ts';
 import { ServiceError, type ServiceSpec } from '../services/types.ts';
-import { domainOf } from './state.ts';
+import { domainOf, jsonEqual } from './state.ts';
 
 interface HelperEntity {
   item: HelperItem;
@@ -59,7 +59,7 @@ export class HelperActors {
     const shown = this.domain.render(h.actor.getSnapshot(), h.item);
     const current = this.entities.get(entityId);
     // a restart with unchanged state writes nothing, so the log does not grow at each start
-    if (current && current.state === shown.state && JSON.stringify(current.attributes) === JSON.stringify(shown.attributes)) return;
+    if (current && current.state === shown.state && jsonEqual(current.attributes, shown.attributes)) return;
     await this.entities.write(entityId, { state: shown.state, attributes: shown.attributes, force_update: false }, context);
   }
 
