@@ -22,11 +22,13 @@ export function checker(schema: TSchema): TypeCheck<TSchema> {
 export function validate<T = any>(schema: TSchema, input: unknown): { ok: true; value: T } | { ok: false; message: string } {
   const c = checker(schema);
   if (c.Check(input)) return { ok: true, value: input as T };
-  let value = Value.Default(schema, Value.Convert(schema, structuredClone(input)));
+  const value = Value.Default(schema, Value.Convert(schema, structuredClone(input)));
   if (c.Check(value)) return { ok: true, value: value as T };
   const first = c.Errors(value).First();
   if (!first) return { ok: false, message: 'invalid data' };
-  return { ok: false, message: describeError(first, value) };
+  const got = first.type === ValueErrorType.ObjectRequiredProperty || first.value === undefined ? 'None' : pyRepr(first.value);
+  // the WebSocket API words it as humanize_error does: the reason, then what was given
+  return { ok: false, message: `${schemaErrorText(first)}. Got ${got}` };
 }
 
 function pathText(path: string): string {
@@ -34,11 +36,19 @@ function pathText(path: string): string {
   return parts.length ? `data${parts.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `['${p}']`)).join('')}` : 'data';
 }
 
-function describeError(e: { type: ValueErrorType; path: string; message: string; value: unknown }, _root: unknown): string {
-  const where = pathText(e.path);
-  if (e.type === ValueErrorType.ObjectAdditionalProperties) return `extra keys not allowed @ ${where}. Got ${pyRepr(e.value)}`;
-  if (e.value === undefined) return `required key not provided @ ${where}. Got None`;
-  return `${e.message} @ ${where}. Got ${pyRepr(e.value)}`;
+/**
+ * The first schema error in the words of the original's validator (voluptuous):
+ * `required key not provided @ data['x']`, `extra keys not allowed @ data['x']`,
+ * `expected str for dictionary value @ data['x']`.
+ */
+export function schemaErrorText(e: { type: ValueErrorType; path: string; message: string; value: unknown } | undefined): string {
+  if (!e) return 'invalid value';
+  if (e.path === '') return 'expected a dictionary';
+  const where = `@ ${pathText(e.path)}`;
+  if (e.type === ValueErrorType.ObjectRequiredProperty || e.value === undefined) return `required key not provided ${where}`;
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return `extra keys not allowed ${where}`;
+  if (e.type === ValueErrorType.String) return `expected str for dictionary value ${where}`;
+  return `${e.message.toLowerCase()} for dictionary value ${where}`;
 }
 
 /** A value as the original's messages show it (Python repr). */

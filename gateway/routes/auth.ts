@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ValueErrorType } from '@sinclair/typebox/errors';
+import { schemaErrorText } from '../../actors/services/validate.ts';
 import { json, message, parseFormBody, parseJsonBody, type HttpReply, type HttpRequest, type Router } from '../http.ts';
 import type { CoreAuthService, FlowReply, GrantOutcome } from '../../actors/auth/index.ts';
 import { isLocalAddress } from '../../actors/auth/client-id.ts';
@@ -27,25 +27,7 @@ export function readJsonBody<T extends TSchema>(req: HttpRequest, check: TypeChe
   if (value === undefined) return { ok: false, reply: message(400, 'Invalid JSON.') };
   if (check.Check(value)) return { ok: true, value };
   const first = check.Errors(value).First();
-  return { ok: false, reply: message(400, `Message format incorrect: ${describe(first)}`) };
-}
-
-/** The first schema error in the words of the original's validator. */
-function describe(error: { type: ValueErrorType; path: string; message: string } | undefined): string {
-  if (!error) return 'invalid value';
-  if (error.path === '') return 'expected a dictionary';
-  const key = error.path.split('/')[1];
-  const where = `@ data['${key}']`;
-  switch (error.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-      return `required key not provided ${where}`;
-    case ValueErrorType.ObjectAdditionalProperties:
-      return `extra keys not allowed ${where}`;
-    case ValueErrorType.String:
-      return `expected str for dictionary value ${where}`;
-    default:
-      return `${error.message.toLowerCase()} for dictionary value ${where}`;
-  }
+  return { ok: false, reply: message(400, `Message format incorrect: ${schemaErrorText(first)}`) };
 }
 
 // GET /auth/providers ------------------------------------------------------------------------
