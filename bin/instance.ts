@@ -117,14 +117,13 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
       const fresh = await loadConfiguration(dataDir);
       await h.configure(fresh.sections[h.domain.domain], context);
     });
-  for (const h of helpers) {
-    for (const spec of h.specs(reloadDomain(h))) await services.register(spec, systemContext());
-    await h.configure(config.sections[h.domain.domain], systemContext());
-  }
+  // registrations share group commits instead of one fsync each
+  await Promise.all(helpers.flatMap((h) => h.specs(reloadDomain(h)).map((spec) => services.register(spec, systemContext()))));
+  for (const h of helpers) await h.configure(config.sections[h.domain.domain], systemContext());
 
   let stopping: Promise<void> | undefined;
   const instance: Partial<Hearth> = {};
-  for (const spec of coreServices({
+  const core = coreServices({
     services,
     entities,
     coreConfig,
@@ -137,9 +136,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     stop: () => setImmediate(() => (options.onStop ? options.onStop() : void instance.stop!())),
     restart: () => setImmediate(() => options.onRestart?.()),
     log: say,
-  })) {
-    await services.register(spec, systemContext());
-  }
+  });
+  await Promise.all(core.map((spec) => services.register(spec, systemContext())));
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
   coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'onboarding', 'websocket_api', ...configured]);
 

@@ -141,6 +141,8 @@ export class Router {
   private readonly gzipCache = new Map<string, { body: string; zipped: Buffer }>();
   /** routes without parameters, found by one lookup */
   private readonly exact = new Map<string, Route>();
+  /** routes with `:param` segments, matched in turn */
+  private readonly withParams: Route[] = [];
   private readonly maxBody: number;
   private readonly gzipMin: number;
   private readonly log: (line: string) => void;
@@ -158,7 +160,8 @@ export class Router {
     if (!route) {
       route = { segments, methods: new Map() };
       this.routes.push(route);
-      if (!pattern.includes(':')) this.exact.set(pattern, route);
+      if (pattern.includes(':')) this.withParams.push(route);
+      else this.exact.set(pattern, route);
     }
     route.methods.set(method.toUpperCase(), { handler, options });
     return this;
@@ -185,7 +188,7 @@ export class Router {
     const exact = this.exact.get(path);
     if (exact) return { route: exact, params: {} };
     const parts = path.split('/').slice(1);
-    outer: for (const route of this.routes) {
+    outer: for (const route of this.withParams) {
       if (route.segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
       for (let i = 0; i < parts.length; i++) {
