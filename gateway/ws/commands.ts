@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { CoreDeps } from '../core.ts';
-import { newContext } from '../core.ts';
+import { newContext, eventTypeProblem } from '../core.ts';
+import { globMatcher } from '../../streams/glob.ts';
 import { CommandError, type Connection } from './connection.ts';
 import { validate } from '../../actors/services/validate.ts';
 import { ServiceError } from '../../actors/services/types.ts';
@@ -38,9 +39,6 @@ const EntityFilter = Type.Object(
   { additionalProperties: false },
 );
 
-function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-}
 
 /** The entity filter of subscribe_entities: explicit ids, then include/exclude as the original applies them. */
 function entityMatcher(msg: any): (id: string) => boolean {
@@ -49,12 +47,12 @@ function entityMatcher(msg: any): (id: string) => boolean {
     f && {
       domains: new Set<string>(f.domains ?? []),
       entities: new Set<string>(f.entities ?? []),
-      globs: (f.entity_globs ?? []).map(globToRegExp) as RegExp[],
+      globs: (f.entity_globs ?? []).map(globMatcher) as Array<(id: string) => boolean>,
     };
   const inc = compile(msg.include);
   const exc = compile(msg.exclude);
   const hit = (f: ReturnType<typeof compile>, id: string) =>
-    !!f && (f.entities.has(id) || f.domains.has(id.slice(0, id.indexOf('.'))) || f.globs.some((g: RegExp) => g.test(id)));
+    !!f && (f.entities.has(id) || f.domains.has(id.slice(0, id.indexOf('.'))) || f.globs.some((matches: (id: string) => boolean) => matches(id)));
   return (id) => {
     if (ids && !ids.has(id)) return false;
     if (inc && !hit(inc, id)) return false;
@@ -73,7 +71,7 @@ function serviceErrorExtra(err: ServiceError): Record<string, unknown> | undefin
 }
 
 /** The commands of this slice, by type. */
-export const commands: Record<string, Command> = {
+const commands: Record<string, Command> = {
   ping: {
     schema: cmd(),
     handle(conn, msg) {
@@ -125,8 +123,8 @@ export const commands: Record<string, Command> = {
       const eventType: string = msg.event_type ?? '*';
       if (!conn.principal!.isAdmin && !SUBSCRIBE_ALLOWLIST.has(eventType)) throw new CommandError('unauthorized', 'Unauthorized');
       const release = deps.bus.countListener(eventType);
-      const sub = deps.bus.ofType(eventType).subscribe((r: EventRecord) => conn.event(msg.id, eventJson(r)));
-      conn.subscriptions.set(msg.id, () => {
+      const sub = deps.bus.listen(eventType, `subscribe_events of ${conn.ip}`, (r: EventRecord) => conn.event(msg.id, eventJson(r)));
+      conn.subscribe(msg.id, () => {
         sub.unsubscribe();
         release();
       });
@@ -156,7 +154,7 @@ export const commands: Record<string, Command> = {
       const release = deps.bus.countListener('state_changed');
       // subscribe before the snapshot so no change can fall between them
       const stop = deps.entityFanout.subscribe(matches, (payload) => conn.event(msg.id, payload));
-      conn.subscriptions.set(msg.id, () => {
+      conn.subscribe(msg.id, () => {
         stop();
         release();
       });
@@ -219,12 +217,21 @@ export const commands: Record<string, Command> = {
     schema: cmd({ event_type: Type.String(), event_data: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
     admin: true,
     async handle(conn, msg, deps) {
+      const problem = eventTypeProblem(msg.event_type);
+      if (problem) throw new CommandError(msg.event_type === '' ? 'invalid_format' : 'home_assistant_error', problem);
       const context = newContext(deps, conn.principal!.userId);
       await deps.fireEvent(msg.event_type, msg.event_data ?? {}, 'LOCAL', context);
       conn.result(msg.id, `{"context":${JSON.stringify(context)}}`);
     },
   },
 };
+
+const byType = new Map(Object.entries(commands));
+
+/** The command of a message type; only the commands above, never a member every object has. */
+export function commandFor(type: string): Command | undefined {
+  return byType.get(type);
+}
 
 /** Validates a command message against its schema; the message of the original's format error otherwise. */
 export function checkCommand(command: Command, msg: unknown): string | undefined {

@@ -13,6 +13,7 @@ export interface WsLimits {
   authTimeoutMs: number;
   maxPending: number;
   maxBufferedBytes: number;
+  maxSubscriptions: number;
 }
 
 /** The defaults (the original's figures). */
@@ -20,8 +21,10 @@ export const WS_LIMITS: WsLimits = {
   authTimeoutMs: 10_000,
   /** queued messages past which the client is dropped */
   maxPending: 4096,
-  /** bytes uWS may hold for a slow client before it is dropped */
+  /** bytes uWS may hold for a slow client before it is dropped; also the most a client may have queued */
   maxBufferedBytes: 16 * 1024 * 1024,
+  /** open subscriptions of one connection (a dashboard holds tens) */
+  maxSubscriptions: 10_000,
 };
 
 /**
@@ -56,6 +59,9 @@ export class CommandError extends Error {
   }
 }
 
+/** The most characters joined into one coalesced frame; past it a new frame begins. */
+const COALESCE_CHARS = 1024 * 1024;
+
 /**
  * One WebSocket client: its auth state, id rules, subscriptions and outgoing queue (coalesced
  * into array frames once the client asked for it). A client that falls too far behind is
@@ -68,6 +74,8 @@ export class Connection {
   closed = false;
   readonly subscriptions = new Map<number, () => void>();
   private queue: string[] = [];
+  /** characters queued, a lower bound of their bytes */
+  private queuedChars = 0;
   private authTimer?: NodeJS.Timeout;
 
   constructor(
@@ -91,8 +99,9 @@ export class Connection {
   send(json: string): void {
     if (this.closed) return;
     this.queue.push(json);
-    if (this.queue.length > this.limits.maxPending) {
-      this.log(`Client ${this.ip} unable to keep up with pending messages; disconnecting`);
+    this.queuedChars += json.length;
+    if (this.queue.length > this.limits.maxPending || this.queuedChars > this.limits.maxBufferedBytes) {
+      this.log(`Client ${this.ip} unable to keep up with pending messages (${this.queue.length} messages, ${this.queuedChars} characters queued); disconnecting`);
       return this.close();
     }
     if (this.queue.length === 1) this.scheduler.mark(this);
@@ -112,13 +121,36 @@ export class Connection {
     this.send(`{"id":${id},"type":"event","event":${payloadJson}}`);
   }
 
-  /** Sends what is queued: one array frame when the client coalesces, else one frame each. */
+  /** Keeps a subscription until the client ends it or leaves; refuses one past the limit. */
+  subscribe(id: number, unsubscribe: () => void): void {
+    if (this.subscriptions.size >= this.limits.maxSubscriptions) {
+      unsubscribe();
+      throw new CommandError('home_assistant_error', `Too many subscriptions on one connection (${this.limits.maxSubscriptions}).`);
+    }
+    this.subscriptions.set(id, unsubscribe);
+  }
+
+  /**
+   * Sends what is queued: array frames of up to COALESCE_CHARS when the client coalesces, else
+   * one frame each.
+   */
   flush(): void {
     if (this.closed || this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
-    if (this.coalesce && batch.length > 1) this.sendNow(`[${batch.join(',')}]`);
-    else this.ws.cork(() => batch.forEach((m) => this.sendNow(m)));
+    this.queuedChars = 0;
+    this.ws.cork(() => {
+      if (!this.coalesce) return batch.forEach((m) => this.sendNow(m));
+      let from = 0;
+      let chars = 0;
+      for (let i = 0; i < batch.length; i++) {
+        chars += batch[i].length;
+        if (chars < COALESCE_CHARS && i < batch.length - 1) continue;
+        this.sendNow(i === from ? batch[i] : `[${batch.slice(from, i + 1).join(',')}]`);
+        from = i + 1;
+        chars = 0;
+      }
+    });
   }
 
   private sendNow(json: string): void {

@@ -1,9 +1,8 @@
 import type { TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 import type { CoreDeps } from '../core.ts';
 import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
-import { commands, checkCommand } from './commands.ts';
-
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { commandFor, checkCommand } from './commands.ts';
+import { isObject, readJson } from '../body.ts';
 
 /** The WebSocket API at /api/websocket: the auth handshake, then commands. */
 export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Partial<WsLimits> = {}): { connections: Set<Connection> } {
@@ -44,16 +43,20 @@ export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Par
         if (!conn.principal) conn.close();
         return;
       }
-      let msg: unknown;
-      try {
-        msg = JSON.parse(Buffer.from(raw).toString('utf8'));
-      } catch {
+      const read = readJson(new Uint8Array(raw));
+      if (!read.ok || read.value === undefined) {
         if (!conn.principal) return conn.close();
-        return conn.error(0, 'invalid_format', 'Message incorrectly formatted.');
+        const why = read.ok || read.problem === 'syntax' ? '' : `: ${read.message}`;
+        return conn.error(0, 'invalid_format', `Message incorrectly formatted${why || '.'}`);
       }
+      const msg = read.value;
       if (!conn.principal) return authenticate(conn, msg);
       const list = Array.isArray(msg) ? msg : [msg];
-      for (const m of list) dispatch(conn, m);
+      for (const m of list) {
+        // a client dropped halfway through a batch gets nothing more run for it
+        if (conn.closed) break;
+        dispatch(conn, m);
+      }
     },
     close: (ws) => {
       const conn = ws.getUserData().conn!;
@@ -77,26 +80,30 @@ export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Par
     set.add(conn);
   }
 
+  /**
+   * Runs one command. Everything a message can make go wrong — its shape, its schema, its
+   * handler, sync or async — ends as an error result for that message, never beyond it.
+   */
   function dispatch(conn: Connection, msg: unknown) {
-    if (!isObject(msg) || typeof msg.type !== 'string' || msg.type === '' || !Number.isInteger(msg.id) || msg.id < 1) {
-      const id = isObject(msg) && Number.isInteger(msg.id) ? msg.id : 0;
+    if (!isObject(msg) || typeof msg.type !== 'string' || msg.type === '' || !Number.isInteger(msg.id) || (msg.id as number) < 1) {
+      const id = isObject(msg) && Number.isInteger(msg.id) ? (msg.id as number) : 0;
       return conn.error(id, 'invalid_format', 'Message incorrectly formatted.');
     }
     const id = msg.id as number;
-    if (id <= conn.lastId) return conn.error(id, 'id_reuse', 'Identifier values have to increase.');
-    const command = commands[msg.type];
-    if (!command) return conn.error(id, 'unknown_command', 'Unknown command.');
-    conn.lastId = id;
-    if (command.admin && !conn.principal!.isAdmin) return conn.error(id, 'unauthorized', 'Unauthorized');
-    const invalid = checkCommand(command, msg);
-    if (invalid) return conn.error(id, 'invalid_format', invalid);
+    const type = msg.type;
     const fail = (err: unknown) => {
       if (err instanceof CommandError) return conn.error(id, err.code, err.message, err.extra);
-      deps.log(`Error handling message ${msg.type} (${id}): ${(err as Error)?.stack ?? err}`);
-      const text = (err as Error)?.message;
-      conn.error(id, 'unknown_error', text ? text : 'Unknown error');
+      deps.log(`Error handling message ${type} (${id}) from ${conn.ip}: ${(err as Error)?.stack ?? err}`);
+      conn.error(id, 'unknown_error', 'Unknown error');
     };
     try {
+      if (id <= conn.lastId) return conn.error(id, 'id_reuse', 'Identifier values have to increase.');
+      const command = commandFor(type);
+      if (!command) return conn.error(id, 'unknown_command', 'Unknown command.');
+      conn.lastId = id;
+      if (command.admin && !conn.principal!.isAdmin) return conn.error(id, 'unauthorized', 'Unauthorized');
+      const invalid = checkCommand(command, msg);
+      if (invalid) return conn.error(id, 'invalid_format', invalid);
       const done = command.handle(conn, msg, deps);
       if (done) done.catch(fail);
     } catch (err) {
