@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Hearth } from './instance.ts';
+import { guardProcess } from './guard.ts';
 
 const USAGE = `usage:
   hearth [serve] [--port P] [--data DIR]     start Hearth (env HEARTH_PORT, HEARTH_DATA; default 1702, ./data)
@@ -50,6 +51,7 @@ async function serve(argv: string[]): Promise<void> {
       `Hearth listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; restored ${instance.restore.records} events in ${instance.restore.ms.toFixed(0)} ms)`,
     );
   };
+  guardProcess({ say: (line) => console.error(line), stop: (code) => void exit(code) });
   process.on('SIGINT', () => void exit(0));
   process.on('SIGTERM', () => void exit(0));
   await boot();

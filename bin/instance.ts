@@ -95,7 +95,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const restoreMs = performance.now() - started;
   runState = 'STARTING';
 
-  const bus = new Bus(log);
+  const bus = new Bus(log, say);
   const services = new ServiceRegistry({ log, clock, entities });
   const fireEvent = async (eventType: string, data: Record<string, unknown>, origin: 'LOCAL' | 'REMOTE', context: Context): Promise<EventRecord> => {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);

@@ -1,5 +1,6 @@
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
+import { readJson, type JsonRead } from './body.ts';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 
 const gzipAsync = promisify(gzip);
@@ -64,8 +65,11 @@ export interface RouteOptions {
 const REASONS: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 302: 'Found', 400: 'Bad Request', 401: 'Unauthorized',
   403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 410: 'Gone', 413: 'Request Entity Too Large',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
+
+/** The original's HTTP layer refuses a request line or a header field longer than this. */
+export const MAX_LINE_BYTES = 8190;
 
 /** The status line uWS wants: `200 OK`. */
 export function statusLine(status: number): string {
@@ -94,10 +98,9 @@ export function text(status: number, body: string): HttpReply {
   return { status, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body };
 }
 
-/** The request body parsed as JSON; `undefined` when empty; throws SyntaxError when invalid. */
-export function parseJsonBody(req: HttpRequest): unknown {
-  if (req.body.length === 0) return undefined;
-  return JSON.parse(req.body.toString('utf8'));
+/** The request body read as JSON (gateway/body.ts): the value (`undefined` when empty), or why not. */
+export function parseJson(req: HttpRequest): JsonRead {
+  return readJson(req.body);
 }
 
 /** The request body parsed as application/x-www-form-urlencoded. */
@@ -128,6 +131,9 @@ const DEFAULT_HEADERS: [string, string][] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'SAMEORIGIN'],
 ];
+
+/** Large answers whose gzip is kept: all states, and a few single ones. */
+const GZIP_CACHE_PATHS = 8;
 
 const CORS_HEADERS = 'Origin, Accept, X-Requested-With, Content-Type, Authorization';
 
@@ -211,12 +217,15 @@ export class Router {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
-    const headers: Record<string, string> = {};
+    // no prototype: a header named like an Object member is just a header
+    const headers: Record<string, string> = Object.create(null);
+    let longest = 0;
     req.forEach((k, v) => {
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+      if (k.length + v.length > longest) longest = k.length + v.length;
     });
     const remoteIp = Buffer.from(res.getRemoteAddressAsText()).toString();
-    const state = { aborted: false, cleanup: undefined as undefined | (() => void) };
+    const state: Answering = { aborted: false, cleanup: undefined };
     res.onAborted(() => {
       state.aborted = true;
       state.cleanup?.();
@@ -241,6 +250,10 @@ export class Router {
       if (anyOrigin || this.options.corsOrigins?.includes(origin)) return { 'Access-Control-Allow-Origin': origin };
       return {};
     };
+
+    const line = method.length + path.length + (rawQuery ? rawQuery.length + 1 : 0) + 10;
+    if (line > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Status line', line), {}, true);
+    if (longest + 2 > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Header field', longest + 2), {}, true);
 
     const found = this.match(path);
     if (!found) return this.send(res, state, request, plainError(404));
@@ -307,20 +320,18 @@ export class Router {
     });
   }
 
-  private fail(res: UwsResponse, state: { aborted: boolean }, request: HttpRequest, err: unknown, cors: Record<string, string>) {
+  private fail(res: UwsResponse, state: Answering, request: HttpRequest, err: unknown, cors: Record<string, string>) {
     this.log(`error answering ${request.method} ${request.path}: ${(err as Error)?.stack ?? err}`);
     this.send(res, state, request, plainError(500), cors);
   }
 
-  private respond(
-    res: UwsResponse,
-    state: { aborted: boolean; cleanup: undefined | (() => void) },
-    request: HttpRequest,
-    reply: HttpReply | HttpStream,
-    cors: Record<string, string>,
-  ) {
+  private respond(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply | HttpStream, cors: Record<string, string>) {
     if (state.aborted) return;
-    if ('open' in reply) return this.stream(res, state, reply, cors);
+    if ('open' in reply) {
+      // HEAD learns the stream's headers without opening it
+      if (request.method === 'HEAD') return this.send(res, state, request, { status: reply.status, headers: reply.headers }, cors);
+      return this.stream(res, state, reply, cors);
+    }
     const body = reply.body;
     const accepts = (request.headers['accept-encoding'] ?? '').includes('gzip');
     if (accepts && body !== undefined && body.length >= this.gzipMin) {
@@ -328,16 +339,31 @@ export class Router {
       // dashboards poll the same large answer (all states): its gzip is kept until it changes
       const cached = this.gzipCache.get(request.path);
       if (cached && cached.body === body) return zipped(cached.zipped);
-      gzipAsync(typeof body === 'string' ? Buffer.from(body) : body).then((z) => {
-        if (typeof body === 'string' && body.length >= 64 * 1024) this.gzipCache.set(request.path, { body, zipped: z });
-        zipped(z);
-      });
+      gzipAsync(typeof body === 'string' ? Buffer.from(body) : body).then(
+        (z) => {
+          if (typeof body === 'string' && body.length >= 64 * 1024) this.keepGzip(request.path, body, z);
+          zipped(z);
+        },
+        (err) => this.fail(res, state, request, err, cors),
+      );
       return;
     }
     this.send(res, state, request, reply, cors);
   }
 
-  private send(res: UwsResponse, state: { aborted: boolean }, request: HttpRequest, reply: HttpReply, cors: Record<string, string> = {}, close = false) {
+  /** Keeps the gzip of a large answer for its path; a few paths only, the oldest dropped first. */
+  private keepGzip(path: string, body: string, zipped: Buffer) {
+    this.gzipCache.delete(path);
+    this.gzipCache.set(path, { body, zipped });
+    if (this.gzipCache.size > GZIP_CACHE_PATHS) this.gzipCache.delete(this.gzipCache.keys().next().value!);
+  }
+
+  /**
+   * Writes one complete answer. What the socket cannot take now is written as it drains
+   * (`tryEnd`/`onWritable`); until then uWS reads no further pipelined request of this
+   * connection, so a client that never reads holds one answer in memory, not thousands.
+   */
+  private send(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply, cors: Record<string, string> = {}, close = false) {
     if (state.aborted) return;
     state.aborted = true; // one answer per request
     res.cork(() => {
@@ -345,12 +371,22 @@ export class Router {
       for (const [k, v] of DEFAULT_HEADERS) res.writeHeader(k, v);
       for (const k in cors) res.writeHeader(k, cors[k]);
       if (reply.headers) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
-      if (request.method === 'HEAD') res.endWithoutBody();
-      else res.end(reply.body ?? '', close);
+      if (request.method === 'HEAD') return void res.endWithoutBody();
+      const body = reply.body ?? '';
+      if (close) return void res.end(body, true);
+      const total = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+      const start = res.getWriteOffset();
+      const [, done] = res.tryEnd(body, total);
+      if (done) return;
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      res.onWritable((offset) => {
+        const [ok] = res.tryEnd(bytes.subarray(offset - start), total);
+        return ok;
+      });
     });
   }
 
-  private stream(res: UwsResponse, state: { aborted: boolean; cleanup: undefined | (() => void) }, reply: HttpStream, cors: Record<string, string>) {
+  private stream(res: UwsResponse, state: Answering, reply: HttpStream, cors: Record<string, string>) {
     res.cork(() => {
       res.writeStatus(statusLine(reply.status));
       for (const [k, v] of DEFAULT_HEADERS) res.writeHeader(k, v);
@@ -386,3 +422,14 @@ export class Router {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Where one request stands: answered or gone (`aborted`), and the stream's cleanup. */
+interface Answering {
+  aborted: boolean;
+  cleanup: undefined | (() => void);
+}
+
+/** The original's answer to an over-long request line or header field. */
+function tooLong(what: string, bytes: number): HttpReply {
+  return text(400, `400, message: Got more than ${MAX_LINE_BYTES} bytes (${bytes}) when reading ${what} is too long.`);
+}

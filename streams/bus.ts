@@ -1,4 +1,4 @@
-import { Subject, filter, type Observable } from 'rxjs';
+import { Subject, filter, type Observable, type Subscription } from 'rxjs';
 import type { EventLog, EventRecord } from '../store/types.ts';
 
 /** Event types a match-all listener never receives (the original excludes them too). */
@@ -16,7 +16,10 @@ export class Bus {
   /** committed bus events (records with an origin) */
   readonly events$: Observable<EventRecord> = this.records$.pipe(filter((r) => r.origin !== undefined));
 
-  constructor(log: EventLog) {
+  constructor(
+    log: EventLog,
+    private readonly say: (line: string) => void = () => {},
+  ) {
     log.onCommit((records) => {
       for (const r of records) this.subject.next(r);
     });
@@ -26,6 +29,26 @@ export class Bus {
   ofType(eventType: string): Observable<EventRecord> {
     if (eventType === '*') return this.events$.pipe(filter((r) => !EXCLUDED_FROM_ALL.has(r.type)));
     return this.events$.pipe(filter((r) => r.type === eventType));
+  }
+
+  /**
+   * Calls `handler` with each bus event of `eventType` (`*` for all). A handler that throws —
+   * a record it cannot format, say — skips that record with a log line naming `who`; the
+   * other listeners, and later records, are not affected.
+   */
+  listen(eventType: string, who: string, handler: (r: EventRecord) => void): Subscription {
+    return this.ofType(eventType).subscribe(this.contained(who, handler));
+  }
+
+  /** `handler`, with whatever it throws logged and contained to the record at hand. */
+  contained(who: string, handler: (r: EventRecord) => void): (r: EventRecord) => void {
+    return (r) => {
+      try {
+        handler(r);
+      } catch (err) {
+        this.say(`Skipped record ${r.seq} (${r.type}) for ${who}: ${(err as Error)?.stack ?? err}`);
+      }
+    };
   }
 
   /** Counts a listener of an event type until the returned function is called. */

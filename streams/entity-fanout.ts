@@ -15,7 +15,7 @@ export class EntityFanout {
   private readonly subscribers = new Set<Subscriber>();
 
   constructor(bus: Bus) {
-    bus.ofType('state_changed').subscribe((r: EventRecord) => {
+    bus.listen('state_changed', 'subscribe_entities', (r: EventRecord) => {
       if (this.subscribers.size === 0 || !r.stream.startsWith('entity/')) return;
       const entityId: string = r.data.entity_id;
       let payload: string | undefined;

@@ -16,9 +16,11 @@ export function eventJson(r: EventRecord): string {
   let json = cache.get(r);
   if (json !== undefined) return json;
   const tail = `,"origin":"${r.origin ?? 'LOCAL'}","time_fired":"${isoTime(r.time)}","context":${toJson(r.context)}}`;
-  if (r.type === 'state_changed' && r.data && 'new_state' in r.data && 'old_state' in r.data) {
+  // only entities' own records hold states; a state_changed a client fired holds what it sent
+  const fromEntity = r.stream.startsWith('entity/');
+  if (fromEntity && r.type === 'state_changed') {
     json = `{"event_type":"state_changed","data":{"entity_id":${JSON.stringify(r.data.entity_id)},"old_state":${stateOrNull(r.data.old_state)},"new_state":${stateOrNull(r.data.new_state)}}${tail}`;
-  } else if (r.type === 'state_reported') {
+  } else if (fromEntity && r.type === 'state_reported') {
     json = `{"event_type":"state_reported","data":{"entity_id":${JSON.stringify(r.data.entity_id)},"old_last_reported":"${isoTime(r.data.old_last_reported)}","new_state":${stateOrNull(r.data.new_state)}}${tail}`;
   } else {
     json = `{"event_type":${JSON.stringify(r.type)},"data":${toJson(r.data ?? {})}${tail}`;

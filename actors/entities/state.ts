@@ -4,8 +4,12 @@ import type { EntityState } from './types.ts';
 const DOMAIN = /^(?!.+__)(?!_)[\da-z_]+(?<!_)$/;
 const OBJECT_ID = /^(?!_)[\da-z_]+(?<!_)$/;
 
-/** True for `<domain>.<object_id>` as the original accepts it. */
+/** The original's longest entity id. */
+export const MAX_ENTITY_ID_LENGTH = 255;
+
+/** True for `<domain>.<object_id>` as the original accepts it (at most 255 characters). */
 export function validEntityId(entityId: string): boolean {
+  if (entityId.length > MAX_ENTITY_ID_LENGTH) return false;
   const dot = entityId.indexOf('.');
   if (dot <= 0 || dot !== entityId.lastIndexOf('.')) return false;
   return DOMAIN.test(entityId.slice(0, dot)) && OBJECT_ID.test(entityId.slice(dot + 1));
@@ -73,6 +77,38 @@ export function fromStateDict(d: any): EntityState {
     last_updated: parseIsoTime(d.last_updated),
     context: { id: ctx.id ?? '', parent_id: ctx.parent_id ?? null, user_id: ctx.user_id ?? null },
   };
+}
+
+/**
+ * A state dict a client sent inside a `state_changed` event, made a full wire state as the
+ * original's `State.from_dict` makes it: `undefined` when the value is no state dict (it then
+ * stays as sent), the reason when it is one the original's State refuses. Times it cannot read
+ * become `now`, as there.
+ */
+export function wireStateFromDict(value: unknown, now: number): ReturnType<typeof stateDict> | undefined | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const d = value as Record<string, unknown>;
+  if (!Object.hasOwn(d, 'entity_id') || !Object.hasOwn(d, 'state')) return undefined;
+  if (typeof d.entity_id !== 'string' || !validEntityId(d.entity_id)) return 'invalid entity ID';
+  if (typeof d.state !== 'string' || d.state.length > MAX_STATE_LENGTH) return 'the state must be a string of at most 255 characters';
+  const attributes = d.attributes ?? {};
+  if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) return 'attributes must be an object';
+  const time = (v: unknown) => {
+    const ms = typeof v === 'string' ? parseIsoTime(v) : NaN;
+    return Number.isNaN(ms) ? undefined : ms;
+  };
+  const lastUpdated = time(d.last_updated) ?? now;
+  const ctx = typeof d.context === 'object' && d.context !== null ? (d.context as Record<string, unknown>) : {};
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return stateDict({
+    entity_id: d.entity_id,
+    state: d.state,
+    attributes: attributes as Record<string, unknown>,
+    last_changed: time(d.last_changed) ?? lastUpdated,
+    last_reported: time(d.last_reported) ?? lastUpdated,
+    last_updated: lastUpdated,
+    context: { id: text(ctx.id) ?? '', parent_id: text(ctx.parent_id), user_id: text(ctx.user_id) },
+  });
 }
 
 export { jsonEqual, applyWrite, type StateWrite, type WriteOutcome } from '../../machines/entity-rules.ts';

@@ -2,9 +2,9 @@ import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../entities/types.ts';
 import type { EntityActors, StateChangedData } from '../entities/registry.ts';
-import { domainOf } from '../entities/state.ts';
+import { domainOf, validEntityId } from '../entities/state.ts';
 import { ServiceError, type ServiceDescription, type ServiceSpec } from './types.ts';
-import { validate } from './validate.ts';
+import { validate, pyRepr } from './validate.ts';
 
 /** Keys of a call that name its targets rather than its data. */
 const TARGET_KEYS = ['entity_id', 'device_id', 'area_id', 'floor_id', 'label_id'] as const;
@@ -130,7 +130,7 @@ export class ServiceRegistry {
     const outer = this.collectors.get(req.context.id);
     if (!outer) this.collectors.set(req.context.id, collected);
     try {
-      const fired = this.deps.log.append([
+      const recorded = this.deps.log.append([
         {
           time: this.deps.clock.now(),
           stream: serviceStream(req.domain),
@@ -140,6 +140,12 @@ export class ServiceRegistry {
           origin: 'LOCAL',
         },
       ]);
+      // awaited after the handler, so the call and its writes share one commit; its failure is
+      // held until then rather than left unhandled while the handler runs
+      const failed = recorded.then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       const response = await spec.handler({
         domain: req.domain,
         service: req.service,
@@ -149,7 +155,8 @@ export class ServiceRegistry {
         context: req.context,
         returnResponse: req.returnResponse,
       });
-      await fired;
+      const failure = await failed;
+      if (failure !== undefined) throw failure;
       return { changedStates: outer ? [] : collected, response: req.returnResponse ? (response ?? {}) : undefined };
     } finally {
       if (!outer) this.collectors.delete(req.context.id);
@@ -168,7 +175,8 @@ function splitTargets(data: Record<string, unknown>): {
   untargeted: boolean;
   error?: string;
 } {
-  const rest: Record<string, unknown> = {};
+  // entries, not assignments: a key named __proto__ stays data, for the schema to refuse
+  const restEntries: [string, unknown][] = [];
   let ids: string[] | 'all' = [];
   let untargeted = true;
   for (const [k, v] of Object.entries(data)) {
@@ -179,13 +187,15 @@ function splitTargets(data: Record<string, unknown>): {
         continue;
       }
       const list = typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v;
-      if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
-        return { targets: [], rest, untargeted, error: `Entity ID ${String(v)} is an invalid entity ID for dictionary value @ data['entity_id']` };
+      const bad = Array.isArray(list) ? list.find((x) => typeof x !== 'string' || !validEntityId(x.toLowerCase())) : v;
+      if (bad !== undefined) {
+        const rest = Object.fromEntries(restEntries);
+        return { targets: [], rest, untargeted, error: `Entity ID ${typeof bad === 'string' ? bad : pyRepr(bad)} is an invalid entity ID for dictionary value @ data['entity_id']` };
       }
-      ids = list.map((x) => x.toLowerCase());
+      ids = (list as string[]).map((x) => x.toLowerCase());
     } else if ((TARGET_KEYS as readonly string[]).includes(k)) {
       untargeted = false;
-    } else rest[k] = v;
+    } else restEntries.push([k, v]);
   }
-  return { targets: ids, rest, untargeted };
+  return { targets: ids, rest: Object.fromEntries(restEntries), untargeted };
 }

@@ -59,8 +59,9 @@ export function pyRepr(v: unknown): string {
   if (typeof v === 'string') return `'${v}'`;
   if (typeof v === 'number') return String(v);
   try {
-    return JSON.stringify(v);
+    return JSON.stringify(v) ?? typeof v;
   } catch {
-    return String(v);
+    // a value that cannot be shown (a cycle, a BigInt) is named by its kind
+    return Array.isArray(v) ? 'list' : typeof v;
   }
 }

@@ -1,20 +1,19 @@
 import type { Router, HttpRequest, HttpReply } from '../http.ts';
-import { json, message, parseJsonBody, plainError } from '../http.ts';
-import { newContext, MAX_EVENT_TYPE_LENGTH, type CoreDeps } from '../core.ts';
-import { validEntityId, stateJson, stateString, MAX_STATE_LENGTH, fromStateDict } from '../../actors/entities/state.ts';
+import { json, message, parseJson, plainError } from '../http.ts';
+import { isObject } from '../body.ts';
+import { newContext, eventTypeProblem, type CoreDeps } from '../core.ts';
+import { validEntityId, stateJson, stateString, MAX_STATE_LENGTH, wireStateFromDict } from '../../actors/entities/state.ts';
 import { ServiceError } from '../../actors/services/types.ts';
 
-/** Parses a JSON body; `undefined` when empty, the `invalid` marker when it is not JSON. */
-function readJson(req: HttpRequest): unknown {
-  try {
-    return parseJsonBody(req);
-  } catch {
-    return INVALID;
-  }
+/**
+ * Reads a JSON body; when it cannot be read, the route's own 400 (`invalid`, the original's
+ * wording) — for nesting past the limit with the reason after it.
+ */
+function readBody(req: HttpRequest, invalid: string): { ok: true; value: unknown } | { ok: false; reply: HttpReply } {
+  const read = parseJson(req);
+  if (read.ok) return read;
+  return { ok: false, reply: message(400, read.problem === 'depth' ? `${invalid} ${read.message}.` : invalid) };
 }
-const INVALID = Symbol('invalid JSON');
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The REST API of the core (core-api §4.3): states, events, services, config, components. */
 export function registerApiRoutes(router: Router, deps: CoreDeps): void {
@@ -41,8 +40,9 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
 
   router.post('/api/states/:entity_id', admin, async (req) => {
     const entityId = req.params.entity_id;
-    const data = readJson(req);
-    if (data === INVALID) return message(400, 'Invalid JSON specified.');
+    const body = readBody(req, 'Invalid JSON specified.');
+    if (!body.ok) return body.reply;
+    const data = body.value;
     if (!isObject(data)) return message(400, 'State data should be a JSON object');
     if (data.state === undefined || data.state === null) return message(400, 'No state attribute specified.');
     const id = entityId.toLowerCase();
@@ -69,23 +69,21 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
 
   router.post('/api/events/:event_type', admin, async (req) => {
     const eventType = req.params.event_type;
-    const body = readJson(req);
-    if (body === INVALID) return message(400, 'Event data should be valid JSON.');
+    const read = readBody(req, 'Event data should be valid JSON.');
+    if (!read.ok) return read.reply;
+    const body = read.value;
     if (body !== undefined && !isObject(body)) return message(400, 'Event data should be a JSON object');
-    if (eventType.length > MAX_EVENT_TYPE_LENGTH) {
-      return message(400, `Event type ${eventType} exceeds the maximum length of ${MAX_EVENT_TYPE_LENGTH} characters.`);
-    }
+    const problem = eventTypeProblem(eventType);
+    if (problem) return message(400, problem);
     let data: Record<string, unknown> = body ?? {};
     if (eventType === 'state_changed' && body) {
-      // the original turns posted state dicts into state objects
-      try {
-        data = {
-          ...data,
-          old_state: isObject(data.old_state) ? fromStateDict(data.old_state) : null,
-          new_state: isObject(data.new_state) ? fromStateDict(data.new_state) : null,
-        };
-      } catch {
-        return message(400, 'Event data should be a JSON object');
+      // the original turns posted state dicts into states: they reach listeners as full states
+      data = { ...data };
+      for (const key of ['old_state', 'new_state'] as const) {
+        if (!Object.hasOwn(data, key)) continue;
+        const state = wireStateFromDict(data[key], deps.clock.now());
+        if (typeof state === 'string') return message(400, `Invalid ${key} in event data: ${state}`);
+        if (state) data[key] = state;
       }
     }
     await deps.fireEvent(eventType, data, 'REMOTE', newContext(deps, req.principal!.userId));
@@ -97,8 +95,9 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
   );
 
   router.post('/api/services/:domain/:service', user, async (req): Promise<HttpReply> => {
-    const body = readJson(req);
-    if (body === INVALID) return message(400, 'Data should be valid JSON.');
+    const read = readBody(req, 'Data should be valid JSON.');
+    if (!read.ok) return read.reply;
+    const body = read.value;
     if (body !== undefined && !isObject(body)) return message(400, 'Data should be a JSON object.');
     const { domain, service } = req.params;
     const spec = deps.services.get(domain, service);

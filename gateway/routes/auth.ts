@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { schemaErrorText } from '../../actors/services/validate.ts';
-import { json, message, parseFormBody, parseJsonBody, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import { json, message, parseFormBody, parseJson, type HttpReply, type HttpRequest, type Router } from '../http.ts';
 import type { CoreAuthService, FlowReply, GrantOutcome } from '../../actors/auth/index.ts';
 import { isLocalAddress } from '../../actors/auth/client-id.ts';
 
@@ -18,12 +18,9 @@ export type BodyResult<T> = { ok: true; value: T } | { ok: false; reply: HttpRep
  * does not parse, 400 `Message format incorrect: <reason>` when the schema refuses it.
  */
 export function readJsonBody<T extends TSchema>(req: HttpRequest, check: TypeCheck<T>): BodyResult<Static<T>> {
-  let value: unknown;
-  try {
-    value = parseJsonBody(req);
-  } catch {
-    return { ok: false, reply: message(400, 'Invalid JSON.') };
-  }
+  const read = parseJson(req);
+  if (!read.ok) return { ok: false, reply: message(400, read.problem === 'depth' ? `Invalid JSON: ${read.message}.` : 'Invalid JSON.') };
+  const value = read.value;
   if (value === undefined) return { ok: false, reply: message(400, 'Invalid JSON.') };
   if (check.Check(value)) return { ok: true, value };
   const first = check.Errors(value).First();

@@ -27,7 +27,7 @@ export function registerStreamRoute(router: Router, deps: CoreDeps, options: { p
           }, pingMs);
         };
         const source = types ? deps.bus.events$ : deps.bus.ofType('*');
-        const sub = source.subscribe((r) => {
+        const sub = source.subscribe(deps.bus.contained(`/api/stream of ${req.remoteIp}`, (r) => {
           if (types && !types.has(r.type)) return;
           if (r.type === STOP_EVENT) return sink.end();
           if (!sink.write(`data: ${eventJson(r)}\n\n`)) {
@@ -35,7 +35,7 @@ export function registerStreamRoute(router: Router, deps: CoreDeps, options: { p
             return sink.end();
           }
           arm();
-        });
+        }));
         sink.write('data: ping\n\n');
         arm();
         return () => {
