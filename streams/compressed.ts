@@ -34,7 +34,8 @@ export function compressedDiff(old: EntityState, next: EntityState): Record<stri
       add.c = c;
     }
   }
-  const attrs: Record<string, unknown> = {};
+  // no prototype: an attribute a client named __proto__ is copied like any other
+  const attrs: Record<string, unknown> = Object.create(null);
   let anyAttr = false;
   for (const k in next.attributes) {
     if (!Object.prototype.hasOwnProperty.call(old.attributes, k) || !jsonEqual(old.attributes[k], next.attributes[k])) {
