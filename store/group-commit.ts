@@ -17,26 +17,20 @@ export class GroupCommit<T> {
   #queue: Waiting<T>[] = [];
   #scheduled = false;
   #writing = false;
-  #failure: StoreError | undefined;
   #idle: (() => void)[] = [];
 
   /**
    * `write` persists one group; `committed` runs synchronously after it succeeds and before
-   * any submitter's promise resolves.
+   * any submitter's promise resolves. A failed write rejects only its own group: `write` is
+   * responsible for leaving the store fit for the next one.
    */
   constructor(write: (items: T[]) => Promise<void>, committed: (items: T[]) => void) {
     this.#write = write;
     this.#committed = committed;
   }
 
-  /** The error that stopped this queue, once a write has failed. */
-  get failure(): StoreError | undefined {
-    return this.#failure;
-  }
-
   /** Queues `item` for the next write; resolves once that write has succeeded. */
   submit(item: T): Promise<void> {
-    if (this.#failure) return Promise.reject(this.#failure);
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
       this.#schedule();
@@ -65,15 +59,19 @@ export class GroupCommit<T> {
     if (group.length > 0) {
       this.#writing = true;
       const items = group.map((w) => w.item);
-      let failed = false;
+      let failure: StoreError | undefined;
       try {
         await this.#write(items);
       } catch (err) {
-        failed = true;
-        this.#fail(group, err);
+        failure =
+          err instanceof StoreError
+            ? err
+            : new StoreError('HEARTH_LOG_WRITE_FAILED', `event log write failed: ${messageOf(err)}`, { cause: err });
       }
       this.#writing = false;
-      if (!failed) {
+      if (failure) {
+        for (const w of group) w.reject(failure);
+      } else {
         try {
           this.#committed(items);
         } finally {
@@ -85,16 +83,5 @@ export class GroupCommit<T> {
     // submitters' continuations come later in this turn and schedule themselves
     if (this.#queue.length > 0) this.#schedule();
     else for (const wake of this.#idle.splice(0)) wake();
-  }
-
-  #fail(group: Waiting<T>[], err: unknown): void {
-    // later writes cannot be ordered after an unknown outcome, so the queue stops for good
-    this.#failure = new StoreError(
-      'HEARTH_LOG_WRITE_FAILED',
-      `event log write failed, no more appends are accepted: ${messageOf(err)}`,
-      { cause: err },
-    );
-    for (const w of group) w.reject(this.#failure);
-    for (const w of this.#queue.splice(0)) w.reject(this.#failure);
   }
 }

@@ -1,4 +1,5 @@
-import { Level, type BatchOperation, type KeyIterator } from 'level';
+import { statfs } from 'node:fs/promises';
+import { Level, type ChainedBatch, type KeyIterator } from 'level';
 import { decodeRecord, encodeRecord, withSeq } from './codec.ts';
 import { StoreError, messageOf } from './errors.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -28,7 +29,7 @@ import type {
 
 type Db = Level<string, string>;
 type Sublevel = ReturnType<typeof sublevel>;
-type Operation = BatchOperation<Db, string, string>;
+type Batch = ChainedBatch<Db, string, string>;
 
 /** One append() call on its way to the disk. */
 interface Pending {
@@ -46,6 +47,19 @@ const READ_BUFFER = { highWaterMarkBytes: 256 * 1024 };
 // Records examined, and at most deleted, per purge batch, so a purge never builds one huge batch.
 const PURGE_CHUNK = 1000;
 const LAST_SEQ = 'last_seq';
+// After a failed write the log is reopened only once the disk has this much room: reopening
+// writes LevelDB's memtable (up to 4 MiB) to a table file, and a reopen that fails leaves the
+// log closed for reads as well.
+const MIN_FREE_BYTES = 8 * 1024 * 1024;
+// A reopen that failed for another reason than space (EIO...) is not retried sooner than this.
+const RETRY_MS = 1000;
+
+/** A group write that failed: its keys, in case LevelDB recovers it on reopen after all. */
+interface FailedWrite {
+  /** a record key of the write; the batch is atomic, so if it is absent the whole write is */
+  probe: string;
+  keys: string[];
+}
 
 /** Opens (creating if missing) the event log at `options.path` and finds its last seq. */
 export async function openEventLog(options: EventLogOptions): Promise<EventLog> {
@@ -65,14 +79,17 @@ export async function openEventLog(options: EventLogOptions): Promise<EventLog> 
       { cause: err },
     );
   }
-  const log = new LevelEventLog(db, commit === 'durable');
+  const say = options.log ?? ((line: string) => console.error(line));
+  const log = new LevelEventLog(db, options.path, commit === 'durable', say);
   await log.recover();
   return log;
 }
 
 class LevelEventLog implements EventLog {
   readonly #db: Db;
+  readonly #path: string;
   readonly #sync: boolean;
+  readonly #say: (line: string) => void;
   readonly #records: Sublevel;
   readonly #byStream: Sublevel;
   readonly #byEntityTime: Sublevel;
@@ -85,10 +102,20 @@ class LevelEventLog implements EventLog {
   #committed = 0;
   #purging: Promise<unknown> = Promise.resolve();
   #closing: Promise<void> | undefined;
+  /** LevelDB writes one at a time, so none lands behind a failed one before the repair */
+  #writeLock: Promise<void> = Promise.resolve();
+  /** why the last write failed; set until a reopen has given LevelDB a fresh write-ahead log */
+  #broken: Error | undefined;
+  #failed: FailedWrite[] = [];
+  #retryAt = 0;
+  /** the current run of failures, for the line logged when writing works again */
+  #outage: { since: number; refused: number } | undefined;
 
-  constructor(db: Db, sync: boolean) {
+  constructor(db: Db, path: string, sync: boolean, say: (line: string) => void) {
     this.#db = db;
+    this.#path = path;
     this.#sync = sync;
+    this.#say = say;
     this.#records = sublevel(db, 'rec');
     this.#byStream = sublevel(db, 'idx-stream');
     this.#byEntityTime = sublevel(db, 'idx-entity-time');
@@ -123,8 +150,6 @@ class LevelEventLog implements EventLog {
     } catch (err) {
       return Promise.reject(err);
     }
-    const failure = this.#commits.failure;
-    if (failure) return Promise.reject(failure);
     const records = events.map((event) => withSeq(++this.#assigned, event));
     return this.#commits.submit({ records, puts: this.#puts(records, values) }).then(() => records);
   }
@@ -151,8 +176,8 @@ class LevelEventLog implements EventLog {
     if (typeof name !== 'string' || name === '') {
       throw new StoreError('HEARTH_INVALID_OPTIONS', 'a snapshot needs a non-empty name');
     }
-    const op: Operation = { type: 'put', sublevel: this.#snapshots, key: name, value: JSON.stringify(snapshot) };
-    await this.#track(this.#db.batch([op], { sync: this.#sync }));
+    const value = JSON.stringify(snapshot);
+    await this.#track(this.#writeBatch((batch) => batch.put(name, value, { sublevel: this.#snapshots })));
   }
 
   async loadSnapshot<T = unknown>(name: string): Promise<Snapshot<T> | undefined> {
@@ -186,6 +211,8 @@ class LevelEventLog implements EventLog {
       // appends accepted before close() are written, not dropped
       await this.#commits.drain();
       await Promise.allSettled([...this.#tasks]);
+      // a failed write that LevelDB would replay at the next start is erased now if it can be
+      if (this.#failed.length > 0) await this.#exclusive(() => this.#repair()).catch(() => undefined);
       await this.#db.close();
     })();
     return this.#closing;
@@ -212,15 +239,93 @@ class LevelEventLog implements EventLog {
   }
 
   async #write(group: Pending[]): Promise<void> {
-    // a chained batch costs less than half as much per operation as an array batch, and it
-    // is still one atomic LevelDB write
-    const batch = this.#db.batch();
-    for (const { puts } of group) {
-      for (let i = 0; i < puts.length; i += 2) batch.put(puts[i], puts[i + 1]);
-    }
     const last = group[group.length - 1].records;
-    batch.put(this.#meta.prefix + LAST_SEQ, String(last[last.length - 1].seq));
-    await batch.write({ sync: this.#sync });
+    const failed: FailedWrite = { probe: group[0].puts[0], keys: group.flatMap(({ puts }) => puts.filter((_, i) => i % 2 === 0)) };
+    try {
+      await this.#writeBatch((batch) => {
+        // a chained batch costs less than half as much per operation as an array batch, and
+        // it is still one atomic LevelDB write
+        for (const { puts } of group) {
+          for (let i = 0; i < puts.length; i += 2) batch.put(puts[i], puts[i + 1]);
+        }
+        batch.put(this.#meta.prefix + LAST_SEQ, String(last[last.length - 1].seq));
+      }, failed);
+    } catch (err) {
+      if (this.#outage) this.#outage.refused += group.reduce((n, p) => n + p.records.length, 0);
+      throw err;
+    }
+  }
+
+  /**
+   * Writes one LevelDB batch under the write lock. After a failed write LevelDB's write-ahead
+   * log may end in a torn record that would swallow the records written behind it at the next
+   * open, so the log is reopened before anything else is written.
+   */
+  #writeBatch(fill: (batch: Batch) => void, failed?: FailedWrite): Promise<void> {
+    return this.#exclusive(async () => {
+      const repaired = this.#broken !== undefined;
+      if (repaired) await this.#repair();
+      const batch = this.#db.batch();
+      fill(batch);
+      try {
+        await batch.write({ sync: this.#sync });
+      } catch (err) {
+        if (failed) this.#failed.push(failed);
+        if (repaired) this.#retryAt = Date.now() + RETRY_MS;
+        this.#broken = err instanceof Error ? err : new Error(String(err));
+        if (!this.#outage) {
+          this.#outage = { since: Date.now(), refused: 0 };
+          this.#say(`event log: writing to ${this.#path} failed (${messageOf(err)}); appends are refused until a write succeeds`);
+        }
+        throw new StoreError('HEARTH_LOG_WRITE_FAILED', `event log write failed: ${messageOf(err)}`, { cause: err });
+      }
+      if (this.#outage) {
+        const { since, refused } = this.#outage;
+        this.#outage = undefined;
+        this.#say(`event log: writing works again after ${Math.round((Date.now() - since) / 1000)} s; ${refused} records were refused meanwhile`);
+      }
+    });
+  }
+
+  /** Reopens LevelDB after a failed write and erases whatever of the failed writes it recovered. */
+  async #repair(): Promise<void> {
+    const cause = this.#broken!;
+    const refuse = (why: string, err: unknown = cause) =>
+      new StoreError('HEARTH_LOG_WRITE_FAILED', `event log write failed: ${why} (${messageOf(cause)})`, { cause: err });
+    if (Date.now() < this.#retryAt) throw refuse('the log is not writable yet');
+    const free = await freeBytes(this.#path);
+    if (free !== undefined && free < MIN_FREE_BYTES) throw refuse(`the disk has ${free} bytes free`);
+    try {
+      // reads in progress, or started before the reopen is done, end with an error
+      if (this.#db.status === 'open') await this.#db.close();
+      await this.#db.open();
+      for (const sub of [this.#records, this.#byStream, this.#byEntityTime, this.#snapshots, this.#meta]) await sub.open();
+      if (this.#failed.length > 0) {
+        // usually nothing of a failed write survives; a write whose fsync failed may
+        const present = await this.#db.getMany(this.#failed.map((f) => f.probe));
+        const landed = this.#failed.filter((_, i) => present[i] !== undefined);
+        if (landed.length > 0) {
+          const batch = this.#db.batch();
+          for (const { keys } of landed) for (const key of keys) batch.del(key);
+          await batch.write({ sync: this.#sync });
+        }
+        this.#failed = [];
+      }
+    } catch (err) {
+      this.#retryAt = Date.now() + RETRY_MS;
+      throw refuse(`cannot reopen the log after a failed write: ${messageOf(err)}`, err);
+    }
+    this.#broken = undefined;
+  }
+
+  /** Runs `work` once every write started before it has finished. */
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#writeLock.then(work);
+    this.#writeLock = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   #publish(group: Pending[]): void {
@@ -342,14 +447,14 @@ class LevelEventLog implements EventLog {
         if (chunk.length === 0) break;
         const old = chunk.map(([key, value]) => decodeRecord(seqOfKey(key), value)).filter((r) => r.time < before && !keep?.(r));
         if (old.length === 0) continue;
-        const batch = this.#db.batch();
-        for (const record of old) {
-          batch.del(seqKey(record.seq), { sublevel: this.#records });
-          batch.del(streamKey(record.stream, record.seq), { sublevel: this.#byStream });
-          const entity = historyEntity(record);
-          if (entity !== undefined) batch.del(historyKey(entity, record.time, record.seq), { sublevel: this.#byEntityTime });
-        }
-        await batch.write({ sync: this.#sync });
+        await this.#writeBatch((batch) => {
+          for (const record of old) {
+            batch.del(seqKey(record.seq), { sublevel: this.#records });
+            batch.del(streamKey(record.stream, record.seq), { sublevel: this.#byStream });
+            const entity = historyEntity(record);
+            if (entity !== undefined) batch.del(historyKey(entity, record.time, record.seq), { sublevel: this.#byEntityTime });
+          }
+        });
         deleted += old.length;
       }
     } finally {
@@ -391,6 +496,16 @@ async function* prefetched<T>(fetch: () => Promise<T[]>, close: () => Promise<vo
     // the iterator cannot close under a read in progress
     await next.catch(() => undefined);
     await close();
+  }
+}
+
+/** Bytes free for an unprivileged writer on the file system holding `path`, if it can be told. */
+async function freeBytes(path: string): Promise<number | undefined> {
+  try {
+    const fs = await statfs(path);
+    return fs.bavail * fs.bsize;
+  } catch {
+    return undefined;
   }
 }
 

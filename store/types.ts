@@ -65,6 +65,8 @@ export interface EventLogOptions {
   path: string;
   /** durable: every group commit is one batch written with fsync; fast: page cache only */
   commit?: CommitMode;
+  /** where the log says that writing failed and that it works again (default: stderr) */
+  log?: (line: string) => void;
 }
 
 /** The append-only event log. Only store/ touches LevelDB. */
@@ -72,6 +74,8 @@ export interface EventLog {
   /**
    * Appends records; resolves once they are durable (one batch per group commit, shared by
    * every append of the same tick). Records of one call get consecutive sequence numbers.
+   * When the batch cannot be written (a full disk) the appends of that batch reject, their
+   * seqs are never used, and the next batch is tried afresh: seqs may have gaps.
    */
   append(events: NewEvent[]): Promise<EventRecord[]>;
   /** Called for each committed batch, in sequence order, before append() resolves. */

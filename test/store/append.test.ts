@@ -160,20 +160,81 @@ t.test('append after close rejects with a clear error; close waits for accepted 
   t.equal(again.lastSeq(), 2);
 });
 
-t.test('a failed batch write rejects its appends and stops the log', async (t) => {
-  const log = await open(t);
+async function openAt(t: Test, path: string, said: string[] = []): Promise<EventLog> {
+  const log = await openEventLog({ path, log: (line) => said.push(line) });
+  t.teardown(() => log.close());
+  return log;
+}
+
+t.test('a failed batch rejects only its appends; the next batch is written, after a gap in seqs', async (t) => {
+  const dir = t.testdir();
+  const said: string[] = [];
+  const log = await openAt(t, dir, said);
   await log.append([event('a')]);
   const committed: number[] = [];
   log.onCommit((records) => committed.push(...records.map((r) => r.seq)));
 
+  let failures = 1;
+  interceptBatches(t, () => (failures-- > 0 ? new Error('EIO: i/o error, write') : undefined));
+  const failing = [log.append([event('b')]), log.append([event('c'), event('c')])].map((append) =>
+    t.rejects(append, { code: 'HEARTH_LOG_WRITE_FAILED', message: /EIO: i\/o error/ }),
+  );
+  // queued while the failing batch is in flight: it goes into the next batch
+  await new Promise((resolve) => setImmediate(resolve));
+  const queued = log.append([event('d')]);
+  await Promise.all(failing);
+  const [d] = await queued;
+  t.equal(d.seq, 5, 'the seqs of the failed batch (2-4) are not reused');
+  const [e] = await log.append([event('e')]);
+  t.equal(e.seq, 6);
+  t.same(committed, [5, 6], 'listeners never saw the failed records');
+  t.equal(log.lastSeq(), 6);
+  t.same((await readAll(log)).map((r) => r.stream), ['a', 'd', 'e']);
+  const viaIndex: string[] = [];
+  for await (const r of log.readStreams('')) viaIndex.push(r.stream);
+  t.same(viaIndex, ['a', 'd', 'e'], 'the per-stream index holds nothing of the failed batch');
+  t.equal(said.length, 2);
+  t.match(said[0], /writing to .* failed \(EIO: i\/o error, write\); appends are refused/);
+  t.match(said[1], /writing works again after \d+ s; 3 records were refused meanwhile/);
+
+  await log.close();
+  const again = await openAt(t, dir);
+  t.same((await readAll(again)).map((r) => [r.seq, r.stream]), [[1, 'a'], [5, 'd'], [6, 'e']], 'the same after a reopen');
+  t.equal(again.lastSeq(), 6);
+  t.equal((await again.append([event('f')]))[0].seq, 7);
+});
+
+t.test('a failed write that reached the disk anyway (a failed fsync) is erased before the next one', async (t) => {
+  const dir = t.testdir();
+  const log = await openAt(t, dir);
+  await log.append([event('a')]);
+  let failures = 1;
+  interceptBatches(t, () => (failures-- > 0 ? new Error('EIO: fsync failed') : undefined), { landed: true });
+  await t.rejects(log.append([event('b'), stateChanged('light.kitchen', T0 + 1, 'on')]), { code: 'HEARTH_LOG_WRITE_FAILED' });
+  const [c] = await log.append([event('c')]);
+  t.equal(c.seq, 4);
+  t.same((await readAll(log)).map((r) => r.seq), [1, 4], 'the refused records are gone');
+  const history: EventRecord[] = [];
+  for await (const r of log.history({ entityId: 'light.kitchen' })) history.push(r);
+  t.same(history, [], 'and so are their index entries');
+  await log.close();
+  const again = await openAt(t, dir);
+  t.same((await readAll(again)).map((r) => r.seq), [1, 4]);
+});
+
+t.test('while writes keep failing, each append is refused; reads keep working', async (t) => {
+  const log = await openAt(t, t.testdir());
+  await log.append([event('a')]);
   const restore = interceptBatches(t, () => new Error('EIO: i/o error, write'));
-  const failing = [log.append([event('b')]), log.append([event('c')])];
-  for (const append of failing) {
-    await t.rejects(append, { code: 'HEARTH_LOG_WRITE_FAILED', message: /EIO: i\/o error/ });
-  }
-  restore();
-  await t.rejects(log.append([event('d')]), { code: 'HEARTH_LOG_WRITE_FAILED', message: /no more appends/ });
-  t.same(committed, [], 'listeners never saw the failed records');
-  t.equal(log.lastSeq(), 1, 'lastSeq stays at the last durable record');
+  await t.rejects(log.append([event('b')]), { code: 'HEARTH_LOG_WRITE_FAILED' });
+  // the next write reopens the log first and fails again; later ones wait for the retry delay
+  await t.rejects(log.append([event('c')]), { code: 'HEARTH_LOG_WRITE_FAILED', message: /EIO/ });
+  await t.rejects(log.append([event('d')]), { code: 'HEARTH_LOG_WRITE_FAILED', message: /not writable yet/ });
+  await t.rejects(log.saveSnapshot('x', { seq: 1, version: 1, time: T0, data: {} }), { code: 'HEARTH_LOG_WRITE_FAILED' });
   t.same((await readAll(log)).map((r) => r.seq), [1]);
+  restore();
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const [e] = await log.append([event('e')]);
+  t.equal(e.seq, 5);
+  t.same((await readAll(log)).map((r) => r.seq), [1, 5]);
 });
