@@ -60,6 +60,8 @@ export interface RouteOptions {
   access: Access;
   /** CORS open to any origin (token endpoint, revoke, webhooks) */
   corsAnyOrigin?: boolean;
+  /** largest body in bytes; the router's limit, or 1 MiB for routes open to anyone */
+  maxBody?: number;
 }
 
 const REASONS: Record<number, string> = {
@@ -131,6 +133,9 @@ const DEFAULT_HEADERS: [string, string][] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'SAMEORIGIN'],
 ];
+
+/** Routes open to anyone (login, tokens, onboarding) read at most this much of a body. */
+const OPEN_MAX_BODY = 1024 * 1024;
 
 /** Large answers whose gzip is kept: all states, and a few single ones. */
 const GZIP_CACHE_PATHS = 8;
@@ -277,18 +282,21 @@ export class Router {
     }
     const cors = corsHeaders(entry.options.corsAnyOrigin ?? false);
 
+    const hasBody = !(method === 'GET' || method === 'HEAD' || method === 'OPTIONS');
+    // who is asking is known from the headers: a stranger's body is never read
+    if (entry.options.access !== 'none') {
+      const principal = this.options.authenticator.authenticate(headers.authorization, request);
+      if (!principal || (entry.options.access === 'admin' && !principal.isAdmin)) {
+        return this.send(res, state, request, plainError(401), cors, hasBody);
+      }
+      request.principal = principal;
+    }
+    const maxBody = entry.options.maxBody ?? (entry.options.access === 'none' ? Math.min(this.maxBody, OPEN_MAX_BODY) : this.maxBody);
     const declared = Number(headers['content-length'] ?? 0);
-    if (declared > this.maxBody) return this.send(res, state, request, plainError(413), cors, true);
+    if (declared > maxBody) return this.send(res, state, request, plainError(413), cors, true);
 
     const run = (body: Buffer) => {
       request.body = body;
-      if (entry.options.access !== 'none') {
-        const principal = this.options.authenticator.authenticate(headers.authorization, request);
-        if (!principal || (entry.options.access === 'admin' && !principal.isAdmin)) {
-          return this.send(res, state, request, plainError(401), cors);
-        }
-        request.principal = principal;
-      }
       let result: HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
       try {
         result = entry.handler(request);
@@ -303,14 +311,14 @@ export class Router {
       } else this.respond(res, state, request, result, cors);
     };
 
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return run(EMPTY);
+    if (!hasBody) return run(EMPTY);
     const chunks: Buffer[] = [];
     let size = 0;
     let tooBig = false;
     res.onData((chunk, isLast) => {
       if (tooBig) return;
       size += chunk.byteLength;
-      if (size > this.maxBody) {
+      if (size > maxBody) {
         tooBig = true;
         return this.send(res, state, request, plainError(413), cors, true);
       }

@@ -230,7 +230,9 @@ t.test('the Authorization header must be exactly `Bearer <token>`', async (t) =>
   t.equal((await getWith(base, '/api/test/whoami', `BEARER ${access_token}`)).status, 401);
   t.equal((await getWith(base, '/api/test/whoami', `Bearer  ${access_token}`)).status, 401);
   t.equal((await getWith(base, '/api/test/whoami', `Bearer ${access_token}x`)).status, 401);
-  t.equal((await getWith(base, '/api/test/whoami', `Bearer ${'a'.repeat(9000)}`)).status, 401);
+  t.equal((await getWith(base, '/api/test/whoami', `Bearer ${'a'.repeat(8000)}`)).status, 401);
+  // past 8,190 bytes the header field itself is refused, as the original's HTTP layer does
+  t.equal((await getWith(base, '/api/test/whoami', `Bearer ${'a'.repeat(9000)}`)).status, 400);
   const [h, p] = access_token.split('.');
   const forged = JSON.parse(Buffer.from(p, 'base64url').toString());
   forged.exp += 3600;
