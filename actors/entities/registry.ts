@@ -196,9 +196,24 @@ export class EntityActors {
     holder.pending++;
     try {
       await this.log.append([toRecord(entityId, emitted)]);
-    } finally {
+    } catch (err) {
       holder.pending--;
+      this.forget(entityId, holder);
+      throw err;
     }
+    holder.pending--;
+  }
+
+  /**
+   * After a write the log refused: the actor had moved on to a state that was never
+   * committed, so it is dropped, and the next write starts again from the committed state.
+   */
+  private forget(entityId: string, holder: Cell): void {
+    holder.actor?.stop();
+    holder.actor = undefined;
+    this.live.delete(entityId);
+    // an entity whose creation failed does not exist
+    if (holder.pending === 0 && this.pendingCells.get(entityId) === holder) this.pendingCells.delete(entityId);
   }
 
   /** Applies a committed record to the readers' view. */

@@ -87,3 +87,31 @@ t.test('a restore from each stream\'s last record equals a full replay', async (
   t.notOk(latest.has('sensor.gone'));
   t.equal(latest.get('sensor.b')!.last_reported > latest.get('sensor.b')!.last_updated, true, 'the report is kept');
 });
+
+t.test('a write the log refuses leaves the entity as it was committed', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'hearth-refused-'));
+  const real = await openEventLog({ path: join(dir, 'log'), commit: 'fast' });
+  t.teardown(() => real.close());
+  // a disk that fails exactly when told to: the edge of what a test can reach
+  let refuse = false;
+  const log = new Proxy(real, {
+    get(target, key) {
+      if (key === 'append') return (events: Parameters<typeof real.append>[0]) => (refuse ? Promise.reject(new Error('disk full')) : target.append(events));
+      const value = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const entities = new EntityActors({ log, clock: manualClock(1_000) });
+  const ctx = { id: '01J00000000000000000000000', parent_id: null, user_id: null };
+  await entities.write('sensor.a', { state: '1', attributes: {}, force_update: false }, ctx);
+  refuse = true;
+  await t.rejects(entities.write('sensor.a', { state: '2', attributes: {}, force_update: false }, ctx), /disk full/);
+  await t.rejects(entities.write('sensor.new', { state: '1', attributes: {}, force_update: false }, ctx), /disk full/);
+  t.equal(entities.get('sensor.a')!.state, '1', 'readers still see the committed state');
+  t.notOk(entities.has('sensor.new'), 'an entity whose creation failed does not exist');
+  refuse = false;
+  const again = await entities.write('sensor.a', { state: '1', attributes: {}, force_update: false }, ctx);
+  t.equal(again.changed, false, 'the same state as committed is a report, not a change: the refused write left no trace');
+  const created = await entities.write('sensor.new', { state: '1', attributes: {}, force_update: false }, ctx);
+  t.equal(created.created, true, 'creating it again creates it');
+});
