@@ -28,6 +28,10 @@ export interface AuthConfig {
   accessTokenLifetime?: number;
   /** how many verified access tokens are remembered */
   accessTokenCacheSize?: number;
+  /** open login flows kept at most */
+  maxOpenLoginFlows?: number;
+  /** where the auth system reports what an operator should know (default: stdout) */
+  say?: (line: string) => void;
 }
 
 /** Dependencies of the auth system. */
@@ -97,6 +101,8 @@ export interface CoreAuthService extends AuthService {
 }
 
 const PROVIDER_TYPE = 'core';
+// Strings a client chose are clipped in flow records: a failed login must not write megabytes.
+const RECORDED_TEXT_MAX = 256;
 const DEFAULT_ACCESS_TOKEN_LIFETIME = 1800;
 const SNAPSHOT_VERSION = 1;
 
@@ -141,6 +147,8 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     },
     // no MFA module exists yet, so the machine never reaches its MFA step
     verifyMfaCode: async () => false,
+    log: config.say,
+    maxOpenFlows: config.maxOpenLoginFlows,
   });
 
   const owns = (record: EventRecord) => record.stream.startsWith('auth/');
@@ -152,7 +160,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     if (stream.startsWith('auth/user/')) users.evolve(record);
     else if (stream.startsWith('auth/refresh_token/')) tokens.evolve(record);
     else if (stream === ONBOARDING_STREAM) onboarding.evolve(record);
-    // login flows live in memory; their records are an audit trail only
+    // login flows live in memory; their records are an audit trail of outcomes only
   }
 
   log.onCommit((records) => {
@@ -250,8 +258,23 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     return record(refreshTokenStream(data.id), 'refresh_token_created', data, user.id, now);
   }
 
-  const flowRecord = (flowId: string, data: Record<string, unknown>, userId: string | null = null) =>
-    record(`auth/login_flow/${flowId}`, 'login_flow_step', { flow_id: flowId, ...data }, userId);
+  // Only outcomes are logged (a login, a refusal, an abort, a failed password check), never the
+  // opening of a flow, which costs a client nothing: abandoned flows leave no record.
+  const flowRecord = (flow: FlowInfo, data: Record<string, unknown>, userId: string | null = null) =>
+    record(
+      `auth/login_flow/${flow.flowId}`,
+      'login_flow_step',
+      {
+        flow_id: flow.flowId,
+        ...data,
+        handler: flow.handler,
+        client_id: clip(flow.clientId),
+        redirect_uri: clip(flow.redirectUri),
+        flow_type: clip(flow.flowType),
+        ip_address: flow.ip,
+      },
+      userId,
+    );
 
   /** Logs a flow outcome and turns it into a reply; a finished flow gets its code here. */
   async function settle(outcome: StepOutcome, clientId: string): Promise<FlowReply> {
@@ -262,12 +285,15 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
         return { kind: outcome.kind };
       case 'form': {
         const errors = outcome.body.errors as Record<string, string>;
-        await append(flowRecord(outcome.body.flow_id as string, { type: 'form', step_id: outcome.stepId, errors, username: outcome.username }));
         const failedLogin = errors.base === 'invalid_auth' || errors.base === 'invalid_code';
+        if (failedLogin) {
+          const username = outcome.username === null ? null : clip(outcome.username);
+          await append(flowRecord(outcome.flow, { type: 'form', step_id: outcome.stepId, errors, username }));
+        }
         return { kind: 'step', body: outcome.body, failedLogin };
       }
       case 'abort':
-        await append(flowRecord(outcome.body.flow_id as string, { type: 'abort', reason: outcome.reason }));
+        await append(flowRecord(outcome.flow, { type: 'abort', reason: outcome.reason }));
         return { kind: 'step', body: outcome.body, failedLogin: false };
       case 'finished':
         return finish(outcome.flow, outcome.credential, outcome.body, clientId);
@@ -278,15 +304,15 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     const user = credential.userId === null ? undefined : users.get(credential.userId);
     const entry = { type: 'create_entry', credential_id: credential.credentialId, user_id: credential.userId };
     if (!(await verifyRedirectUri(clientId, flow.redirectUri, fetchClientPage))) {
-      await append(flowRecord(flow.flowId, { ...entry, refused: 'invalid_redirect_uri' }, credential.userId));
+      await append(flowRecord(flow, { ...entry, refused: 'invalid_redirect_uri' }, credential.userId));
       return { kind: 'invalid_redirect' };
     }
     const blocked = user && !flow.credentialOnly ? notAllowed(user, flow.ip) : undefined;
     if (blocked) {
-      await append(flowRecord(flow.flowId, { ...entry, refused: blocked }, credential.userId));
+      await append(flowRecord(flow, { ...entry, refused: blocked }, credential.userId));
       return { kind: 'blocked', reason: blocked };
     }
-    await append(flowRecord(flow.flowId, entry, credential.userId));
+    await append(flowRecord(flow, entry, credential.userId));
     return { kind: 'step', body: { ...body, result: codes.create(clientId, credential.credentialId) }, failedLogin: false };
   }
 
@@ -339,19 +365,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     async startLoginFlow({ handler, clientId, redirectUri, ip, type }) {
       if (!verifyClientId(clientId)) return { kind: 'invalid_client' };
       if (handler[0] !== PROVIDER_TYPE || handler[1] !== null) return { kind: 'unknown_handler' };
-      const { flow, outcome } = flows.start({ handler, clientId, redirectUri, ip, credentialOnly: type === 'link_user' });
-      await append(
-        flowRecord(flow.flowId, {
-          type: 'form',
-          step_id: 'init',
-          errors: {},
-          handler,
-          client_id: clientId,
-          redirect_uri: redirectUri,
-          flow_type: type,
-          ip_address: ip,
-        }),
-      );
+      const { outcome } = flows.start({ handler, clientId, redirectUri, ip, flowType: type, credentialOnly: type === 'link_user' });
       if (outcome.kind !== 'form') return settle(outcome, clientId);
       return { kind: 'step', body: outcome.body, failedLogin: false };
     },
@@ -362,9 +376,8 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     },
 
     async abortLoginFlow(flowId) {
-      if (!flows.abort(flowId)) return false;
-      await append(record(`auth/login_flow/${flowId}`, 'login_flow_aborted', { flow_id: flowId }));
-      return true;
+      // a client dropping its own flow is not an outcome worth a record
+      return flows.abort(flowId);
     },
 
     async exchangeCode(clientId, code, ip) {
@@ -472,6 +485,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       return { ok: true, code: codes.create(clientId, rt.credentialId) };
     },
   };
+}
+
+function clip(text: string): string {
+  return text.length <= RECORDED_TEXT_MAX ? text : text.slice(0, RECORDED_TEXT_MAX) + '…';
 }
 
 function tokenViewOf(data: RefreshTokenCreatedRecord): Omit<RefreshTokenView, 'token' | 'jwtKey'> {

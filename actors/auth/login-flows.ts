@@ -23,7 +23,11 @@ export const STEP_SCHEMAS: Record<'init' | 'mfa', SchemaField[]> = {
 };
 
 /** Flows nobody finished are dropped after this long. */
-export const FLOW_TTL_MS = 30 * 60 * 1000;
+export const FLOW_TTL_MS = 10 * 60 * 1000;
+/** Open flows kept at most; creating one costs a client nothing, so the oldest make room. */
+export const MAX_OPEN_FLOWS = 1000;
+// The line about dropped flows is said at most this often, so a flood does not flood the log too.
+const DROP_LINE_MS = 60 * 1000;
 
 /** A login flow in progress. */
 export interface FlowInfo {
@@ -32,6 +36,8 @@ export interface FlowInfo {
   clientId: string;
   redirectUri: string;
   ip: string;
+  /** the `type` the client started the flow with (`authorize`, `link_user`) */
+  flowType: string;
   /** `link_user` flows yield a credential to attach, not a login */
   credentialOnly: boolean;
   createdAt: number;
@@ -39,8 +45,8 @@ export interface FlowInfo {
 
 /** What a submission led to. */
 export type StepOutcome =
-  | { kind: 'form'; stepId: 'init' | 'mfa'; body: Record<string, unknown>; username: string | null }
-  | { kind: 'abort'; reason: string; body: Record<string, unknown> }
+  | { kind: 'form'; flow: FlowInfo; stepId: 'init' | 'mfa'; body: Record<string, unknown>; username: string | null }
+  | { kind: 'abort'; flow: FlowInfo; reason: string; body: Record<string, unknown> }
   | { kind: 'finished'; flow: FlowInfo; credential: VerifiedCredential; body: Record<string, unknown> }
   | { kind: 'malformed' }
   | { kind: 'unknown_flow' }
@@ -54,6 +60,10 @@ export interface LoginFlowDeps {
   title: string;
   verifyCredentials(username: string, password: string): Promise<VerifiedCredential | null>;
   verifyMfaCode(userId: string | null, module: string, code: string): Promise<boolean>;
+  /** where dropped flows are reported (default: stdout) */
+  log?: (line: string) => void;
+  /** open flows kept at most (default MAX_OPEN_FLOWS) */
+  maxOpenFlows?: number;
 }
 
 type FlowActor = ActorRefFrom<typeof loginFlowMachine>;
@@ -69,8 +79,12 @@ interface Flow extends FlowInfo {
 export class LoginFlows {
   private readonly flows = new Map<string, Flow>();
   private readonly machine: typeof loginFlowMachine;
+  private readonly maxOpen: number;
+  private dropped = 0;
+  private droppedSaidAt = -Infinity;
 
   constructor(private readonly deps: LoginFlowDeps) {
+    this.maxOpen = Math.max(1, deps.maxOpenFlows ?? MAX_OPEN_FLOWS);
     this.machine = loginFlowMachine.provide({
       actors: {
         verifyCredentials: fromPromise(({ input }: { input: { username: string; password: string } }) =>
@@ -87,6 +101,7 @@ export class LoginFlows {
   start(info: Omit<FlowInfo, 'flowId' | 'createdAt'>): { flow: FlowInfo; outcome: StepOutcome } {
     const now = this.deps.clock.now();
     this.prune(now);
+    if (this.flows.size >= this.maxOpen) this.dropOldest(now);
     const flowId = this.deps.ids.uuidHex();
     const actor = createActor(this.machine, { input: { flowId, startedAt: now } });
     actor.start();
@@ -96,13 +111,18 @@ export class LoginFlows {
   }
 
   get(flowId: string): FlowInfo | undefined {
-    const flow = this.flows.get(flowId);
+    const flow = this.live(flowId);
     return flow && publicInfo(flow);
+  }
+
+  /** How many flows are open. */
+  get size(): number {
+    return this.flows.size;
   }
 
   /** Feeds one submission to the flow's current step. */
   step(flowId: string, input: unknown, ip: string): Promise<StepOutcome> {
-    const flow = this.flows.get(flowId);
+    const flow = this.live(flowId);
     if (!flow) return Promise.resolve({ kind: 'unknown_flow' });
     if (flow.ip !== ip) return Promise.resolve({ kind: 'ip_changed' });
     const run = () => this.submit(flow, input);
@@ -113,10 +133,8 @@ export class LoginFlows {
 
   /** Drops a flow; false when there was none. */
   abort(flowId: string): boolean {
-    const flow = this.flows.get(flowId);
-    if (!flow) return false;
-    flow.actor.stop();
-    this.flows.delete(flowId);
+    if (!this.live(flowId)) return false;
+    this.drop(flowId);
     return true;
   }
 
@@ -128,8 +146,10 @@ export class LoginFlows {
     if (!fields) return { kind: 'malformed' };
     flow.actor.send({ type: 'submit', input: fields, at: this.deps.clock.now() });
     const settled = await waitFor(flow.actor, (s) => s.status !== 'active' || s.hasTag('form'));
+    // dropped (expired, or pushed out by newer flows) while its check ran
+    if (settled.status === 'stopped' || !this.flows.has(flow.flowId)) return { kind: 'unknown_flow' };
     const outcome = this.outcome(flow, settled);
-    if (outcome.kind !== 'form') this.abort(flow.flowId);
+    if (outcome.kind !== 'form') this.drop(flow.flowId);
     return outcome;
   }
 
@@ -149,7 +169,7 @@ export class LoginFlows {
         };
         return { kind: 'finished', flow: publicInfo(flow), credential: output.credential, body };
       }
-      return { kind: 'abort', reason: output.abortReason, body: { type: 'abort', ...head, reason: output.abortReason, description_placeholders: null } };
+      return { kind: 'abort', flow: publicInfo(flow), reason: output.abortReason, body: { type: 'abort', ...head, reason: output.abortReason, description_placeholders: null } };
     }
     const stepId = stepIdOf(snapshot) ?? 'init';
     const ctx = snapshot.context;
@@ -164,14 +184,42 @@ export class LoginFlows {
       last_step: null,
       preview: null,
     };
-    return { kind: 'form', stepId, body, username: ctx.username };
+    return { kind: 'form', flow: publicInfo(flow), stepId, body, username: ctx.username };
+  }
+
+  /** The flow, unless it is missing or expired (an expired one is dropped here). */
+  private live(flowId: string): Flow | undefined {
+    const flow = this.flows.get(flowId);
+    if (flow && this.deps.clock.now() - flow.createdAt >= FLOW_TTL_MS) {
+      this.drop(flowId);
+      return undefined;
+    }
+    return flow;
   }
 
   private prune(now: number): void {
     for (const [id, flow] of this.flows) {
       if (now - flow.createdAt < FLOW_TTL_MS) break; // insertion order is creation order
-      this.abort(id);
+      this.drop(id);
     }
+  }
+
+  private drop(flowId: string): void {
+    this.flows.get(flowId)?.actor.stop();
+    this.flows.delete(flowId);
+  }
+
+  private dropOldest(now: number): void {
+    for (const id of this.flows.keys()) {
+      if (this.flows.size < this.maxOpen) break;
+      this.drop(id);
+      this.dropped++;
+    }
+    if (now - this.droppedSaidAt < DROP_LINE_MS) return;
+    const say = this.deps.log ?? ((line: string) => console.log(line));
+    say(`Login flows: more than ${this.maxOpen} open; dropped ${this.dropped} unfinished, oldest first`);
+    this.dropped = 0;
+    this.droppedSaidAt = now;
   }
 }
 
