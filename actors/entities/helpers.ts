@@ -81,8 +81,22 @@ export class HelperActors {
         throw new ServiceError(code ?? 'service_validation_error', String(message));
       }
     }
+    const before = targets.map((id) => this.items.get(id)!.actor.getPersistedSnapshot());
     for (const id of targets) this.items.get(id)!.actor.send(event);
-    await Promise.all(targets.map((id) => this.render(id, context)));
+    const written = await Promise.allSettled(targets.map((id) => this.render(id, context)));
+    const refused = written.findIndex((w) => w.status === 'rejected');
+    if (refused < 0) return;
+    // the log refused a state: its machine goes back to what it was, so it matches the log
+    written.forEach((w, i) => w.status === 'rejected' && this.rewind(targets[i], before[i]));
+    throw (written[refused] as PromiseRejectedResult).reason;
+  }
+
+  private rewind(entityId: string, snapshot: unknown): void {
+    const h = this.items.get(entityId);
+    if (!h) return;
+    h.actor.stop();
+    h.actor = createActor(this.domain.machine, { snapshot: snapshot as any, input: this.domain.input(h.item, this.entities.get(entityId)) });
+    h.actor.start();
   }
 
   /** The domain's services as registry specs, plus `reload`. */

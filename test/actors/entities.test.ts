@@ -6,6 +6,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { manualClock } from '../../actors/clock.ts';
+import { HelperActors } from '../../actors/entities/helpers.ts';
+import { helperDomains } from '../../actors/entities/domains/index.ts';
+import { refusingLog } from '../helpers/refusing-log.ts';
 
 const entityRecords = (r: { stream: string }) => r.stream.startsWith('entity/');
 
@@ -89,29 +92,32 @@ t.test('a restore from each stream\'s last record equals a full replay', async (
 });
 
 t.test('a write the log refuses leaves the entity as it was committed', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'hearth-refused-'));
-  const real = await openEventLog({ path: join(dir, 'log'), commit: 'fast' });
-  t.teardown(() => real.close());
-  // a disk that fails exactly when told to: the edge of what a test can reach
-  let refuse = false;
-  const log = new Proxy(real, {
-    get(target, key) {
-      if (key === 'append') return (events: Parameters<typeof real.append>[0]) => (refuse ? Promise.reject(new Error('disk full')) : target.append(events));
-      const value = Reflect.get(target, key);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const { log, refuse } = await refusingLog(t);
   const entities = new EntityActors({ log, clock: manualClock(1_000) });
   const ctx = { id: '01J00000000000000000000000', parent_id: null, user_id: null };
   await entities.write('sensor.a', { state: '1', attributes: {}, force_update: false }, ctx);
-  refuse = true;
+  refuse(true);
   await t.rejects(entities.write('sensor.a', { state: '2', attributes: {}, force_update: false }, ctx), /disk full/);
   await t.rejects(entities.write('sensor.new', { state: '1', attributes: {}, force_update: false }, ctx), /disk full/);
   t.equal(entities.get('sensor.a')!.state, '1', 'readers still see the committed state');
   t.notOk(entities.has('sensor.new'), 'an entity whose creation failed does not exist');
-  refuse = false;
+  refuse(false);
   const again = await entities.write('sensor.a', { state: '1', attributes: {}, force_update: false }, ctx);
   t.equal(again.changed, false, 'the same state as committed is a report, not a change: the refused write left no trace');
   const created = await entities.write('sensor.new', { state: '1', attributes: {}, force_update: false }, ctx);
   t.equal(created.created, true, 'creating it again creates it');
+});
+
+t.test("a helper whose state the log refuses goes back to what was committed", async (t) => {
+  const { log, refuse } = await refusingLog(t);
+  const entities = new EntityActors({ log, clock: manualClock(1_000) });
+  const counter = new HelperActors(helperDomains.find((d) => d.domain === 'counter')!, entities, manualClock(1_000), () => {});
+  const ctx = { id: '01J00000000000000000000000', parent_id: null, user_id: null };
+  await counter.configure({ visitors: { initial: 3, step: 2 } }, ctx);
+  refuse(true);
+  await t.rejects(counter.command(['counter.visitors'], { type: 'increment' }, ctx), /disk full/);
+  t.equal(entities.get('counter.visitors')!.state, '3');
+  refuse(false);
+  await counter.command(['counter.visitors'], { type: 'increment' }, ctx);
+  t.equal(entities.get('counter.visitors')!.state, '5', 'one step from the committed value, not two');
 });
