@@ -6,6 +6,7 @@ import { openEventLog } from '../store/log.ts';
 import { LogSocketError, probeLogSocket, readLogRemote, type LogRequest } from '../store/log-socket.ts';
 import { messageOf } from '../store/errors.ts';
 import { isoTime, parseIsoTime } from '../store/time.ts';
+import { MAX_SECRET, Redactor } from './redact.ts';
 import type { EventLog, EventRecord } from '../store/types.ts';
 
 const USAGE = `usage: hearth replay [--data DIR] [options]
@@ -13,6 +14,7 @@ const USAGE = `usage: hearth replay [--data DIR] [options]
 Prints the event log of a Hearth data directory, through the running instance's socket
 (<data>/hearth.sock) when Hearth runs, or straight from <data>/log when it does not.
 Secrets (password hashes, token keys, tokens, webhook ids) are printed as "***".
+A record that cannot be printed is named, with the reason, on stderr (json) or in its row (table).
 
   --data DIR        data directory (default: $HEARTH_DATA or ./data)
   --from X          first record: a sequence number, or an ISO time (2025-01-02T03:04:05Z)
@@ -314,19 +316,35 @@ function recordPrinter(options: ReplayOptions, secrets: Redactor, out: Output): 
   return async (record) => {
     // secrets are learnt from every record, printed or not, so a token stored in one record is
     // also hidden where another record quotes it (an entity_picture URL, a webhook stream name)
-    const clean = secrets.redact(record);
+    const secretKeys = secrets.learn(record);
     if (!keep(record)) return;
-    if (options.format === 'json') {
-      await out.line(secrets.scrub(JSON.stringify(clean)));
-      return;
-    }
-    if (!headed) {
+    if (options.format === 'table' && !headed) {
       headed = true;
       await out.line(tableRow('seq', 'time', 'type', 'stream', 'summary'));
     }
-    const prefix = tableRow(String(record.seq), isoTime(record.time), record.type, record.stream, '');
-    await out.line(secrets.scrub(prefix + truncate(summaryOf(clean), summaryWidth(prefix.length))));
+    let line: string;
+    try {
+      line = options.format === 'json' ? secrets.scrub(secrets.json(record, secretKeys) ?? '') : tableLine(record, secrets);
+    } catch (err) {
+      // one record that cannot be written must not end the replay of all the others
+      const reason = `record ${record.seq} (${shortText(record.type)}) cannot be printed: ${messageOf(err)}`;
+      if (options.format === 'json') {
+        process.stderr.write(`hearth replay: ${secrets.scrub(reason)}\n`);
+        return;
+      }
+      line = secrets.scrub(tableRow(String(record.seq), '', shortText(record.type), shortText(record.stream), `(${reason})`));
+    }
+    await out.line(line);
   };
+}
+
+function tableLine(record: EventRecord, secrets: Redactor): string {
+  const prefix = tableRow(String(record.seq), isoTime(record.time), record.type, record.stream, '');
+  const width = summaryWidth(prefix.length);
+  // The summary is cut to the width, so only its start is written out; with room for a whole
+  // remembered secret past the cut, so it is scrubbed whole rather than shown in part.
+  const summary = secrets.scrub(summaryOf(record, secrets, 2 * width + 2 + MAX_SECRET));
+  return secrets.scrub(prefix) + truncate(summary, width);
 }
 
 function tableRow(seq: string, time: string, type: string, stream: string, summary: string): string {
@@ -339,16 +357,32 @@ function summaryWidth(prefix: number): number {
   return columns ? Math.max(20, columns - prefix) : 120;
 }
 
-function summaryOf(r: EventRecord): string {
+/** The summary of a record, secrets hidden; `limit` bounds how much of it is written. */
+function summaryOf(r: EventRecord, secrets: Redactor, limit: number): string {
   if (r.type === 'state_changed' && r.data !== null && typeof r.data === 'object') {
     const { old_state, new_state } = r.data as { old_state?: { state?: unknown } | null; new_state?: { state?: unknown } | null };
-    return `${old_state ? String(old_state.state) : '(none)'} → ${new_state ? String(new_state.state) : '(removed)'}`;
+    return `${old_state ? stateText(old_state.state, secrets, limit) : '(none)'} → ${new_state ? stateText(new_state.state, secrets, limit) : '(removed)'}`;
   }
-  return JSON.stringify(r.data) ?? '';
+  return secrets.format(r.data, limit).text ?? '';
+}
+
+/** A state as text: states are strings, but a record is printed whatever it holds. */
+function stateText(state: unknown, secrets: Redactor, limit: number): string {
+  if (state !== null && typeof state === 'object') return secrets.format(state, limit).text ?? '';
+  const text = String(state);
+  return text.length > limit ? text.slice(0, limit) : text;
+}
+
+/** A name for a message: what a record says its type or stream is, cut short. */
+function shortText(value: unknown): string {
+  const text = typeof value === 'string' ? value : String(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 function truncate(text: string, width: number): string {
-  const chars = Array.from(text);
+  // a code point is one or two UTF-16 units, so only the first 2 * width units can matter
+  if (text.length <= width) return text;
+  const chars = Array.from(text.length > 2 * width + 2 ? text.slice(0, 2 * width + 2) : text);
   return chars.length <= width ? text : chars.slice(0, width - 1).join('') + '…';
 }
 
@@ -367,88 +401,58 @@ async function printStatesAt(source: Source, options: ReplayOptions, at: number,
   // folded in seq order: that is the order the states were decided in, whatever the clocks said
   const states = new Map<string, StoredState>();
   for await (const r of source.read({})) {
-    secrets.redact(r);
+    secrets.learn(r);
     if (!STATE_TYPES.has(r.type) || !r.stream.startsWith(ENTITY_STREAM) || r.time > at) continue;
     const entityId = r.stream.slice(ENTITY_STREAM.length);
-    const next = (r.data as { new_state?: StoredState | null }).new_state ?? null;
-    if (next === null) states.delete(entityId);
-    else states.set(entityId, next);
+    const next = r.data !== null && typeof r.data === 'object' ? (r.data as { new_state?: unknown }).new_state : undefined;
+    if (next !== null && typeof next === 'object') states.set(entityId, next as StoredState);
+    else states.delete(entityId);
   }
   const selected = [...states.values()]
     .filter((s) => options.entities === undefined || options.entities.has(s.entity_id))
-    .sort((a, b) => (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0))
-    .map((s) => secrets.redact(s));
+    .sort((a, b) => (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0));
+  const cannot = (s: StoredState, err: unknown) => `state of ${shortText(s.entity_id)} cannot be printed: ${messageOf(err)}`;
   if (options.format === 'json') {
-    for (const s of selected) await out.line(secrets.scrub(JSON.stringify(s)));
+    for (const s of selected) {
+      let line: string;
+      try {
+        line = secrets.scrub(secrets.json(s, secrets.learn(s)) ?? '');
+      } catch (err) {
+        process.stderr.write(`hearth replay: ${secrets.scrub(cannot(s, err))}\n`);
+        continue;
+      }
+      await out.line(line);
+    }
     return;
   }
-  const idWidth = Math.max(9, ...selected.map((s) => s.entity_id.length));
-  const stateWidth = Math.max(5, ...selected.map((s) => String(s.state).length));
+  // states are strings of at most 255 characters; anything else a record holds is cut short
+  const stateTexts = new Map<StoredState, string>();
+  for (const s of selected) {
+    let text: string;
+    try {
+      text = typeof s.state === 'string' ? s.state : shortText(stateText(s.state, secrets, 200));
+    } catch (err) {
+      text = `(${messageOf(err)})`;
+    }
+    stateTexts.set(s, text);
+  }
+  // loops, not Math.max(...list): spreading 200,000 states as arguments overflows the stack
+  let idWidth = 9;
+  let stateWidth = 5;
+  for (const s of selected) {
+    idWidth = Math.max(idWidth, String(s.entity_id).length);
+    stateWidth = Math.max(stateWidth, stateTexts.get(s)!.length);
+  }
   await out.line(`${'entity_id'.padEnd(idWidth)}  ${'state'.padEnd(stateWidth)}  last_changed`);
   for (const s of selected) {
-    const changed = typeof s.last_changed === 'number' ? isoTime(s.last_changed) : String(s.last_changed);
-    await out.line(secrets.scrub(`${s.entity_id.padEnd(idWidth)}  ${String(s.state).padEnd(stateWidth)}  ${changed}`));
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Secrets
-
-const SECRET_KEYS = new Set([
-  'password_hash',
-  'jwt_key',
-  'token',
-  'secret',
-  'webhook_id',
-  'refresh_token',
-  'access_token',
-  'code',
-  'password',
-  'api_key',
-  'private_key',
-]);
-const SECRET_SUFFIX = /_(token|secret|password|password_hash)$/;
-// Only id-like values are remembered for scrubbing elsewhere: short or free-form ones would
-// blank out ordinary words.
-const SECRET_SHAPE = /^[A-Za-z0-9_-]{12,}$/;
-const TOKEN_RUN = /[A-Za-z0-9_-]{12,}/g;
-
-/** Replaces secret values with "***", and remembers them to hide wherever else they are quoted. */
-class Redactor {
-  readonly #seen = new Set<string>();
-
-  /** A copy of `value` with the value of every secret key replaced. */
-  redact<T>(value: T): T {
-    return this.#walk(value) as T;
-  }
-
-  /** `text` with every remembered secret replaced. */
-  scrub(text: string): string {
-    if (this.#seen.size === 0) return text;
-    return text.replace(TOKEN_RUN, (run) => (this.#seen.has(run) ? '***' : run));
-  }
-
-  #walk(value: unknown): unknown {
-    if (value === null || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map((item) => this.#walk(item));
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (item !== null && item !== undefined && (SECRET_KEYS.has(key) || SECRET_SUFFIX.test(key))) {
-        this.#remember(item);
-        copy[key] = '***';
-      } else {
-        copy[key] = this.#walk(item);
-      }
+    let line: string;
+    try {
+      const changed = typeof s.last_changed === 'number' ? isoTime(s.last_changed) : shortText(s.last_changed);
+      line = `${String(s.entity_id).padEnd(idWidth)}  ${stateTexts.get(s)!.padEnd(stateWidth)}  ${changed}`;
+    } catch (err) {
+      line = `(${cannot(s, err)})`;
     }
-    return copy;
-  }
-
-  #remember(secret: unknown): void {
-    if (typeof secret === 'string') {
-      if (SECRET_SHAPE.test(secret)) this.#seen.add(secret);
-    } else if (secret !== null && typeof secret === 'object') {
-      for (const item of Object.values(secret)) this.#remember(item);
-    }
+    await out.line(secrets.scrub(line));
   }
 }
 
