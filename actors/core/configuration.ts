@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, type ScalarTag } from 'yaml';
@@ -33,28 +34,41 @@ export async function loadConfiguration(dir: string): Promise<Configuration> {
   }
   let secrets: Record<string, unknown> | undefined;
   const loadSecrets = async () => {
+    const secretsFile = join(dir, 'secrets.yaml');
+    let doc: unknown;
     try {
-      secrets = (parse(await readFile(join(dir, 'secrets.yaml'), 'utf8')) ?? {}) as Record<string, unknown>;
+      doc = parse(await readFile(secretsFile, 'utf8')) ?? {};
     } catch (err: any) {
-      if (err.code === 'ENOENT') secrets = {};
-      else throw new ConfigurationError(`cannot read ${join(dir, 'secrets.yaml')}: ${err.message}`);
+      if (err.code === 'ENOENT') doc = {};
+      else throw new ConfigurationError(`cannot read ${secretsFile}: ${err.message}`);
     }
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+      throw new ConfigurationError(`${secretsFile}: the top level must be a mapping of secret names to values`);
+    }
+    secrets = doc as Record<string, unknown>;
   };
   if (text.includes('!secret')) await loadSecrets();
+  // the YAML parser would wrap an error thrown here in its own words: the first missing name
+  // is noted instead, and reported on its own once parsing is done
+  let missing: string | undefined;
   const secretTag: ScalarTag = {
     tag: '!secret',
     resolve(name: string) {
-      if (!secrets || !(name in secrets)) throw new ConfigurationError(`${file}: secret '${name}' is not defined in secrets.yaml`);
-      return secrets[name] as any;
+      // own keys only: `in` would find toString, constructor, __proto__... on every object
+      if (secrets && Object.hasOwn(secrets, name)) return secrets[name] as any;
+      missing ??= name;
+      return null;
     },
   };
+  const noSecret = () => new ConfigurationError(`${file}: secret '${missing}' is not defined in secrets.yaml`);
   let doc: unknown;
   try {
     doc = parse(text, { customTags: [secretTag] });
   } catch (err: any) {
-    if (err instanceof ConfigurationError) throw err;
+    if (missing !== undefined) throw noSecret();
     throw new ConfigurationError(`${file}: invalid YAML: ${err.message}`);
   }
+  if (missing !== undefined) throw noSecret();
   return normalise(doc ?? {}, file);
 }
 
@@ -64,7 +78,8 @@ function normalise(doc: unknown, file: string): Configuration {
   }
   const sections = { ...(doc as Record<string, unknown>) };
   // users of the original name this section after its brand; both spellings are read
-  const coreRaw = sections.core ?? sections.homeassistant;
+  const coreName = sections.core !== undefined && sections.core !== null ? 'core' : 'homeassistant';
+  const coreRaw = sections[coreName];
   delete sections.core;
   delete sections.homeassistant;
   const httpRaw = (sections.http ?? {}) as Record<string, unknown>;
@@ -85,10 +100,11 @@ function normalise(doc: unknown, file: string): Configuration {
     throw new ConfigurationError(`${file}: http: cors_allowed_origins must be a list of origins`);
   }
   if (coreRaw !== undefined && coreRaw !== null && (typeof coreRaw !== 'object' || Array.isArray(coreRaw))) {
-    throw new ConfigurationError(`${file}: core: must be a mapping`);
+    throw new ConfigurationError(`${file}: ${coreName}: must be a mapping`);
   }
   return {
-    core: (coreRaw ?? {}) as Record<string, unknown>,
+    // checked here, where the file is known, so neither a start nor a reload goes ahead with it
+    core: validateCore((coreRaw ?? {}) as Record<string, unknown>, `${file}: ${coreName}`),
     coreFromYaml: coreRaw !== undefined,
     http: {
       cors_allowed_origins: Array.isArray(origins) ? origins.map(String) : [String(origins)],
@@ -97,4 +113,168 @@ function normalise(doc: unknown, file: string): Configuration {
     recorder: { purge_keep_days: keep as number, commit },
     sections,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The core section, checked as the original checks it (wording of its validators)
+
+const TIME_ZONE_HELP = 'Invalid time zone passed in. Valid options can be found here: http://en.wikipedia.org/wiki/List_of_tz_database_time_zones';
+const UNIT_SYSTEMS = new Set(['metric', 'us_customary', 'imperial']);
+// the original's keys; those Hearth has no use for are accepted and ignored, as a typo is not
+const CORE_KEYS = new Set([
+  'name', 'latitude', 'longitude', 'elevation', 'radius', 'unit_system', 'temperature_unit', 'time_zone',
+  'internal_url', 'external_url', 'allowlist_external_dirs', 'whitelist_external_dirs', 'allowlist_external_urls',
+  'packages', 'auth_providers', 'auth_mfa_modules', 'media_dirs', 'legacy_templates', 'currency', 'country',
+  'language', 'debug', 'webrtc', 'customize', 'customize_domain', 'customize_glob',
+]);
+// region codes Intl names that are no country
+const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ']);
+const NOT_CURRENCIES = new Set(['XXX', 'XTS']);
+
+/** A value for an error message, cut short. */
+function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** The tz database's names, as the original's zoneinfo knows them (no offsets, case as written). */
+export function isTimeZone(value: unknown): value is string {
+  if (typeof value !== 'string' || value === '' || /^[+-]\d/.test(value)) return false;
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en', { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    return false;
+  }
+  // Intl ignores case where the tz database does not: "europe/paris" is no zone to the original
+  return resolved === value || resolved.toLowerCase() !== value.toLowerCase();
+}
+
+function knownName(type: 'region' | 'currency' | 'language', code: string): boolean {
+  try {
+    return new Intl.DisplayNames(['en'], { type, fallback: 'none' }).of(code) !== undefined;
+  } catch {
+    return false; // not even well-formed
+  }
+}
+
+function isUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}
+
+function isDirectory(value: unknown): boolean {
+  if (typeof value !== 'string' || value === '') return false;
+  try {
+    return statSync(value).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The original's boolean: true/false, yes/no, on/off, enable/disable, 1/0, or a number. */
+function booleanOf(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on', 'enable'].includes(text)) return true;
+  if (['0', 'false', 'no', 'off', 'disable'].includes(text)) return false;
+  return undefined;
+}
+
+function listOf(value: unknown): unknown[] {
+  return value === null ? [] : Array.isArray(value) ? value : [value];
+}
+
+/**
+ * The core section with its values checked and put in the form they are reported in; throws a
+ * ConfigurationError naming `where` and the key. Checking a result again gives the same result.
+ */
+export function validateCore(section: Record<string, unknown>, where = 'core'): Record<string, unknown> {
+  const refuse = (key: string, reason: string): never => {
+    throw new ConfigurationError(`${where}: ${key}: ${reason} (got ${shown(section[key])})`);
+  };
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(section)) {
+    if (!CORE_KEYS.has(key)) throw new ConfigurationError(`${where}: extra keys not allowed: ${shown(key)}`);
+    const value = section[key];
+    switch (key) {
+      case 'name':
+        // the original makes a string of any value; a list or mapping is no place name
+        if (value === null) break;
+        if (typeof value === 'object') refuse(key, 'expected a string');
+        out.name = String(value);
+        break;
+      case 'latitude':
+        if (typeof value !== 'number' || !(value >= -90 && value <= 90)) refuse(key, 'invalid latitude, expected a number from -90 to 90');
+        out.latitude = value;
+        break;
+      case 'longitude':
+        if (typeof value !== 'number' || !(value >= -180 && value <= 180)) refuse(key, 'invalid longitude, expected a number from -180 to 180');
+        out.longitude = value;
+        break;
+      case 'elevation':
+        // whole meters, as the original keeps it
+        if (typeof value !== 'number' || !Number.isFinite(value)) refuse(key, 'expected int');
+        out.elevation = Math.trunc(value as number);
+        break;
+      case 'radius':
+        if (typeof value !== 'number' || !Number.isFinite(value)) refuse(key, 'expected int');
+        if ((value as number) < 0) refuse(key, 'value must be at least 0');
+        out.radius = Math.trunc(value as number);
+        break;
+      case 'unit_system':
+        if (typeof value !== 'string' || !UNIT_SYSTEMS.has(value)) refuse(key, `must be 'metric' or 'us_customary'`);
+        out.unit_system = value;
+        break;
+      case 'time_zone':
+        if (!isTimeZone(value)) refuse(key, TIME_ZONE_HELP);
+        out.time_zone = value;
+        break;
+      case 'currency':
+        if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value) || NOT_CURRENCIES.has(value) || !knownName('currency', value)) {
+          refuse(key, 'invalid ISO 4217 formatted currency');
+        }
+        out.currency = value;
+        break;
+      case 'country':
+        if (typeof value !== 'string' || !/^[A-Z]{2}$/.test(value) || NOT_COUNTRIES.has(value) || !knownName('region', value)) {
+          refuse(key, 'invalid ISO 3166 formatted country');
+        }
+        out.country = value;
+        break;
+      case 'language':
+        if (typeof value !== 'string' || !knownName('language', value)) refuse(key, 'invalid RFC 5646 formatted language');
+        out.language = value;
+        break;
+      case 'internal_url':
+      case 'external_url':
+        if (!isUrl(value)) refuse(key, 'invalid url');
+        out[key] = value;
+        break;
+      case 'allowlist_external_dirs':
+      case 'whitelist_external_dirs':
+        out[key] = listOf(value).map((dir) => (isDirectory(dir) ? dir : refuse(key, `not a directory: ${shown(dir)}`)));
+        break;
+      case 'allowlist_external_urls':
+        out[key] = listOf(value).map((url) => (isUrl(url) ? url : refuse(key, `invalid url: ${shown(url)}`)));
+        break;
+      case 'debug': {
+        const flag = booleanOf(value);
+        if (flag === undefined) refuse(key, 'invalid boolean value');
+        out.debug = flag;
+        break;
+      }
+      default:
+        out[key] = value; // accepted, not used
+    }
+  }
+  return out;
 }

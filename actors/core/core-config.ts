@@ -2,7 +2,7 @@ import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog } from '../../store/types.ts';
 import { CORE_VERSION } from '../version.ts';
-import { ConfigurationError } from './configuration.ts';
+import { validateCore } from './configuration.ts';
 
 const METRIC = { length: 'km', accumulated_precipitation: 'mm', area: 'm²', mass: 'g', pressure: 'Pa', temperature: '°C', volume: 'L', wind_speed: 'm/s' };
 const US_CUSTOMARY = { length: 'mi', accumulated_precipitation: 'in', area: 'ft²', mass: 'lb', pressure: 'psi', temperature: '°F', volume: 'gal', wind_speed: 'mph' };
@@ -16,6 +16,20 @@ interface Location {
 
 const STREAM = 'core/config';
 
+/**
+ * The location keys of a recorded change, and nothing else: Object.assign of a parsed record
+ * would also run setters such as __proto__.
+ */
+function locationOf(data: unknown): Partial<Location> {
+  const loc: Partial<Location> = {};
+  if (data === null || typeof data !== 'object') return loc;
+  for (const key of ['latitude', 'longitude', 'elevation'] as const) {
+    const value = Object.hasOwn(data, key) ? (data as Record<string, unknown>)[key] : undefined;
+    if (typeof value === 'number' && Number.isFinite(value)) loc[key] = value;
+  }
+  return loc;
+}
+
 /** The core configuration: the `core:` section of configuration.yaml plus changes recorded in the log. */
 export class CoreConfig {
   private yaml: Record<string, unknown> = {};
@@ -25,18 +39,12 @@ export class CoreConfig {
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; configDir: string }) {}
 
-  /** Loads (or reloads) the core section; throws ConfigurationError naming a bad value. */
+  /**
+   * Loads (or reloads) the core section; throws ConfigurationError naming a bad value, and then
+   * keeps the configuration it had.
+   */
   load(section: Record<string, unknown>, fromYaml: boolean): void {
-    for (const key of ['latitude', 'longitude', 'elevation', 'radius'] as const) {
-      if (section[key] !== undefined && typeof section[key] !== 'number') {
-        throw new ConfigurationError(`core: ${key} must be a number, got ${JSON.stringify(section[key])}`);
-      }
-    }
-    const units = section.unit_system;
-    if (units !== undefined && units !== 'metric' && units !== 'us_customary' && units !== 'imperial') {
-      throw new ConfigurationError(`core: unit_system must be 'metric' or 'us_customary', got ${JSON.stringify(units)}`);
-    }
-    this.yaml = section;
+    this.yaml = validateCore(section);
     this.fromYaml = fromYaml;
   }
 
@@ -50,16 +58,17 @@ export class CoreConfig {
 
   /** The original's set_location: recorded, so it survives a restart. */
   async setLocation(loc: Partial<Location>, context: Context): Promise<void> {
+    const data = locationOf(loc);
     await this.deps.log.append([
-      { time: this.deps.clock.now(), stream: STREAM, type: 'core_config_updated', data: loc, context, origin: 'LOCAL' },
+      { time: this.deps.clock.now(), stream: STREAM, type: 'core_config_updated', data, context, origin: 'LOCAL' },
     ]);
-    Object.assign(this.overrides, loc);
+    Object.assign(this.overrides, data);
   }
 
   /** The config dict of GET /api/config and get_config. */
   asDict(state: string): Record<string, unknown> {
     const y = this.yaml;
-    const dirs = (y.allowlist_external_dirs as string[] | undefined) ?? [];
+    const dirs = (y.allowlist_external_dirs ?? y.whitelist_external_dirs ?? []) as string[];
     const pick = <T>(key: keyof Location, fallback: T) => (this.overrides[key] ?? (y[key] as T | undefined) ?? fallback);
     return {
       allowlist_external_dirs: dirs,
@@ -69,7 +78,7 @@ export class CoreConfig {
       config_source: this.fromYaml ? 'yaml' : 'default',
       country: y.country ?? null,
       currency: y.currency ?? 'EUR',
-      debug: false,
+      debug: y.debug ?? false,
       elevation: pick('elevation', 0),
       external_url: y.external_url ?? null,
       internal_url: y.internal_url ?? null,
@@ -95,11 +104,11 @@ export class CoreConfig {
     latestSuffices: false,
     owns: (r) => r.stream === STREAM,
     evolve: (r) => {
-      if (r.type === 'core_config_updated') Object.assign(this.overrides, r.data);
+      if (r.type === 'core_config_updated') Object.assign(this.overrides, locationOf(r.data));
     },
     snapshot: () => this.overrides,
     restore: (data) => {
-      this.overrides = { ...(data as Partial<Location>) };
+      this.overrides = locationOf(data);
     },
   };
 }
