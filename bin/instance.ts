@@ -80,14 +80,14 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await mkdir(dataDir, { recursive: true });
   const config: Configuration = await loadConfiguration(dataDir);
 
-  const log = await openEventLog({ path: join(dataDir, 'log'), commit: config.recorder.commit });
+  const log = await openEventLog({ path: join(dataDir, 'log'), commit: config.recorder.commit, log: say });
   let runState = 'NOT_RUNNING';
   const systemContext = (): Context => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: null });
 
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
-  const auth = createAuth({ log, clock, ids });
+  const auth = createAuth({ log, clock, ids, config: { say } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area];
 
   const started = performance.now();
