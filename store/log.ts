@@ -240,7 +240,8 @@ class LevelEventLog implements EventLog {
 
   async #write(group: Pending[]): Promise<void> {
     const last = group[group.length - 1].records;
-    const failed: FailedWrite = { probe: group[0].puts[0], keys: group.flatMap(({ puts }) => puts.filter((_, i) => i % 2 === 0)) };
+    // the keys are gathered only if the write fails: this is the path of every append
+    const failed = (): FailedWrite => ({ probe: group[0].puts[0], keys: group.flatMap(({ puts }) => puts.filter((_, i) => i % 2 === 0)) });
     try {
       await this.#writeBatch((batch) => {
         // a chained batch costs less than half as much per operation as an array batch, and
@@ -261,7 +262,7 @@ class LevelEventLog implements EventLog {
    * log may end in a torn record that would swallow the records written behind it at the next
    * open, so the log is reopened before anything else is written.
    */
-  #writeBatch(fill: (batch: Batch) => void, failed?: FailedWrite): Promise<void> {
+  #writeBatch(fill: (batch: Batch) => void, failed?: () => FailedWrite): Promise<void> {
     return this.#exclusive(async () => {
       const repaired = this.#broken !== undefined;
       if (repaired) await this.#repair();
@@ -270,7 +271,7 @@ class LevelEventLog implements EventLog {
       try {
         await batch.write({ sync: this.#sync });
       } catch (err) {
-        if (failed) this.#failed.push(failed);
+        if (failed) this.#failed.push(failed());
         if (repaired) this.#retryAt = Date.now() + RETRY_MS;
         this.#broken = err instanceof Error ? err : new Error(String(err));
         if (!this.#outage) {
