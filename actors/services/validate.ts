@@ -16,13 +16,17 @@ export function checker(schema: TSchema): TypeCheck<TSchema> {
 
 /**
  * Validates (after converting what can be converted, e.g. "5" for a number, and filling
- * defaults) and returns the value, or a message in the wording clients know from the original:
+ * defaults, unless `convert: false`) and returns the value, or a message in the wording clients know from the original:
  * `required key not provided @ data['value']`, `extra keys not allowed @ data['foo']`.
  */
-export function validate<T = any>(schema: TSchema, input: unknown): { ok: true; value: T } | { ok: false; message: string } {
+export function validate<T = any>(
+  schema: TSchema,
+  input: unknown,
+  options: { convert?: boolean } = {},
+): { ok: true; value: T } | { ok: false; message: string } {
   const c = checker(schema);
   if (c.Check(input)) return { ok: true, value: input as T };
-  const value = Value.Default(schema, Value.Convert(schema, structuredClone(input)));
+  const value = options.convert === false ? input : Value.Default(schema, Value.Convert(schema, structuredClone(input)));
   if (c.Check(value)) return { ok: true, value: value as T };
   const first = c.Errors(value).First();
   if (!first) return { ok: false, message: 'invalid data' };

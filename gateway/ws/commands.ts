@@ -233,9 +233,11 @@ export function commandFor(type: string): Command | undefined {
   return byType.get(type);
 }
 
-/** Validates a command message against its schema; the message of the original's format error otherwise. */
+/**
+ * Validates a command message against its schema as it is, without converting anything, so the
+ * handler runs on exactly what was checked; the message of the original's format error otherwise.
+ */
 export function checkCommand(command: Command, msg: unknown): string | undefined {
-  const r = validate(command.schema, msg);
+  const r = validate(command.schema, msg, { convert: false });
   return r.ok ? undefined : r.message;
 }
-
