@@ -24,6 +24,7 @@ import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
 import { registerAuthRoutes } from '../gateway/routes/auth.ts';
 import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
+import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
@@ -40,6 +41,8 @@ export interface HearthOptions {
   streamPingMs?: number;
   /** WebSocket limits (tests shrink them to see a slow client dropped) */
   wsLimits?: Partial<WsLimits>;
+  /** bytes that may wait for slow SSE and WebSocket clients, all together (default 64 MiB) */
+  outputBudgetBytes?: number;
   /** take a snapshot after this many committed records */
   snapshotEvery?: number;
   /** asked to end the process (core.stop) */
@@ -145,8 +148,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: say };
 
   const app = uWS.App();
-  const ws = registerWebSocket(app, deps, options.wsLimits);
-  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say });
+  const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, say);
+  const ws = registerWebSocket(app, deps, options.wsLimits, budget);
+  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say, budget });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
   registerAuthRoutes(router, { auth });

@@ -1,6 +1,7 @@
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
+import { OutputBudget, OUTPUT_BUDGET_BYTES, type Backlogged } from './output-budget.ts';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 
 const gzipAsync = promisify(gzip);
@@ -47,7 +48,7 @@ export interface HttpStream {
 
 /** Where a streamed answer writes. `write` returns false once the client is too far behind. */
 export interface StreamSink {
-  write(chunk: string): boolean;
+  write(chunk: string | Buffer): boolean;
   end(): void;
 }
 
@@ -120,6 +121,8 @@ export interface RouterOptions {
   corsOrigins?: string[];
   /** smallest body worth compressing */
   gzipMin?: number;
+  /** what may wait for slow clients, shared with the WebSocket API */
+  budget?: OutputBudget;
   log?: (line: string) => void;
 }
 
@@ -133,6 +136,9 @@ const DEFAULT_HEADERS: [string, string][] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'SAMEORIGIN'],
 ];
+
+/** What one event-stream client may have waiting before it is dropped. */
+const STREAM_BACKLOG_LIMIT = 4 * 1024 * 1024;
 
 /** Routes open to anyone (login, tokens, onboarding) read at most this much of a body. */
 const OPEN_MAX_BODY = 1024 * 1024;
@@ -157,11 +163,13 @@ export class Router {
   private readonly maxBody: number;
   private readonly gzipMin: number;
   private readonly log: (line: string) => void;
+  private readonly budget: OutputBudget;
 
   constructor(private readonly options: RouterOptions) {
     this.maxBody = options.maxBody ?? 16 * 1024 * 1024;
     this.gzipMin = options.gzipMin ?? 1024;
     this.log = options.log ?? (() => {});
+    this.budget = options.budget ?? new OutputBudget(OUTPUT_BUDGET_BYTES, this.log);
   }
 
   /** Adds a route; `pattern` like `/api/states/:entity_id`. */
@@ -229,7 +237,7 @@ export class Router {
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
       if (k.length + v.length > longest) longest = k.length + v.length;
     });
-    const remoteIp = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const remoteIp = remoteIpOf(res);
     const state: Answering = { aborted: false, cleanup: undefined };
     res.onAborted(() => {
       state.aborted = true;
@@ -401,11 +409,19 @@ export class Router {
       for (const k in cors) res.writeHeader(k, cors[k]);
       for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
     });
-    // uWS buffers what the socket cannot take yet; past this much the client is too slow
-    const limit = 4 * 1024 * 1024;
+    // uWS keeps what the socket cannot take yet: that is the client's backlog, counted here and
+    // in the budget shared by every connection, and forgotten once the socket drains
     let backlog = 0;
+    const behind: Backlogged = { who: `the event stream of ${remoteIpOf(res)}`, drop: () => drop() };
+    const drop = () => {
+      if (state.aborted) return;
+      state.aborted = true;
+      // at once: ending gracefully would keep the backlog until the client reads it
+      res.close();
+    };
     res.onWritable(() => {
       backlog = 0;
+      this.budget.set(behind, 0);
       return true;
     });
     const sink: StreamSink = {
@@ -415,8 +431,14 @@ export class Router {
         res.cork(() => {
           ok = res.write(chunk);
         });
-        if (!ok) backlog += Buffer.byteLength(chunk);
-        return backlog < limit;
+        if (ok) return true;
+        backlog += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+        if (backlog >= STREAM_BACKLOG_LIMIT) {
+          drop();
+          return false;
+        }
+        this.budget.set(behind, backlog);
+        return !state.aborted;
       },
       end: () => {
         if (state.aborted) return;
@@ -425,7 +447,16 @@ export class Router {
         res.cork(() => res.end());
       },
     };
-    state.cleanup = reply.open(sink);
+    const close = reply.open(sink);
+    let closed = false;
+    state.cleanup = () => {
+      if (closed) return;
+      closed = true;
+      this.budget.set(behind, 0);
+      close();
+    };
+    // dropped while it opened (its first write was already too much)
+    if (state.aborted) state.cleanup();
   }
 }
 
@@ -440,4 +471,9 @@ interface Answering {
 /** The original's answer to an over-long request line or header field. */
 function tooLong(what: string, bytes: number): HttpReply {
   return text(400, `400, message: Got more than ${MAX_LINE_BYTES} bytes (${bytes}) when reading ${what} is too long.`);
+}
+
+/** The client's address as text. */
+function remoteIpOf(res: UwsResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString();
 }

@@ -1,6 +1,16 @@
 import type { Router, HttpStream } from '../http.ts';
 import type { CoreDeps } from '../core.ts';
 import { eventJson } from '../../streams/event-json.ts';
+import type { EventRecord } from '../../store/types.ts';
+
+const chunks = new WeakMap<EventRecord, Buffer>();
+
+/** A record as one SSE message, in bytes, made once and written to every stream. */
+function sseChunk(r: EventRecord): Buffer {
+  let chunk = chunks.get(r);
+  if (!chunk) chunks.set(r, (chunk = Buffer.from(`data: ${eventJson(r)}\n\n`)));
+  return chunk;
+}
 
 /** How long the stream may stay silent before a ping. */
 export const STREAM_PING_MS = 50_000;
@@ -30,7 +40,7 @@ export function registerStreamRoute(router: Router, deps: CoreDeps, options: { p
         const sub = source.subscribe(deps.bus.contained(`/api/stream of ${req.remoteIp}`, (r) => {
           if (types && !types.has(r.type)) return;
           if (r.type === STOP_EVENT) return sink.end();
-          if (!sink.write(`data: ${eventJson(r)}\n\n`)) {
+          if (!sink.write(sseChunk(r))) {
             deps.log(`Closing /api/stream of ${req.remoteIp}: the client cannot keep up with the events`);
             return sink.end();
           }

@@ -1,6 +1,7 @@
 import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
 import type { Principal } from '../http.ts';
 import { CORE_VERSION } from '../../actors/version.ts';
+import type { Backlogged, OutputBudget } from '../output-budget.ts';
 
 /** What uWS keeps per socket. */
 export interface SocketData {
@@ -67,7 +68,7 @@ const COALESCE_CHARS = 1024 * 1024;
  * into array frames once the client asked for it). A client that falls too far behind is
  * disconnected; the others never wait for it.
  */
-export class Connection {
+export class Connection implements Backlogged {
   principal?: Principal;
   lastId = 0;
   coalesce = false;
@@ -84,6 +85,7 @@ export class Connection {
     private readonly log: (line: string) => void,
     private readonly limits: WsLimits = WS_LIMITS,
     private readonly scheduler: FlushScheduler = new FlushScheduler(),
+    private readonly budget?: OutputBudget,
   ) {
     this.sendNow(`{"type":"auth_required","ha_version":"${CORE_VERSION}"}`);
     this.authTimer = setTimeout(() => this.close(), this.limits.authTimeoutMs);
@@ -102,7 +104,7 @@ export class Connection {
     this.queuedChars += json.length;
     if (this.queue.length > this.limits.maxPending || this.queuedChars > this.limits.maxBufferedBytes) {
       this.log(`Client ${this.ip} unable to keep up with pending messages (${this.queue.length} messages, ${this.queuedChars} characters queued); disconnecting`);
-      return this.close();
+      return this.drop();
     }
     if (this.queue.length === 1) this.scheduler.mark(this);
   }
@@ -156,9 +158,31 @@ export class Connection {
   private sendNow(json: string): void {
     if (this.closed) return;
     this.ws.send(json, false);
-    if (this.ws.getBufferedAmount() > this.limits.maxBufferedBytes) {
-      this.log(`Client ${this.ip} unable to keep up with pending messages (${this.ws.getBufferedAmount()} bytes buffered); disconnecting`);
-      this.close();
+    const buffered = this.ws.getBufferedAmount();
+    if (buffered > this.limits.maxBufferedBytes) {
+      this.log(`Client ${this.ip} unable to keep up with pending messages (${buffered} bytes buffered); disconnecting`);
+      return this.drop();
+    }
+    this.budget?.set(this, buffered);
+  }
+
+  /** uWS sent some of what it held: the backlog is smaller now. */
+  drained(): void {
+    if (!this.closed) this.budget?.set(this, this.ws.getBufferedAmount());
+  }
+
+  get who(): string {
+    return `the WebSocket client ${this.ip}`;
+  }
+
+  /** Ends the connection at once: ending it gracefully would keep its backlog until it reads. */
+  drop(): void {
+    if (this.closed) return;
+    this.dispose();
+    try {
+      this.ws.close();
+    } catch {
+      // already closed by the peer
     }
   }
 
@@ -181,6 +205,7 @@ export class Connection {
   /** Releases subscriptions and timers (the socket is gone or going). */
   dispose(): void {
     this.closed = true;
+    this.budget?.set(this, 0);
     clearTimeout(this.authTimer);
     for (const unsubscribe of this.subscriptions.values()) unsubscribe();
     this.subscriptions.clear();

@@ -3,9 +3,15 @@ import type { CoreDeps } from '../core.ts';
 import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
 import { commandFor, checkCommand } from './commands.ts';
 import { isObject, readJson } from '../body.ts';
+import type { OutputBudget } from '../output-budget.ts';
 
 /** The WebSocket API at /api/websocket: the auth handshake, then commands. */
-export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Partial<WsLimits> = {}): { connections: Set<Connection> } {
+export function registerWebSocket(
+  app: TemplatedApp,
+  deps: CoreDeps,
+  limits: Partial<WsLimits> = {},
+  budget?: OutputBudget,
+): { connections: Set<Connection> } {
   const connLimits: WsLimits = { ...WS_LIMITS, ...limits };
   const scheduler = new FlushScheduler();
   const connections = new Set<Connection>();
@@ -32,7 +38,7 @@ export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Par
     },
     open: (ws) => {
       const data = ws.getUserData();
-      data.conn = new Connection(ws, data.ip, deps.log, connLimits, scheduler);
+      data.conn = new Connection(ws, data.ip, deps.log, connLimits, scheduler, budget);
       connections.add(data.conn);
     },
     message: (ws, raw, isBinary) => {
@@ -58,6 +64,7 @@ export function registerWebSocket(app: TemplatedApp, deps: CoreDeps, limits: Par
         dispatch(conn, m);
       }
     },
+    drain: (ws) => ws.getUserData().conn?.drained(),
     close: (ws) => {
       const conn = ws.getUserData().conn!;
       conn.dispose();
