@@ -106,7 +106,10 @@ export class Connection implements Backlogged {
       this.log(`Client ${this.ip} unable to keep up with pending messages (${this.queue.length} messages, ${this.queuedChars} characters queued); disconnecting`);
       return this.drop();
     }
-    if (this.queue.length === 1) this.scheduler.mark(this);
+    // a large backlog goes out now rather than at the end of the turn: held until then, it
+    // would outlive the young generation and grow the heap
+    if (this.queuedChars >= COALESCE_CHARS) this.flush();
+    else if (this.queue.length === 1) this.scheduler.mark(this);
   }
 
   result(id: number, resultJson: string): void {
