@@ -409,8 +409,10 @@ export class Router {
       for (const k in cors) res.writeHeader(k, cors[k]);
       for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
     });
-    // uWS keeps what the socket cannot take yet: that is the client's backlog, counted here and
-    // in the budget shared by every connection, and forgotten once the socket drains
+    // uWS keeps what the socket cannot take yet and sends it as the socket drains (no onWritable
+    // handler here: with one, uWS would leave its buffer to the handler). That is the client's
+    // backlog, counted here and in the budget shared by every connection: a write that goes
+    // straight out means nothing was left waiting before it
     let backlog = 0;
     const behind: Backlogged = { who: `the event stream of ${remoteIpOf(res)}`, drop: () => drop() };
     const drop = () => {
@@ -419,11 +421,6 @@ export class Router {
       // at once: ending gracefully would keep the backlog until the client reads it
       res.close();
     };
-    res.onWritable(() => {
-      backlog = 0;
-      this.budget.set(behind, 0);
-      return true;
-    });
     const sink: StreamSink = {
       write: (chunk) => {
         if (state.aborted) return false;
@@ -431,7 +428,10 @@ export class Router {
         res.cork(() => {
           ok = res.write(chunk);
         });
-        if (ok) return true;
+        if (ok) {
+          if (backlog > 0) this.budget.set(behind, (backlog = 0));
+          return true;
+        }
         backlog += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
         if (backlog >= STREAM_BACKLOG_LIMIT) {
           drop();
