@@ -237,7 +237,6 @@ export class Router {
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
       if (k.length + v.length > longest) longest = k.length + v.length;
     });
-    const remoteIp = remoteIpOf(res);
     const state: Answering = { aborted: false, cleanup: undefined };
     res.onAborted(() => {
       state.aborted = true;
@@ -245,6 +244,7 @@ export class Router {
     });
 
     let query: URLSearchParams | undefined;
+    let remoteIp: string | undefined;
     const request: HttpRequest = {
       method,
       path,
@@ -254,7 +254,11 @@ export class Router {
         return (query ??= new URLSearchParams(rawQuery));
       },
       headers,
-      remoteIp,
+      // asked of uWS only when wanted (a native call, and a copy, per request); uWS forgets
+      // the address once the request is answered or gone
+      get remoteIp() {
+        return (remoteIp ??= state.aborted ? '' : remoteIpOf(res));
+      },
       body: EMPTY,
     };
     const corsHeaders = (anyOrigin: boolean): Record<string, string> => {
