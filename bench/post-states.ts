@@ -1,11 +1,14 @@
-// POST /api/states/{id} through Hearth (durable and fast commit) beside a raw uWS app answering
-// the same requests without persistence: 64 keep-alive connections, one request in flight each,
-// writes spread over 1000 entity ids.
+// POST /api/states/{id} through Hearth (durable and fast commit) beside a raw uWS app doing the
+// same work without persistence (bench/raw-uws.ts): 64 keep-alive connections, one request in
+// flight each, writes spread over 1000 entity ids. The load comes from wrk when it is on PATH,
+// else from the Node generator of bench/loadgen.ts (bench/wrk.ts), and the output says which.
+import os from 'node:os';
 import { isMain, ms, num, rateRow, removeDir, runAlone, type BenchOptions, type BenchResult } from './common.ts';
 import { FAST_CONFIG, startBenchHearth } from './hearth.ts';
-import { loadgen, type LoadOptions, type LoadResult } from './loadgen.ts';
+import type { LoadOptions } from './loadgen.ts';
 import { hotSpotNotes, startProfile } from './profile.ts';
 import { startRawHttp } from './raw-uws.ts';
+import { chooseGenerator, timedLoad, type HttpLoadResult } from './wrk.ts';
 
 export const CONNECTIONS = 64;
 export const IDS = 1000;
@@ -21,40 +24,37 @@ const load = (port: number, token: string): LoadOptions => ({
   request: { kind: 'post-state', token, ids: IDS },
 });
 
-const latency = (r: LoadResult) => `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`;
-const cpu = (r: Measured) => `server ${r.serverCpu.toFixed(2)} cores, load generator ${r.cpu.toFixed(2)} cores`;
+const latency = (r: Measured) => `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`;
+const cpu = (r: Measured) => `server ${r.hostCpu.toFixed(2)} cores, load generator ${r.cpu.toFixed(2)} cores`;
 
-type Measured = LoadResult & { serverCpu: number };
-
-/** Runs a load and adds the CPU this (the server's) process used meanwhile, in cores. */
-async function withCpu(run: () => Promise<LoadResult>): Promise<Measured> {
-  const t0 = performance.now();
-  const c0 = process.cpuUsage();
-  const r = await run();
-  const c = process.cpuUsage(c0);
-  return { ...r, serverCpu: (c.user + c.system) / 1000 / (performance.now() - t0) };
-}
+type Measured = HttpLoadResult;
 
 export async function run(options: BenchOptions = {}): Promise<BenchResult> {
   const notes: string[] = [];
+  const generator = chooseGenerator();
+  const errors = (who: string, r: Measured) => {
+    if (r.errors) notes.push(`${who}: ${r.errors} answers were not 2xx: ${JSON.stringify(r.statuses)}`);
+    if (r.socketErrors) notes.push(`${who}: ${r.socketErrors} socket errors (connect, read, write or timeout)`);
+  };
 
   const rawRun = async () => {
     const raw = await startRawHttp();
-    const r = await withCpu(() => loadgen(load(raw.port, 'raw')));
+    const r = await timedLoad(load(raw.port, 'raw'));
     raw.close();
+    errors('raw', r);
     return r;
   };
   const measure = async (mode: 'durable' | 'fast', profile: boolean) => {
     const h = await startBenchHearth(mode === 'fast' ? { config: FAST_CONFIG } : {});
     const stop = profile ? await startProfile() : undefined;
-    const r = await withCpu(() => loadgen(load(h.port, h.token)));
+    const r = await timedLoad(load(h.port, h.token));
     if (stop) notes.push(...hotSpotNotes(`Hearth under POST load (${mode})`, await stop()));
     await h.hearth.stop();
     await removeDir(h.dataDir);
-    if (r.errors) notes.push(`${mode}: ${r.errors} answers were not 2xx: ${JSON.stringify(r.statuses)}`);
+    errors(mode, r);
     return r;
   };
-  // every configuration twice, interleaved, best run kept: the box is shared, and a neighbour's
+  // every configuration ROUNDS times, interleaved, best run kept: the box is shared, and a neighbour's
   // burst should not decide a ratio
   const runs = { raw: [] as Measured[], durable: [] as Measured[], fast: [] as Measured[] };
   for (let round = 0; round < ROUNDS; round++) {
@@ -71,18 +71,24 @@ export async function run(options: BenchOptions = {}): Promise<BenchResult> {
 
   const baseline = { label: 'raw uWS', value: base.rps };
   const target = { text: '≥ 0.50× raw', min: 0.5 };
+  const byWrk = generator.generator === 'wrk';
   const detail = (r: Measured) =>
-    `Hearth ${latency(r)}, ${cpu(r)}; raw ${latency(base)}, ${cpu(base)}; ${num(r.bodyBytes, 0)} B answers (raw ${num(base.bodyBytes, 0)} B)`;
+    `${byWrk ? 'wrk' : 'Node load generator'}: Hearth ${latency(r)}, ${cpu(r)}; raw ${latency(base)}, ${cpu(base)}; ${r.sizeText} (raw ${num(base.bodyBytes, 0)} B)`;
+  const cores = os.cpus().length;
   notes.unshift(
+    `load generator: ${base.generatorText}` +
+      (byWrk ? `; wrk's script (a temp file) numbers the requests like bench/loadgen.ts and sends the same bytes` : generator.why.includes('not on PATH') ? '; install wrk (apt-get install -y wrk) to measure as a user would' : ''),
     `${CONNECTIONS} keep-alive connections with one request in flight each, writes over ${IDS} entity ids, ` +
-      `${WARMUP_MS / 1000} s warm-up then ${DURATION_MS / 1000} s measured; the load generator is one Node process on the same 2 cores`,
+      `${WARMUP_MS / 1000} s warm-up then ${DURATION_MS / 1000} s measured; the load generator runs on the same ${cores} cores. ` +
+      `Server CPU is this process's (process.cpuUsage() over ${byWrk ? 'the measured wrk run' : "the generator's whole run, warm-up included"}): the server runs in it and the load generator is a separate process`,
   );
+  const mark = byWrk ? '' : ' [Node load generator]';
   return {
     name: 'post-states',
     title: 'POST /api/states/{id} writes/s',
     rows: [
-      rateRow('durable commit (default)', durable.rps, 'req/s', baseline, target, detail(durable)),
-      rateRow('recorder: commit: fast', fast.rps, 'req/s', baseline, target, detail(fast)),
+      rateRow(`durable commit (default)${mark}`, durable.rps, 'req/s', baseline, target, detail(durable)),
+      rateRow(`recorder: commit: fast${mark}`, fast.rps, 'req/s', baseline, target, detail(fast)),
     ],
     notes,
   };
