@@ -24,7 +24,7 @@ export function readJson(bytes: Uint8Array): JsonRead {
   if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) {
     return { ok: false, problem: 'depth', message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
   }
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const text = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('utf8');
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {

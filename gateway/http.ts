@@ -126,10 +126,19 @@ export interface RouterOptions {
   log?: (line: string) => void;
 }
 
+interface RouteEntry {
+  handler: Handler;
+  options: RouteOptions;
+}
+
 interface Route {
   segments: string[];
-  methods: Map<string, { handler: Handler; options: RouteOptions }>;
+  methods: Map<string, RouteEntry>;
 }
+
+const COLON = 0x3a;
+/** No extra headers (shared, never written to). */
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 const DEFAULT_HEADERS: [string, string][] = [
   ['Referrer-Policy', 'no-referrer'],
@@ -164,6 +173,7 @@ export class Router {
   private readonly gzipMin: number;
   private readonly log: (line: string) => void;
   private readonly budget: OutputBudget;
+  private app: TemplatedApp | undefined;
 
   constructor(private readonly options: RouterOptions) {
     this.maxBody = options.maxBody ?? 16 * 1024 * 1024;
@@ -182,7 +192,9 @@ export class Router {
       if (pattern.includes(':')) this.withParams.push(route);
       else this.exact.set(pattern, route);
     }
-    route.methods.set(method.toUpperCase(), { handler, options });
+    const entry = { handler, options };
+    route.methods.set(method.toUpperCase(), entry);
+    if (this.app) this.install(this.app, route, method.toUpperCase(), entry);
     return this;
   }
 
@@ -198,9 +210,43 @@ export class Router {
     return this.add('DELETE', pattern, options, handler);
   }
 
-  /** Installs the router as the app's catch-all handler. */
+  /**
+   * Installs the routes on the app: each on uWS's own router (native matching, no per-request
+   * route search), and a catch-all for unknown paths (404), known paths with another method
+   * (405), CORS preflights and HEAD.
+   */
   mount(app: TemplatedApp): void {
-    app.any('/*', (res, req) => this.onRequest(res, req));
+    this.app = app;
+    for (const route of this.routes) for (const [method, entry] of route.methods) this.install(app, route, method, entry);
+    app.any('/*', (res, req) => this.onRequest(res, req, undefined, undefined));
+  }
+
+  private install(app: TemplatedApp, route: Route, method: string, entry: RouteEntry): void {
+    const pattern = `/${route.segments.join('/')}`;
+    const handler = (res: UwsResponse, req: UwsRequest) => this.onRequest(res, req, route, entry);
+    if (method === 'GET') app.get(pattern, handler);
+    else if (method === 'POST') app.post(pattern, handler);
+    else if (method === 'DELETE') app.del(pattern, handler);
+    else if (method === 'PUT') app.put(pattern, handler);
+    else if (method === 'PATCH') app.patch(pattern, handler);
+    // any other method is found by the catch-all
+  }
+
+  /** The decoded `:param` values uWS matched, or undefined when one is empty or not decodable. */
+  private paramsOf(route: Route, req: UwsRequest): Record<string, string> | undefined {
+    const params: Record<string, string> = {};
+    let index = 0;
+    for (const seg of route.segments) {
+      if (seg.charCodeAt(0) !== COLON) continue;
+      const raw = req.getParameter(index++);
+      if (!raw) return undefined;
+      try {
+        params[seg.slice(1)] = decodeURIComponent(raw);
+      } catch {
+        return undefined;
+      }
+    }
+    return params;
   }
 
   private match(path: string): { route: Route; params: Record<string, string> } | undefined {
@@ -226,7 +272,7 @@ export class Router {
     return undefined;
   }
 
-  private onRequest(res: UwsResponse, req: UwsRequest): void {
+  private onRequest(res: UwsResponse, req: UwsRequest, route: Route | undefined, entry: RouteEntry | undefined): void {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
@@ -261,69 +307,51 @@ export class Router {
       },
       body: EMPTY,
     };
-    const corsHeaders = (anyOrigin: boolean): Record<string, string> => {
-      const origin = headers.origin;
-      if (!origin) return {};
-      if (anyOrigin || this.options.corsOrigins?.includes(origin)) return { 'Access-Control-Allow-Origin': origin };
-      return {};
-    };
-
     const line = method.length + path.length + (rawQuery ? rawQuery.length + 1 : 0) + 10;
     if (line > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Status line', line), {}, true);
     if (longest + 2 > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Header field', longest + 2), {}, true);
 
-    const found = this.match(path);
-    if (!found) return this.send(res, state, request, plainError(404));
-    request.params = found.params;
-
-    if (method === 'OPTIONS' && headers['access-control-request-method']) {
-      const wanted = headers['access-control-request-method'].toUpperCase();
-      const entry = found.route.methods.get(wanted);
-      const cors = corsHeaders(entry?.options.corsAnyOrigin ?? false);
-      if (!entry || !cors['Access-Control-Allow-Origin']) return this.send(res, state, request, plainError(403));
-      return this.send(res, state, request, {
-        status: 200,
-        headers: { ...cors, 'Access-Control-Allow-Methods': wanted, 'Access-Control-Allow-Headers': CORS_HEADERS },
-      });
+    if (route && entry) {
+      const params = this.paramsOf(route, req);
+      if (!params) return this.send(res, state, request, plainError(404));
+      request.params = params;
+    } else {
+      const found = this.match(path);
+      if (!found) return this.send(res, state, request, plainError(404));
+      request.params = found.params;
+      if (method === 'OPTIONS' && headers['access-control-request-method']) {
+        const wanted = headers['access-control-request-method'].toUpperCase();
+        const preflight = found.route.methods.get(wanted);
+        const cors = this.cors(headers.origin, preflight?.options.corsAnyOrigin ?? false);
+        if (!preflight || !cors['Access-Control-Allow-Origin']) return this.send(res, state, request, plainError(403));
+        return this.send(res, state, request, {
+          status: 200,
+          headers: { ...cors, 'Access-Control-Allow-Methods': wanted, 'Access-Control-Allow-Headers': CORS_HEADERS },
+        });
+      }
+      entry = found.route.methods.get(method) ?? (method === 'HEAD' ? found.route.methods.get('GET') : undefined);
+      if (!entry) {
+        const allow = [...found.route.methods.keys()].join(', ');
+        return this.send(res, state, request, plainError(405, { Allow: allow }));
+      }
     }
-
-    const entry = found.route.methods.get(method) ?? (method === 'HEAD' ? found.route.methods.get('GET') : undefined);
-    if (!entry) {
-      const allow = [...found.route.methods.keys()].join(', ');
-      return this.send(res, state, request, plainError(405, { Allow: allow }));
-    }
-    const cors = corsHeaders(entry.options.corsAnyOrigin ?? false);
+    const { options, handler } = entry;
+    const cors = this.cors(headers.origin, options.corsAnyOrigin ?? false);
 
     const hasBody = !(method === 'GET' || method === 'HEAD' || method === 'OPTIONS');
     // who is asking is known from the headers: a stranger's body is never read
-    if (entry.options.access !== 'none') {
+    if (options.access !== 'none') {
       const principal = this.options.authenticator.authenticate(headers.authorization, request);
-      if (!principal || (entry.options.access === 'admin' && !principal.isAdmin)) {
+      if (!principal || (options.access === 'admin' && !principal.isAdmin)) {
         return this.send(res, state, request, plainError(401), cors, hasBody);
       }
       request.principal = principal;
     }
-    const maxBody = entry.options.maxBody ?? (entry.options.access === 'none' ? Math.min(this.maxBody, OPEN_MAX_BODY) : this.maxBody);
+    const maxBody = options.maxBody ?? (options.access === 'none' ? Math.min(this.maxBody, OPEN_MAX_BODY) : this.maxBody);
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > maxBody) return this.send(res, state, request, plainError(413), cors, true);
 
-    const run = (body: Buffer) => {
-      request.body = body;
-      let result: HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
-      try {
-        result = entry.handler(request);
-      } catch (err) {
-        return this.fail(res, state, request, err, cors);
-      }
-      if (result instanceof Promise) {
-        result.then(
-          (r) => this.respond(res, state, request, r, cors),
-          (err) => this.fail(res, state, request, err, cors),
-        );
-      } else this.respond(res, state, request, result, cors);
-    };
-
-    if (!hasBody) return run(EMPTY);
+    if (!hasBody) return this.run(res, state, request, handler, cors, EMPTY);
     const chunks: Buffer[] = [];
     let size = 0;
     let tooBig = false;
@@ -336,8 +364,32 @@ export class Router {
       }
       // uWS reuses the chunk's memory after this callback returns
       chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      if (isLast) this.run(res, state, request, handler, cors, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
+  }
+
+  /** CORS for a request from `origin`: open to it on `anyOrigin` routes, else when configured. */
+  private cors(origin: string | undefined, anyOrigin: boolean): Record<string, string> {
+    if (!origin) return NO_HEADERS;
+    if (anyOrigin || this.options.corsOrigins?.includes(origin)) return { 'Access-Control-Allow-Origin': origin };
+    return NO_HEADERS;
+  }
+
+  /** Runs the handler with the body read, and answers what it returns, sync or async. */
+  private run(res: UwsResponse, state: Answering, request: HttpRequest, handler: Handler, cors: Record<string, string>, body: Buffer): void {
+    request.body = body;
+    let result: HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
+    try {
+      result = handler(request);
+    } catch (err) {
+      return this.fail(res, state, request, err, cors);
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (r) => this.respond(res, state, request, r, cors),
+        (err) => this.fail(res, state, request, err, cors),
+      );
+    } else this.respond(res, state, request, result, cors);
   }
 
   private fail(res: UwsResponse, state: Answering, request: HttpRequest, err: unknown, cors: Record<string, string>) {
