@@ -12,6 +12,7 @@ type Bench = { name: string; module: string; what: string };
 /** In run order; each module exports `run(options)` and runs alone when started directly. */
 export const BENCHES: Bench[] = [
   { name: 'post-states', module: './post-states.ts', what: 'POST /api/states writes/s vs raw uWS' },
+  { name: 'router', module: './router.ts', what: 'the Router alone vs raw uWS (what every request pays)' },
   { name: 'get-states', module: './get-states.ts', what: 'GET /api/states and get_states at 10k vs JSON.stringify' },
   { name: 'fanout', module: './fanout.ts', what: 'one change to 500 subscribe_entities subscribers vs uWS publish' },
   { name: 'log-append', module: './appends.ts', what: 'log appends/s vs raw LevelDB batches' },
