@@ -73,10 +73,22 @@ export function registerWebSocket(
     },
   });
 
+  /** The handshake; like a command, whatever goes wrong in it ends this connection only. */
   function authenticate(conn: Connection, msg: unknown) {
+    try {
+      handshake(conn, msg);
+    } catch (err) {
+      deps.log(`Error in the auth handshake of ${conn.ip}: ${(err as Error)?.stack ?? err}`);
+      conn.authInvalid('Invalid access token or password');
+    }
+  }
+
+  function handshake(conn: Connection, msg: unknown) {
     const problem = authMessageProblem(msg);
     if (problem) return conn.authInvalid(`Auth message incorrectly formatted: ${problem}`);
-    const principal = deps.auth.validateAccessToken((msg as any).access_token);
+    const token = (msg as Record<string, unknown>).access_token;
+    // an api_password (the original's retired scheme) is well formed, and never valid
+    const principal = typeof token === 'string' ? deps.auth.validateAccessToken(token) : undefined;
     if (!principal) {
       deps.log(`Login attempt or request with invalid authentication from ${conn.ip}`);
       return conn.authInvalid('Invalid access token or password');

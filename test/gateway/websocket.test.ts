@@ -26,6 +26,17 @@ t.test('WebSocket API', async (t) => {
     await c.closed;
   });
 
+  t.test('an api_password (a retired scheme) is well formed and never valid', async (t) => {
+    const c = await rawClient(base);
+    await c.next();
+    c.send({ type: 'auth', api_password: 'anything' });
+    t.same(await c.next(), { type: 'auth_invalid', message: 'Invalid access token or password' });
+    await c.closed;
+    const after = await rawClient(base);
+    t.equal((await after.next()).type, 'auth_required', 'the server still serves');
+    after.ws.close();
+  });
+
   t.test('command before auth', async (t) => {
     const c = await rawClient(base);
     await c.next();
