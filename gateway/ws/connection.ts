@@ -77,6 +77,11 @@ export class Connection implements Backlogged {
   private queue: string[] = [];
   /** characters queued, a lower bound of their bytes */
   private queuedChars = 0;
+  /**
+   * The largest message this client was sent. One message, however large (all states of a
+   * large install), always goes through; what piles up behind it counts against the limits.
+   */
+  private largest = 0;
   private authTimer?: NodeJS.Timeout;
 
   constructor(
@@ -102,7 +107,8 @@ export class Connection implements Backlogged {
     if (this.closed) return;
     this.queue.push(json);
     this.queuedChars += json.length;
-    if (this.queue.length > this.limits.maxPending || this.queuedChars > this.limits.maxBufferedBytes) {
+    if (json.length > this.largest) this.largest = json.length;
+    if (this.queue.length > this.limits.maxPending || this.queuedChars > this.limits.maxBufferedBytes + this.largest) {
       this.log(`Client ${this.ip} unable to keep up with pending messages (${this.queue.length} messages, ${this.queuedChars} characters queued); disconnecting`);
       return this.drop();
     }
@@ -162,16 +168,21 @@ export class Connection implements Backlogged {
     if (this.closed) return;
     this.ws.send(json, false);
     const buffered = this.ws.getBufferedAmount();
-    if (buffered > this.limits.maxBufferedBytes) {
+    if (buffered > this.limits.maxBufferedBytes + this.largest) {
       this.log(`Client ${this.ip} unable to keep up with pending messages (${buffered} bytes buffered); disconnecting`);
       return this.drop();
     }
-    this.budget?.set(this, buffered);
+    this.budget?.set(this, this.behind(buffered));
   }
 
   /** uWS sent some of what it held: the backlog is smaller now. */
   drained(): void {
-    if (!this.closed) this.budget?.set(this, this.ws.getBufferedAmount());
+    if (!this.closed) this.budget?.set(this, this.behind(this.ws.getBufferedAmount()));
+  }
+
+  /** What counts against the shared budget: the backlog past one largest message. */
+  private behind(buffered: number): number {
+    return Math.max(0, buffered - this.largest);
   }
 
   get who(): string {

@@ -30,3 +30,25 @@ t.test('a client that falls too far behind is disconnected; the others never wai
   t.pass('the slow client was disconnected');
   fast.ws.close();
 });
+
+t.test('one answer larger than the limit (all states of a large install) goes through', async (t) => {
+  const { base, lines } = await startTestHearth(t, { wsLimits: { maxBufferedBytes: 256 * 1024 } });
+  const tokens = await onboard(base);
+  const rest = api(base, tokens.access_token);
+  const pad = 'x'.repeat(2048);
+  for (let i = 0; i < 400; i++) await rest('POST', `/api/states/sensor.big_${i}`, { state: String(i), attributes: { pad } });
+  const c = await authedClient(base, tokens.access_token);
+  c.send({ id: 1, type: 'get_states' });
+  const states = await c.next(10_000);
+  t.equal(states.success, true);
+  t.equal(states.result.length, 400, 'about 900 KiB in one message, over a 256 KiB limit');
+  c.send({ id: 2, type: 'subscribe_entities' });
+  t.equal((await c.next(10_000)).success, true);
+  const snapshot = await c.next(10_000);
+  t.equal(Object.keys(snapshot.event.a).length, 400, 'the subscribe_entities snapshot arrived whole');
+  await rest('POST', '/api/states/sensor.big_0', { state: 'changed', attributes: { pad } });
+  const change = await c.next(10_000);
+  t.same(Object.keys(change.event.c), ['sensor.big_0'], 'and the changes after it');
+  t.notOk(lines.some((l) => /unable to keep up/.test(l)), 'nobody was dropped');
+  c.ws.close();
+});
