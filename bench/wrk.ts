@@ -141,7 +141,7 @@ export function parseWrk(stdout: string): WrkOutput {
 }
 
 /** Runs wrk once; resolves with its standard output. */
-function wrk(path: string, args: string[], timeoutMs: number): Promise<string> {
+export function runWrkOnce(path: string, args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -177,7 +177,7 @@ export async function runWrk(path: string, o: LoadOptions): Promise<HttpLoadResu
     if ((o.warmupMs ?? 1000) > 0) {
       const script = join(dir, 'warmup.lua');
       await writeFile(script, wrkScript(o.request, o.port, 0));
-      const warm = parseWrk(await wrk(path, [...base, `-d${seconds(o.warmupMs ?? 1000)}`, '-s', script, url], timeout(o.warmupMs ?? 1000)));
+      const warm = parseWrk(await runWrkOnce(path, [...base, `-d${seconds(o.warmupMs ?? 1000)}`, '-s', script, url], timeout(o.warmupMs ?? 1000)));
       first = warm.done.sent;
     }
     const script = join(dir, 'measured.lua');
@@ -185,7 +185,7 @@ export async function runWrk(path: string, o: LoadOptions): Promise<HttpLoadResu
     const durationMs = o.durationMs ?? 5000;
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    const stdout = await wrk(path, [...base, `-d${seconds(durationMs)}`, '--latency', '-s', script, url], timeout(durationMs));
+    const stdout = await runWrkOnce(path, [...base, `-d${seconds(durationMs)}`, '--latency', '-s', script, url], timeout(durationMs));
     const c = process.cpuUsage(c0);
     const wall = performance.now() - t0;
     const r = parseWrk(stdout);
