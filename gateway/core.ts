@@ -33,11 +33,14 @@ export function newContext(deps: Pick<CoreDeps, 'clock' | 'ids'>, userId: string
 /** The original's limit on event type length. */
 export const MAX_EVENT_TYPE_LENGTH = 64;
 
-/** Why a client may not fire an event of this type (REST and WebSocket alike), or undefined. */
-export function eventTypeProblem(eventType: string): string | undefined {
-  if (eventType === '') return 'Event type must not be empty.';
+/**
+ * Why a client may not fire an event of this type (REST and WebSocket alike), with the
+ * WebSocket error code for it, or undefined.
+ */
+export function eventTypeProblem(eventType: string): { code: 'invalid_format' | 'home_assistant_error'; message: string } | undefined {
+  if (eventType === '') return { code: 'invalid_format', message: 'Event type must not be empty.' };
   if (eventType.length > MAX_EVENT_TYPE_LENGTH) {
-    return `Event type ${eventType} exceeds the maximum length of ${MAX_EVENT_TYPE_LENGTH} characters.`;
+    return { code: 'home_assistant_error', message: `Event type ${eventType} exceeds the maximum length of ${MAX_EVENT_TYPE_LENGTH} characters.` };
   }
   return undefined;
 }

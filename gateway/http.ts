@@ -46,7 +46,10 @@ export interface HttpStream {
   open(sink: StreamSink): () => void;
 }
 
-/** Where a streamed answer writes. `write` returns false once the client is too far behind. */
+/**
+ * Where a streamed answer writes. `write` returns false once the stream is over: the client
+ * left, or fell too far behind and was dropped (the router closes it then).
+ */
 export interface StreamSink {
   write(chunk: string | Buffer): boolean;
   end(): void;

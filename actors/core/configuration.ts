@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, type ScalarTag } from 'yaml';
+import { toBool } from '../entities/domains/config.ts';
 
 /** Commit mode of the recorder (see store/). */
 export type RecorderCommit = 'durable' | 'fast';
@@ -178,17 +179,6 @@ function isDirectory(value: unknown): boolean {
   }
 }
 
-/** The original's boolean: true/false, yes/no, on/off, enable/disable, 1/0, or a number. */
-function booleanOf(value: unknown): boolean | undefined {
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  if (typeof value !== 'string') return undefined;
-  const text = value.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on', 'enable'].includes(text)) return true;
-  if (['0', 'false', 'no', 'off', 'disable'].includes(text)) return false;
-  return undefined;
-}
-
 function listOf(value: unknown): unknown[] {
   return value === null ? [] : Array.isArray(value) ? value : [value];
 }
@@ -266,12 +256,13 @@ export function validateCore(section: Record<string, unknown>, where = 'core'): 
       case 'allowlist_external_urls':
         out[key] = listOf(value).map((url) => (isUrl(url) ? url : refuse(key, `invalid url: ${shown(url)}`)));
         break;
-      case 'debug': {
-        const flag = booleanOf(value);
-        if (flag === undefined) refuse(key, 'invalid boolean value');
-        out.debug = flag;
+      case 'debug':
+        try {
+          out.debug = toBool(value);
+        } catch {
+          refuse(key, 'invalid boolean value');
+        }
         break;
-      }
       default:
         out[key] = value; // accepted, not used
     }

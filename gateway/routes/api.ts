@@ -74,7 +74,7 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
     const body = read.value;
     if (body !== undefined && !isObject(body)) return message(400, 'Event data should be a JSON object');
     const problem = eventTypeProblem(eventType);
-    if (problem) return message(400, problem);
+    if (problem) return message(400, problem.message);
     let data: Record<string, unknown> = body ?? {};
     if (eventType === 'state_changed' && body) {
       // the original turns posted state dicts into states: they reach listeners as full states

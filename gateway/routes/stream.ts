@@ -40,10 +40,8 @@ export function registerStreamRoute(router: Router, deps: CoreDeps, options: { p
         const sub = source.subscribe(deps.bus.contained(`/api/stream of ${req.remoteIp}`, (r) => {
           if (types && !types.has(r.type)) return;
           if (r.type === STOP_EVENT) return sink.end();
-          if (!sink.write(sseChunk(r))) {
-            deps.log(`Closing /api/stream of ${req.remoteIp}: the client cannot keep up with the events`);
-            return sink.end();
-          }
+          // false: the router dropped the stream (the client is too far behind) or it is gone
+          if (!sink.write(sseChunk(r))) return deps.log(`Closed /api/stream of ${req.remoteIp}: the client cannot keep up with the events`);
           arm();
         }));
         sink.write('data: ping\n\n');

@@ -218,7 +218,7 @@ const commands: Record<string, Command> = {
     admin: true,
     async handle(conn, msg, deps) {
       const problem = eventTypeProblem(msg.event_type);
-      if (problem) throw new CommandError(msg.event_type === '' ? 'invalid_format' : 'home_assistant_error', problem);
+      if (problem) throw new CommandError(problem.code, problem.message);
       const context = newContext(deps, conn.principal!.userId);
       await deps.fireEvent(msg.event_type, msg.event_data ?? {}, 'LOCAL', context);
       conn.result(msg.id, `{"context":${JSON.stringify(context)}}`);

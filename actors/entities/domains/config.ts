@@ -62,7 +62,7 @@ export function toBool(value: unknown): boolean {
     if (TRUE_WORDS.has(word)) return true;
     if (FALSE_WORDS.has(word)) return false;
   }
-  throw new InvalidValue(`invalid boolean value ${String(value)}`);
+  throw new InvalidValue(`invalid boolean value ${typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value)}`);
 }
 
 // Python float() literals: optional sign, digits with single underscores, fraction, exponent, inf/nan
