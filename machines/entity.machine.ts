@@ -1,73 +1,55 @@
-import { assign, emit, setup } from 'xstate';
+import { assign, setup } from 'xstate';
 import type { EntityState } from '../actors/entities/types.ts';
 import { applyWrite, type StateWrite } from './entity-rules.ts';
 
 type Context = EntityState['context'];
 
-/** The entity's life: absent until its first write, present until removed. */
+/** What the entity's last event decided, for the actor layer to record. */
+export type EntityDecision =
+  | { type: 'state_changed'; old: EntityState | null; next: EntityState | null }
+  | { type: 'state_reported'; old: EntityState; next: EntityState };
+
+/** The entity's life: `current` is null while it does not exist (before its first write, after a removal). */
 export interface EntityContext {
   entityId: string;
   current: EntityState | null;
-  /** the state before the last write or removal (what the emitted fact reports as old) */
-  previous: EntityState | null;
-  /** true when the last write changed nothing but last_reported */
-  reported: boolean;
+  /** the fact the last event decided; null when it changed nothing (removing an absent entity) */
+  decided: EntityDecision | null;
 }
 
 export type EntityEvent =
   | ({ type: 'write' } & StateWrite)
   | { type: 'remove'; context: Context; time: number };
 
-/** What the entity tells the actor layer to record. */
-export type EntityEmitted =
-  | { type: 'state_changed'; old: EntityState | null; next: EntityState | null; context: Context; time: number }
-  | { type: 'state_reported'; old: EntityState; next: EntityState; context: Context; time: number };
-
-/** One entity: applies writes with the original's timestamp rules and emits the facts to record. */
+// One state and one assign per event: every write of every entity goes through this machine, and
+// xstate's cost grows with each state entered, action run and emitted event. The decision is
+// part of the context the assign returns, so the actor reads it from the snapshot.
+/** One entity: applies writes with the original's timestamp rules and decides the fact to record. */
 export const entityMachine = setup({
   types: {
     context: {} as EntityContext,
     events: {} as EntityEvent,
-    emitted: {} as EntityEmitted,
     input: {} as { entityId: string; current: EntityState | null },
   },
   actions: {
-    recordWrite: assign(({ context, event }) => {
-      if (event.type !== 'write') return {};
-      const outcome = applyWrite(context.entityId, context.current, event);
-      return { previous: context.current, current: outcome.next, reported: outcome.kind === 'reported' };
+    write: assign(({ context, event }) => {
+      const outcome = applyWrite(context.entityId, context.current, event as Extract<EntityEvent, { type: 'write' }>);
+      const decided: EntityDecision =
+        outcome.kind === 'reported'
+          ? { type: 'state_reported', old: context.current!, next: outcome.next }
+          : { type: 'state_changed', old: context.current, next: outcome.next };
+      return { current: outcome.next, decided };
     }),
-    emitWrite: emit(({ context, event }) => {
-      const e = event as Extract<EntityEvent, { type: 'write' }>;
-      // evaluated after recordWrite: previous is the old state, current the new one
-      if (context.reported) {
-        return { type: 'state_reported' as const, old: context.previous!, next: context.current!, context: e.context, time: e.time };
-      }
-      return { type: 'state_changed' as const, old: context.previous, next: context.current, context: e.context, time: e.time };
-    }),
-    emitRemoval: emit(({ context, event }) => ({
-      type: 'state_changed' as const,
-      old: context.current,
-      next: null,
-      context: (event as Extract<EntityEvent, { type: 'remove' }>).context,
-      time: (event as Extract<EntityEvent, { type: 'remove' }>).time,
+    remove: assign(({ context }) => ({
+      current: null,
+      decided: context.current === null ? null : { type: 'state_changed' as const, old: context.current, next: null },
     })),
-    forget: assign({ current: null, previous: null }),
   },
 }).createMachine({
   id: 'entity',
-  context: ({ input }) => ({ entityId: input.entityId, current: input.current, previous: null, reported: false }),
-  initial: 'absent',
-  states: {
-    absent: {
-      always: { guard: ({ context }) => context.current !== null, target: 'present' },
-      on: { write: { target: 'present', actions: ['recordWrite', 'emitWrite'] } },
-    },
-    present: {
-      on: {
-        write: { actions: ['recordWrite', 'emitWrite'] },
-        remove: { target: 'absent', actions: ['emitRemoval', 'forget'] },
-      },
-    },
+  context: ({ input }) => ({ entityId: input.entityId, current: input.current, decided: null }),
+  on: {
+    write: { actions: 'write' },
+    remove: { actions: 'remove' },
   },
 });

@@ -1,11 +1,19 @@
 import { StoreError, messageOf } from './errors.ts';
 import { isIndexableId } from './keys.ts';
-import type { EventRecord, NewEvent } from './types.ts';
+import type { EventRecord, Inherit, NewEvent } from './types.ts';
 
 // A record is stored as a JSON array rather than an object: field names would be most of the
 // bytes of a small event. The seq is the key, so it is not repeated in the value.
-// [time, stream, type, data, context.id, context.parent_id, context.user_id, origin?]
-type Stored = [number, string, string, unknown, string, string | null, string | null, ('LOCAL' | 'REMOTE')?];
+// [time, stream, type, data, context.id, context.parent_id, context.user_id, origin?, inherit?]
+// where inherit is [field, from]: data[field] is stored as null and means data[from] of the
+// stream's previous record (origin is then null when the record has none).
+type Stored = [number, string, string, any, string, string | null, string | null, ('LOCAL' | 'REMOTE' | null)?, [string, string]?];
+
+/** A decoded record whose `data[inherit.field]` is still to be taken from the stream's previous record. */
+export interface Unresolved {
+  record: EventRecord;
+  inherit: Inherit;
+}
 
 /** The stored form of a record, or a StoreError naming what makes the event unstorable. */
 export function encodeRecord(event: NewEvent): string {
@@ -18,8 +26,16 @@ export function encodeRecord(event: NewEvent): string {
   if (context === null || typeof context !== 'object' || typeof context.id !== 'string') {
     throw invalid(`context.id must be a string (stream ${stream}, type ${type})`);
   }
+  const inherit = event.inherit;
   const stored: Stored = [time, stream, type, data, context.id, context.parent_id ?? null, context.user_id ?? null];
-  if (origin !== undefined) stored.push(origin);
+  if (inherit !== undefined) {
+    if (typeof inherit.field !== 'string' || typeof inherit.from !== 'string' || data === null || typeof data !== 'object') {
+      throw invalid(`inherit needs data to be an object and field/from to be strings (stream ${stream}, type ${type})`);
+    }
+    // the same keys in the same order, the inherited one null: a reference costs 4 bytes
+    stored[3] = { ...data, [inherit.field]: null };
+    stored.push(origin ?? null, [inherit.field, inherit.from]);
+  } else if (origin !== undefined) stored.push(origin);
   try {
     return JSON.stringify(stored);
   } catch (err) {
@@ -27,8 +43,11 @@ export function encodeRecord(event: NewEvent): string {
   }
 }
 
-/** The record a stored value holds, with the seq taken from its key. */
-export function decodeRecord(seq: number, value: string): EventRecord {
+/**
+ * The record a stored value holds, with the seq taken from its key. A field it inherits from the
+ * stream's previous record reads as null; pass `unresolved` to be told of it and fill it in.
+ */
+export function decodeRecord(seq: number, value: string, unresolved?: Unresolved[]): EventRecord {
   let s: Stored;
   try {
     s = JSON.parse(value);
@@ -43,7 +62,11 @@ export function decodeRecord(seq: number, value: string): EventRecord {
     data: s[3],
     context: { id: s[4], parent_id: s[5], user_id: s[6] },
   };
-  if (s.length > 7) record.origin = s[7];
+  if (s.length > 7 && s[7] !== null) record.origin = s[7]!;
+  if (s.length > 8 && unresolved) {
+    const [field, from] = s[8]!;
+    unresolved.push({ record, inherit: { field, from } });
+  }
   return record;
 }
 

@@ -1,6 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { Level, type ChainedBatch, type KeyIterator } from 'level';
-import { decodeRecord, encodeRecord, withSeq } from './codec.ts';
+import { decodeRecord, encodeRecord, withSeq, type Unresolved } from './codec.ts';
 import { StoreError, messageOf } from './errors.ts';
 import { GroupCommit } from './group-commit.ts';
 import {
@@ -44,6 +44,9 @@ const READ_CHUNK = 1000;
 // LevelDB's default of 16 KiB per step would return ~50 records at a time; a full replay
 // spends less time crossing into native code with larger steps.
 const READ_BUFFER = { highWaterMarkBytes: 256 * 1024 };
+// Streams whose last record a forward read remembers, to fill in what the next record of the
+// stream inherits from it; past this many, the read looks the rest up in the per-stream index.
+const REMEMBERED_STREAMS = 50_000;
 // Records examined, and at most deleted, per purge batch, so a purge never builds one huge batch.
 const PURGE_CHUNK = 1000;
 const LAST_SEQ = 'last_seq';
@@ -352,10 +355,12 @@ class LevelEventLog implements EventLog {
     const limit = limitOf(options.limit);
     if (!bounds || limit === 0) return;
     const reverse = options.reverse ?? false;
+    // in seq order, a stream's previous record is the last one of it this read has met
+    const seen = reverse ? undefined : new Map<string, unknown>();
     if (options.stream !== undefined) {
       if (!isIndexableId(options.stream)) return;
       const keys = this.#byStream.keys({ ...streamRange(options.stream, bounds.first, bounds.last), reverse, limit });
-      yield* this.#lookup(keys);
+      yield* this.#lookup(keys, seen);
       return;
     }
     const entries = this.#records.iterator({
@@ -365,9 +370,45 @@ class LevelEventLog implements EventLog {
       limit,
       ...READ_BUFFER,
     });
+    const unresolved: Unresolved[] = [];
     for await (const chunk of prefetched(() => entries.nextv(READ_CHUNK), () => entries.close())) {
-      for (const [key, value] of chunk) yield decodeRecord(seqOfKey(key), value);
+      for (const [key, value] of chunk) {
+        const record = decodeRecord(seqOfKey(key), value, unresolved);
+        if (unresolved.length > 0) await this.#inherit(unresolved, seen);
+        remember(seen, record);
+        yield record;
+      }
     }
+  }
+
+  /**
+   * Fills in the inherited fields of `unresolved` (and empties it): from the stream's last
+   * record met by this read when `seen` knows the stream, else from the log.
+   */
+  async #inherit(unresolved: Unresolved[], seen: Map<string, unknown> | undefined, before?: { seq: number; data: unknown }): Promise<void> {
+    for (const { record, inherit } of unresolved) {
+      let previous: unknown;
+      if (seen?.has(record.stream)) previous = seen.get(record.stream);
+      else {
+        const seq = await this.#previousSeq(record.stream, record.seq);
+        if (seq === undefined) previous = undefined;
+        else if (seq === before?.seq) previous = before.data;
+        else {
+          const value = await this.#records.get(seqKey(seq));
+          previous = value === undefined ? undefined : decodeRecord(seq, value).data;
+        }
+      }
+      const value = previous !== null && typeof previous === 'object' ? (previous as Record<string, unknown>)[inherit.from] : undefined;
+      record.data[inherit.field] = value ?? null;
+    }
+    unresolved.length = 0;
+  }
+
+  /** The seq of the record of `stream` just before `seq`, if there is one. */
+  async #previousSeq(stream: string, seq: number): Promise<number | undefined> {
+    if (seq <= 1) return undefined;
+    const [key] = await this.#byStream.keys({ ...streamRange(stream, 0, seq - 1), reverse: true, limit: 1 }).all();
+    return key === undefined ? undefined : seqOfKey(key);
   }
 
   async *#readStreams(prefix: string, after: number, latest: boolean): AsyncGenerator<EventRecord> {
@@ -397,13 +438,20 @@ class LevelEventLog implements EventLog {
     }
     if (latest && lastOfStream) seqs.push(lastOfStream);
     seqs.sort((a, b) => a - b);
+    // the last record of each stream is read for the whole state it holds: what it inherits stays null
+    const unresolved: Unresolved[] | undefined = latest ? undefined : [];
+    const seen = new Map<string, unknown>();
     for (let i = 0; i < seqs.length; i += READ_CHUNK) {
       const part = seqs.slice(i, i + READ_CHUNK);
       const values = await this.#records.getMany(part.map(seqKey));
       for (let j = 0; j < part.length; j++) {
         const value = values[j];
         // a purge running alongside may have removed the record after the index was read
-        if (value !== undefined) yield decodeRecord(part[j], value);
+        if (value === undefined) continue;
+        const record = decodeRecord(part[j], value, unresolved);
+        if (unresolved && unresolved.length > 0) await this.#inherit(unresolved, seen);
+        if (unresolved) remember(seen, record);
+        yield record;
       }
     }
   }
@@ -419,8 +467,11 @@ class LevelEventLog implements EventLog {
     yield* this.#lookup(this.#byEntityTime.keys({ ...range, reverse: options.reverse ?? false, limit }));
   }
 
-  /** Yields the records an index iterator points at, in the index's order. */
-  async *#lookup(keys: KeyIterator<Sublevel, string>): AsyncGenerator<EventRecord> {
+  /**
+   * Yields the records an index iterator points at, in the index's order; `seen` when that order
+   * is one stream's seq order (what each record inherits is then the record before it).
+   */
+  async *#lookup(keys: KeyIterator<Sublevel, string>, seen?: Map<string, unknown>): AsyncGenerator<EventRecord> {
     const fetch = async (): Promise<[number, string | undefined][]> => {
       const chunk = await keys.nextv(READ_CHUNK);
       if (chunk.length === 0) return [];
@@ -428,10 +479,18 @@ class LevelEventLog implements EventLog {
       const values = await this.#records.getMany(seqs.map(seqKey));
       return seqs.map((seq, i) => [seq, values[i]]);
     };
+    const unresolved: Unresolved[] = [];
+    // the record yielded last: in history it is usually the one the next inherits from
+    let before: { seq: number; data: unknown } | undefined;
     for await (const chunk of prefetched(fetch, () => keys.close())) {
       for (const [seq, value] of chunk) {
         // a purge running alongside may have removed the record after the index was read
-        if (value !== undefined) yield decodeRecord(seq, value);
+        if (value === undefined) continue;
+        const record = decodeRecord(seq, value, unresolved);
+        if (unresolved.length > 0) await this.#inherit(unresolved, seen, before);
+        remember(seen, record);
+        before = { seq, data: record.data };
+        yield record;
       }
     }
   }
@@ -475,6 +534,14 @@ class LevelEventLog implements EventLog {
     promise.then(forget, forget);
     return promise;
   }
+}
+
+/** Notes `record` as its stream's last one met by a read in seq order. */
+function remember(seen: Map<string, unknown> | undefined, record: EventRecord): void {
+  if (!seen) return;
+  // a read over very many streams stops remembering and looks the rest up
+  if (seen.size >= REMEMBERED_STREAMS && !seen.has(record.stream)) seen.clear();
+  seen.set(record.stream, record.data);
 }
 
 /**

@@ -25,8 +25,19 @@ export interface EventRecord<D = any> {
   origin?: Origin;
 }
 
+/**
+ * `data[field]` repeats `data[from]` of the previous record of the same stream (an entity's old
+ * state is the new state of its last record): the log stores a reference instead of the value
+ * and rebuilds it when the record is read. When that previous record is gone (purged), the
+ * field reads as null.
+ */
+export interface Inherit {
+  field: string;
+  from: string;
+}
+
 /** A record before the store has given it its sequence number. */
-export type NewEvent<D = any> = Omit<EventRecord<D>, 'seq'>;
+export type NewEvent<D = any> = Omit<EventRecord<D>, 'seq'> & { inherit?: Inherit };
 
 /** Options for reading a range of the log. Bounds are inclusive unless named gt/lt. */
 export interface ReadOptions {
@@ -86,7 +97,8 @@ export interface EventLog {
   /**
    * Records of every stream whose name starts with `prefix`, after seq `after`, in seq order,
    * found through the per-stream index; with `latest`, only the last record of each stream
-   * (an area whose last record holds a stream's whole state restores from those alone).
+   * (an area whose last record holds a stream's whole state restores from those alone; what
+   * such a record only references of an earlier one, an `inherit` field, reads as null).
    */
   readStreams(prefix: string, options?: { after?: number; latest?: boolean }): AsyncIterable<EventRecord>;
   /** state_changed records of one entity by time (the entity-and-time index). */

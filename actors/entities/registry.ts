@@ -1,5 +1,5 @@
 import { createActor, type Actor } from 'xstate';
-import { entityMachine, type EntityEmitted } from '../../machines/entity.machine.ts';
+import { entityMachine, type EntityDecision } from '../../machines/entity.machine.ts';
 import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../store/types.ts';
@@ -51,7 +51,7 @@ export interface EntityActorsOptions {
 
 /**
  * Every entity as an xstate actor over the log. Commands wake the entity's actor, its machine
- * decides, the emitted facts are appended, and readers see the new state once it is committed.
+ * decides, the fact it decides is appended, and readers see the new state once it is committed.
  */
 export class EntityActors {
   private readonly cells = new Map<string, Cell>();
@@ -59,7 +59,6 @@ export class EntityActors {
   private readonly log: EventLog;
   private readonly clock: Clock;
   private readonly liveCap: number;
-  private emitted: EntityEmitted | undefined;
   /** moves on every committed change, so readers can keep what they derived until it does */
   private changes = 0;
   private joined: { changes: number; json: string } | undefined;
@@ -128,29 +127,27 @@ export class EntityActors {
   async write(entityId: string, w: { state: string; attributes: Record<string, unknown>; force_update: boolean }, context: Context): Promise<WriteResult> {
     const cell = this.cells.get(entityId);
     const time = this.clock.now();
-    const emitted = this.decide(entityId, cell, { type: 'write', ...w, context, time });
-    if (!emitted || !emitted.next) throw new Error(`HEARTH_ENTITY: write to ${entityId} decided nothing`);
-    await this.commit(entityId, emitted);
-    return { created: emitted.old === null, state: emitted.next, changed: emitted.type === 'state_changed' };
+    const decided = this.decide(entityId, cell, { type: 'write', ...w, context, time });
+    if (!decided || !decided.next) throw new Error(`HEARTH_ENTITY: write to ${entityId} decided nothing`);
+    await this.commit(entityId, toRecord(entityId, decided, context, time));
+    return { created: decided.old === null, state: decided.next, changed: decided.type === 'state_changed' };
   }
 
   /** Removes an entity; false when it does not exist. */
   async remove(entityId: string, context: Context): Promise<boolean> {
     const cell = this.cells.get(entityId);
     if (!cell) return false;
-    const emitted = this.decide(entityId, cell, { type: 'remove', context, time: this.clock.now() });
-    if (!emitted) return false;
-    await this.commit(entityId, emitted);
+    const time = this.clock.now();
+    const decided = this.decide(entityId, cell, { type: 'remove', context, time });
+    if (!decided) return false;
+    await this.commit(entityId, toRecord(entityId, decided, context, time));
     return true;
   }
 
-  private decide(entityId: string, cell: Cell | undefined, event: Parameters<Actor<typeof entityMachine>['send']>[0]): EntityEmitted | undefined {
+  private decide(entityId: string, cell: Cell | undefined, event: Parameters<Actor<typeof entityMachine>['send']>[0]): EntityDecision | null {
     const actor = this.wake(entityId, cell);
-    this.emitted = undefined;
     actor.send(event);
-    const emitted = this.emitted;
-    this.emitted = undefined;
-    return emitted;
+    return actor.getSnapshot().context.decided;
   }
 
   private wake(entityId: string, cell: Cell | undefined): Actor<typeof entityMachine> {
@@ -163,9 +160,6 @@ export class EntityActors {
       return holder.actor;
     }
     const actor = createActor(entityMachine, { input: { entityId, current: holder?.state ?? null } });
-    actor.on('*', (e) => {
-      this.emitted = e as EntityEmitted;
-    });
     actor.start();
     if (!holder) {
       // an entity being created has no committed state yet: it lives in pendingCells until then
@@ -191,11 +185,11 @@ export class EntityActors {
     }
   }
 
-  private async commit(entityId: string, emitted: EntityEmitted): Promise<void> {
+  private async commit(entityId: string, record: NewEvent): Promise<void> {
     const holder = this.cells.get(entityId) ?? this.pendingCells.get(entityId)!;
     holder.pending++;
     try {
-      await this.log.append([toRecord(entityId, emitted)]);
+      await this.log.append([record]);
     } catch (err) {
       holder.pending--;
       this.forget(entityId, holder);
@@ -266,11 +260,16 @@ export class EntityActors {
   };
 }
 
-function toRecord(entityId: string, e: EntityEmitted): NewEvent {
-  if (e.type === 'state_reported') {
-    const data: StateReportedData = { entity_id: entityId, old_last_reported: e.old.last_reported, new_state: e.next };
-    return { time: e.time, stream: entityStream(entityId), type: 'state_reported', data, context: e.context, origin: 'LOCAL' };
+function toRecord(entityId: string, d: EntityDecision, context: Context, time: number): NewEvent {
+  if (d.type === 'state_reported') {
+    const data: StateReportedData = { entity_id: entityId, old_last_reported: d.old.last_reported, new_state: d.next };
+    return { time, stream: entityStream(entityId), type: 'state_reported', data, context, origin: 'LOCAL' };
   }
-  const data: StateChangedData = { entity_id: entityId, old_state: e.old, new_state: e.next };
-  return { time: e.time, stream: entityStream(entityId), type: 'state_changed', data, context: e.context, origin: 'LOCAL' };
+  const data: StateChangedData = { entity_id: entityId, old_state: d.old, new_state: d.next };
+  const record: NewEvent = { time, stream: entityStream(entityId), type: 'state_changed', data, context, origin: 'LOCAL' };
+  // the old state is the new state of the stream's last record: the log keeps a reference
+  if (d.old !== null) record.inherit = OLD_STATE;
+  return record;
 }
+
+const OLD_STATE = { field: 'old_state', from: 'new_state' };
