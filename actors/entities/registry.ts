@@ -4,7 +4,7 @@ import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import type { EntityState } from './types.ts';
-import { stateJson } from './state.ts';
+import { stateJson, storedStateJson } from './state.ts';
 
 /** Stream of an entity's records in the log. */
 export const entityStream = (entityId: string) => `entity/${entityId}`;
@@ -260,14 +260,21 @@ export class EntityActors {
   };
 }
 
+// The record's data JSON is made here, around the new state's stored JSON, which is made with
+// its wire JSON: the state is serialised once for the log, the answer and the subscribers.
 function toRecord(entityId: string, d: EntityDecision, context: Context, time: number): NewEvent {
+  const id = JSON.stringify(entityId);
+  const next = d.next === null ? 'null' : storedStateJson(d.next);
   if (d.type === 'state_reported') {
     const data: StateReportedData = { entity_id: entityId, old_last_reported: d.old.last_reported, new_state: d.next };
-    return { time, stream: entityStream(entityId), type: 'state_reported', data, context, origin: 'LOCAL' };
+    const json = `{"entity_id":${id},"old_last_reported":${JSON.stringify(d.old.last_reported)},"new_state":${next}}`;
+    return { time, stream: entityStream(entityId), type: 'state_reported', data, json, context, origin: 'LOCAL' };
   }
   const data: StateChangedData = { entity_id: entityId, old_state: d.old, new_state: d.next };
-  const record: NewEvent = { time, stream: entityStream(entityId), type: 'state_changed', data, context, origin: 'LOCAL' };
-  // the old state is the new state of the stream's last record: the log keeps a reference
+  // the old state is the new state of the stream's last record: the log keeps a reference, so
+  // what it stores reads null there whether the entity is new or not
+  const json = `{"entity_id":${id},"old_state":null,"new_state":${next}}`;
+  const record: NewEvent = { time, stream: entityStream(entityId), type: 'state_changed', data, json, context, origin: 'LOCAL' };
   if (d.old !== null) record.inherit = OLD_STATE;
   return record;
 }

@@ -9,6 +9,7 @@ import { manualClock } from '../../actors/clock.ts';
 import { HelperActors } from '../../actors/entities/helpers.ts';
 import { helperDomains } from '../../actors/entities/domains/index.ts';
 import { refusingLog } from '../helpers/refusing-log.ts';
+import { stateDict, stateJson } from '../../actors/entities/state.ts';
 
 const entityRecords = (r: { stream: string }) => r.stream.startsWith('entity/');
 
@@ -120,4 +121,19 @@ t.test("a helper whose state the log refuses goes back to what was committed", a
   refuse(false);
   await counter.command(['counter.visitors'], { type: 'increment' }, ctx);
   t.equal(entities.get('counter.visitors')!.state, '5', 'one step from the committed value, not two');
+});
+
+t.test('the log holds each record as it was committed, its new state serialised once for the log and the wire', async (t) => {
+  const core = await buildCore([]);
+  const start = core.log.lastSeq();
+  const live: unknown[] = [];
+  core.log.onCommit((records) => live.push(...records.filter(entityRecords)));
+  const attributes = { friendly_name: 'Salle de bain « 2 »', unit: '°C', nested: { list: [1, 2.5, null, 'x"y'] }, emoji: '🌡' };
+  const w = (state: string, attrs = attributes) => core.entities.write('sensor.bath', { state, attributes: attrs, force_update: false }, core.context('u1'));
+  const created = await w('20.5'); // created
+  await w('20.5'); // reported
+  await w('21'); // changed
+  await core.entities.remove('sensor.bath', core.context('u1'));
+  t.same(await recordsAfter(core.log, start, entityRecords), live, 'what a reader of the log gets is what subscribers got');
+  t.same(JSON.parse(stateJson(created.state)), stateDict(created.state), 'the wire JSON made beside the stored one is the state’s dict');
 });
