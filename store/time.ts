@@ -12,6 +12,9 @@ export function isoTime(ms: number): string {
 
 let lastMs = NaN;
 let lastIso = '';
+// writes arrive many to a second: the second's text is made once, the fraction each time
+let second = NaN;
+let secondText = '';
 
 function formatIso(ms: number): string {
   const whole = Math.floor(ms);
@@ -21,12 +24,15 @@ function formatIso(ms: number): string {
     base += 1;
     micros -= 1000;
   }
-  const d = new Date(base);
-  const iso = d.toISOString(); // 2025-01-02T03:04:05.123Z
-  const millis = base % 1000;
-  const head = iso.slice(0, 19);
+  const millis = ((base % 1000) + 1000) % 1000;
+  const s = (base - millis) / 1000;
+  if (s !== second) {
+    secondText = new Date(base - millis).toISOString().slice(0, 19); // 2025-01-02T03:04:05
+    second = s;
+  }
   const frac = millis * 1000 + micros;
-  return frac === 0 ? `${head}+00:00` : `${head}.${String(frac).padStart(6, '0')}+00:00`;
+  if (frac === 0) return `${secondText}+00:00`;
+  return `${secondText}.${frac < 100000 ? String(frac).padStart(6, '0') : frac}+00:00`;
 }
 
 /** Parses an ISO 8601 time (with offset or Z) to epoch ms with microseconds; NaN when invalid. */

@@ -123,7 +123,7 @@ t.test("a helper whose state the log refuses goes back to what was committed", a
   t.equal(entities.get('counter.visitors')!.state, '5', 'one step from the committed value, not two');
 });
 
-t.test('the log holds each record as it was committed, its new state serialised once for the log and the wire', async (t) => {
+t.test('a reader of the log gets each entity record as it was committed', async (t) => {
   const core = await buildCore([]);
   const start = core.log.lastSeq();
   const live: unknown[] = [];
@@ -135,5 +135,5 @@ t.test('the log holds each record as it was committed, its new state serialised 
   await w('21'); // changed
   await core.entities.remove('sensor.bath', core.context('u1'));
   t.same(await recordsAfter(core.log, start, entityRecords), live, 'what a reader of the log gets is what subscribers got');
-  t.same(JSON.parse(stateJson(created.state)), stateDict(created.state), 'the wire JSON made beside the stored one is the state’s dict');
+  t.same(JSON.parse(stateJson(created.state)), stateDict(created.state), 'the wire JSON is the state’s dict');
 });
