@@ -1,64 +1,65 @@
 import { StoreError, messageOf } from './errors.ts';
 
-interface Waiting<T> {
-  item: T;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
+/** Told once the write holding a submission has succeeded (no error) or failed. */
+export type Done = (err?: StoreError) => void;
 
 /**
  * Turns many small submissions into few writes: everything submitted in one turn of the event
  * loop, plus everything submitted while a write is in flight, goes into the next single write.
- * Only one write is in flight at a time, so writes land in submission order.
+ * Only one write is in flight at a time, so writes land in submission order. Submitters are
+ * told through callbacks, not a promise each: this is the path of every append.
  */
 export class GroupCommit<T> {
   readonly #write: (items: T[]) => Promise<void>;
   readonly #committed: (items: T[]) => void;
-  #queue: Waiting<T>[] = [];
+  #items: T[] = [];
+  #done: Done[] = [];
   #scheduled = false;
   #writing = false;
   #idle: (() => void)[] = [];
 
   /**
    * `write` persists one group; `committed` runs synchronously after it succeeds and before
-   * any submitter's promise resolves. A failed write rejects only its own group: `write` is
-   * responsible for leaving the store fit for the next one.
+   * any submitter is told. A failed write fails only its own group: `write` is responsible for
+   * leaving the store fit for the next one.
    */
   constructor(write: (items: T[]) => Promise<void>, committed: (items: T[]) => void) {
     this.#write = write;
     this.#committed = committed;
   }
 
-  /** Queues `item` for the next write; resolves once that write has succeeded. */
-  submit(item: T): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
-      this.#schedule();
-    });
+  /** Queues `item` for the next write; `done` is called once that write has succeeded or failed. */
+  submit(item: T, done: Done): void {
+    this.#items.push(item);
+    this.#done.push(done);
+    if (!this.#writing) this.#schedule();
   }
 
   /** Resolves once nothing is queued or being written. */
   async drain(): Promise<void> {
-    while (this.#scheduled || this.#writing || this.#queue.length > 0) {
+    while (this.#scheduled || this.#writing || this.#items.length > 0) {
       await new Promise<void>((resolve) => this.#idle.push(resolve));
     }
   }
 
   #schedule(): void {
-    if (this.#scheduled || this.#writing) return;
+    if (this.#scheduled) return;
     this.#scheduled = true;
     // setImmediate rather than a microtask: it runs after every promise continuation of the
     // current turn, so appends issued from awaited code in the same turn share the write
-    setImmediate(() => void this.#flush());
+    setImmediate(() => {
+      this.#scheduled = false;
+      if (!this.#writing) void this.#flush();
+    });
   }
 
   async #flush(): Promise<void> {
-    this.#scheduled = false;
-    const group = this.#queue;
-    this.#queue = [];
-    if (group.length > 0) {
+    const items = this.#items;
+    const done = this.#done;
+    this.#items = [];
+    this.#done = [];
+    if (items.length > 0) {
       this.#writing = true;
-      const items = group.map((w) => w.item);
       let failure: StoreError | undefined;
       try {
         await this.#write(items);
@@ -70,18 +71,19 @@ export class GroupCommit<T> {
       }
       this.#writing = false;
       if (failure) {
-        for (const w of group) w.reject(failure);
+        for (const d of done) d(failure);
       } else {
         try {
           this.#committed(items);
         } finally {
-          for (const w of group) w.resolve();
+          for (const d of done) d();
         }
       }
     }
-    // what arrived during the write goes out next; follow-up submissions from the resolved
-    // submitters' continuations come later in this turn and schedule themselves
-    if (this.#queue.length > 0) this.#schedule();
-    else for (const wake of this.#idle.splice(0)) wake();
+    // what arrived during the write goes out next; follow-up submissions from the told
+    // submitters' continuations come later in this turn and join it or schedule themselves
+    if (this.#writing) return;
+    if (this.#items.length > 0) this.#schedule();
+    else if (!this.#scheduled) for (const wake of this.#idle.splice(0)) wake();
   }
 }

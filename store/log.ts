@@ -154,7 +154,8 @@ class LevelEventLog implements EventLog {
       return Promise.reject(err);
     }
     const records = events.map((event) => withSeq(++this.#assigned, event));
-    return this.#commits.submit({ records, puts: this.#puts(records, values) }).then(() => records);
+    const pending = { records, puts: this.#puts(records, values) };
+    return new Promise((resolve, reject) => this.#commits.submit(pending, (err) => (err ? reject(err) : resolve(records))));
   }
 
   onCommit(listener: (records: EventRecord[]) => void): () => void {
