@@ -286,30 +286,12 @@ export class Router {
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
       if (k.length + v.length > longest) longest = k.length + v.length;
     });
-    const state: Answering = { aborted: false, cleanup: undefined };
+    const request = new Exchange(res, method, path, rawQuery, headers);
+    const state: Answering = request;
     res.onAborted(() => {
       state.aborted = true;
       state.cleanup?.();
     });
-
-    let query: URLSearchParams | undefined;
-    let remoteIp: string | undefined;
-    const request: HttpRequest = {
-      method,
-      path,
-      params: {},
-      // most requests never look at their query string
-      get query() {
-        return (query ??= new URLSearchParams(rawQuery));
-      },
-      headers,
-      // asked of uWS only when wanted (a native call, and a copy, per request); uWS forgets
-      // the address once the request is answered or gone
-      get remoteIp() {
-        return (remoteIp ??= state.aborted ? '' : remoteIpOf(res));
-      },
-      body: EMPTY,
-    };
     const line = method.length + path.length + (rawQuery ? rawQuery.length + 1 : 0) + 10;
     if (line > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Status line', line), {}, true);
     if (longest + 2 > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Header field', longest + 2), {}, true);
@@ -520,11 +502,45 @@ export class Router {
 }
 
 const EMPTY = Buffer.alloc(0);
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /** Where one request stands: answered or gone (`aborted`), and the stream's cleanup. */
 interface Answering {
   aborted: boolean;
   cleanup: undefined | (() => void);
+}
+
+/**
+ * One request and where its answer stands, in one object: a class, so the lazy parts (query,
+ * address) are getters on its prototype rather than closures made for every request.
+ */
+class Exchange implements HttpRequest, Answering {
+  params = NO_PARAMS;
+  body = EMPTY;
+  principal?: Principal;
+  aborted = false;
+  cleanup: undefined | (() => void) = undefined;
+  #query: URLSearchParams | undefined;
+  #remoteIp: string | undefined;
+
+  constructor(
+    private readonly res: UwsResponse,
+    readonly method: string,
+    readonly path: string,
+    private readonly rawQuery: string,
+    readonly headers: Record<string, string>,
+  ) {}
+
+  // most requests never look at their query string
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.rawQuery));
+  }
+
+  // asked of uWS only when wanted (a native call, and a copy, per request); uWS forgets the
+  // address once the request is answered or gone
+  get remoteIp(): string {
+    return (this.#remoteIp ??= this.aborted ? '' : remoteIpOf(this.res));
+  }
 }
 
 /** The original's answer to an over-long request line or header field. */
