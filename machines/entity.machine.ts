@@ -1,4 +1,4 @@
-import { fromTransition } from 'xstate';
+import { fromTransition, type AnyActorRef } from 'xstate';
 import type { EntityState } from '../actors/entities/types.ts';
 import { applyWrite, type StateWrite } from './entity-rules.ts';
 
@@ -48,3 +48,17 @@ export const entityMachine = fromTransition(
     decided: null,
   }),
 );
+
+/** What the entities' own actor is told: put an entity's actor to sleep. */
+export type EntitiesEvent = { type: 'sleep'; entity: AnyActorRef };
+
+/**
+ * The parent of every entity actor: they share its actor system, so waking an entity costs an
+ * actor, not an actor and a system (half the memory and time), and only a parent may stop its
+ * children.
+ */
+export const entitiesMachine = fromTransition((count: number, event: EntitiesEvent, { stopChild }) => {
+  if (event.type !== 'sleep') return count;
+  stopChild(event.entity);
+  return count + 1;
+}, 0);

@@ -1,10 +1,10 @@
 import { createActor, type Actor } from 'xstate';
-import { entityMachine, type EntityDecision } from '../../machines/entity.machine.ts';
+import { entitiesMachine, entityMachine, type EntityDecision } from '../../machines/entity.machine.ts';
 import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import type { EntityState } from './types.ts';
-import { stateJson, storedStateJson } from './state.ts';
+import { stateJson } from './state.ts';
 
 /** Stream of an entity's records in the log. */
 export const entityStream = (entityId: string) => `entity/${entityId}`;
@@ -59,11 +59,15 @@ export class EntityActors {
   private readonly log: EventLog;
   private readonly clock: Clock;
   private readonly liveCap: number;
+  /** the entity actors' parent: one actor system for all of them */
+  private readonly parent: Actor<typeof entitiesMachine>;
   /** moves on every committed change, so readers can keep what they derived until it does */
   private changes = 0;
   private joined: { changes: number; json: string } | undefined;
 
   constructor(options: EntityActorsOptions) {
+    this.parent = createActor(entitiesMachine);
+    this.parent.start();
     this.log = options.log;
     this.clock = options.clock;
     this.liveCap = options.liveActors ?? 4096;
@@ -159,7 +163,7 @@ export class EntityActors {
       this.live.set(key, holder);
       return holder.actor;
     }
-    const actor = createActor(entityMachine, { input: { entityId, current: holder?.state ?? null } });
+    const actor = createActor(entityMachine, { input: { entityId, current: holder?.state ?? null }, parent: this.parent });
     actor.start();
     if (!holder) {
       // an entity being created has no committed state yet: it lives in pendingCells until then
@@ -174,13 +178,19 @@ export class EntityActors {
 
   private readonly pendingCells = new Map<string, Cell>();
 
+  /** Stops an entity's actor, if it has one (an idle entity rests as its state). */
+  private sleep(cell: Cell): void {
+    if (!cell.actor) return;
+    this.parent.send({ type: 'sleep', entity: cell.actor });
+    cell.actor = undefined;
+  }
+
   private evictIdle(): void {
     if (this.live.size <= this.liveCap) return;
     for (const [key, cell] of this.live) {
       if (this.live.size <= this.liveCap) break;
       if (cell.pending > 0) continue;
-      cell.actor?.stop();
-      cell.actor = undefined;
+      this.sleep(cell);
       this.live.delete(key);
     }
   }
@@ -203,8 +213,7 @@ export class EntityActors {
    * committed, so it is dropped, and the next write starts again from the committed state.
    */
   private forget(entityId: string, holder: Cell): void {
-    holder.actor?.stop();
-    holder.actor = undefined;
+    this.sleep(holder);
     this.live.delete(entityId);
     // an entity whose creation failed does not exist
     if (holder.pending === 0 && this.pendingCells.get(entityId) === holder) this.pendingCells.delete(entityId);
@@ -213,13 +222,14 @@ export class EntityActors {
   /** Applies a committed record to the readers' view. */
   private project(r: EventRecord): void {
     this.changes++;
-    const entityId = r.stream.slice(STREAM_PREFIX.length);
+    // the id the state itself holds: a slice of the stream name would keep that name alive too
+    const entityId: string = r.data?.entity_id ?? r.stream.slice(STREAM_PREFIX.length);
     if (r.type === 'state_changed') {
       const next = (r.data as StateChangedData).new_state;
       if (next === null) {
         const cell = this.cells.get(entityId);
         if (cell && cell.pending === 0) {
-          cell.actor?.stop();
+          this.sleep(cell);
           this.live.delete(entityId);
         }
         this.cells.delete(entityId);
@@ -260,21 +270,14 @@ export class EntityActors {
   };
 }
 
-// The record's data JSON is made here, around the new state's stored JSON, which is made with
-// its wire JSON: the state is serialised once for the log, the answer and the subscribers.
 function toRecord(entityId: string, d: EntityDecision, context: Context, time: number): NewEvent {
-  const id = JSON.stringify(entityId);
-  const next = d.next === null ? 'null' : storedStateJson(d.next);
   if (d.type === 'state_reported') {
     const data: StateReportedData = { entity_id: entityId, old_last_reported: d.old.last_reported, new_state: d.next };
-    const json = `{"entity_id":${id},"old_last_reported":${JSON.stringify(d.old.last_reported)},"new_state":${next}}`;
-    return { time, stream: entityStream(entityId), type: 'state_reported', data, json, context, origin: 'LOCAL' };
+    return { time, stream: entityStream(entityId), type: 'state_reported', data, context, origin: 'LOCAL' };
   }
   const data: StateChangedData = { entity_id: entityId, old_state: d.old, new_state: d.next };
-  // the old state is the new state of the stream's last record: the log keeps a reference, so
-  // what it stores reads null there whether the entity is new or not
-  const json = `{"entity_id":${id},"old_state":null,"new_state":${next}}`;
-  const record: NewEvent = { time, stream: entityStream(entityId), type: 'state_changed', data, json, context, origin: 'LOCAL' };
+  const record: NewEvent = { time, stream: entityStream(entityId), type: 'state_changed', data, context, origin: 'LOCAL' };
+  // the old state is the new state of the stream's last record: the log keeps a reference
   if (d.old !== null) record.inherit = OLD_STATE;
   return record;
 }

@@ -137,3 +137,31 @@ t.test('a reader of the log gets each entity record as it was committed', async 
   t.same(await recordsAfter(core.log, start, entityRecords), live, 'what a reader of the log gets is what subscribers got');
   t.same(JSON.parse(stateJson(created.state)), stateDict(created.state), 'the wire JSON is the state’s dict');
 });
+
+t.test('entities put to sleep past the live limit wake from their committed state', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'hearth-live-'));
+  const log = await openEventLog({ path: join(dir, 'log'), commit: 'fast' });
+  t.teardown(() => log.close());
+  const clock = manualClock(Date.UTC(2026, 0, 1), 1000);
+  const entities = new EntityActors({ log, clock, liveActors: 2 });
+  const ctx = { id: 'c', parent_id: null, user_id: null };
+  const w = (id: string, state: string, attributes: Record<string, unknown> = {}) => entities.write(id, { state, attributes, force_update: false }, ctx);
+  const first = await w('sensor.a', '1', { unit: 'W' });
+  for (const id of ['sensor.b', 'sensor.c', 'sensor.d']) await w(id, 'x'); // sensor.a's actor is put to sleep
+  const again = await w('sensor.a', '1', { unit: 'W' });
+  t.same([again.changed, again.state.last_changed, again.state.last_updated], [false, first.state.last_changed, first.state.last_updated], 'the same state after waking is a report');
+  const moved = await w('sensor.a', '1', { unit: 'kW' });
+  t.same([moved.changed, moved.state.last_changed], [true, first.state.last_changed], 'attributes alone keep last_changed after waking');
+  await w('sensor.e', 'y'); // and sensor.b sleeps again
+  t.ok(await entities.remove('sensor.b', ctx), 'a sleeping entity can be removed');
+  t.notOk(entities.has('sensor.b'));
+  const created = await w('sensor.b', 'back');
+  t.ok(created.created, 'and created anew');
+  const records: unknown[] = [];
+  for await (const r of log.read()) if (r.data.entity_id === 'sensor.a') records.push([r.type, r.data.old_state?.attributes ?? null, r.data.new_state.attributes]);
+  t.same(records, [
+    ['state_changed', null, { unit: 'W' }],
+    ['state_reported', null, { unit: 'W' }],
+    ['state_changed', { unit: 'W' }, { unit: 'kW' }],
+  ], 'the log has each fact once, the old state rebuilt across the report');
+});
