@@ -26,23 +26,16 @@ export function encodeRecord(event: NewEvent): string {
   if (context === null || typeof context !== 'object' || typeof context.id !== 'string') {
     throw invalid(`context.id must be a string (stream ${stream}, type ${type})`);
   }
-  const { inherit, json } = event;
+  const inherit = event.inherit;
   const stored: Stored = [time, stream, type, data, context.id, context.parent_id ?? null, context.user_id ?? null];
   if (inherit !== undefined) {
     if (typeof inherit.field !== 'string' || typeof inherit.from !== 'string' || data === null || typeof data !== 'object') {
       throw invalid(`inherit needs data to be an object and field/from to be strings (stream ${stream}, type ${type})`);
     }
     // the same keys in the same order, the inherited one null: a reference costs 4 bytes
-    if (json === undefined) stored[3] = { ...data, [inherit.field]: null };
+    stored[3] = { ...data, [inherit.field]: null };
     stored.push(origin ?? null, [inherit.field, inherit.from]);
   } else if (origin !== undefined) stored.push(origin);
-  if (json !== undefined) {
-    if (typeof json !== 'string' || json === '') throw invalid(`json must be the data's JSON text (stream ${stream}, type ${type})`);
-    // the writer's bytes go in the data's place, between the fields before it and those after
-    const before = JSON.stringify([time, stream, type]);
-    const after = JSON.stringify(stored.slice(4));
-    return `${before.slice(0, -1)},${json},${after.slice(1)}`;
-  }
   try {
     return JSON.stringify(stored);
   } catch (err) {

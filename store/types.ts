@@ -37,15 +37,7 @@ export interface Inherit {
 }
 
 /** A record before the store has given it its sequence number. */
-export type NewEvent<D = any> = Omit<EventRecord<D>, 'seq'> & {
-  inherit?: Inherit;
-  /**
-   * `data` as JSON when the writer has made it already (an entity's new state, whose bytes it
-   * shares with its wire form): stored as it is, so it must be what JSON.stringify(data) gives,
-   * with an inherited field null.
-   */
-  json?: string;
-};
+export type NewEvent<D = any> = Omit<EventRecord<D>, 'seq'> & { inherit?: Inherit };
 
 /** Options for reading a range of the log. Bounds are inclusive unless named gt/lt. */
 export interface ReadOptions {

@@ -59,32 +59,11 @@ const jsonCache = new WeakMap<EntityState, string>();
 export function stateJson(s: EntityState): string {
   let json = jsonCache.get(s);
   if (json === undefined) {
-    json = wireJson(s, stateHead(s));
+    json = toJson(stateDict(s));
     jsonCache.set(s, json);
   }
   return json;
 }
-
-/**
- * The JSON of a new state as the log stores it (times as epoch ms), made together with its
- * wire JSON (kept for stateJson): the id, state and attributes — most of the bytes — are
- * serialised once for both.
- */
-export function storedStateJson(s: EntityState): string {
-  const head = stateHead(s);
-  if (!jsonCache.has(s)) jsonCache.set(s, wireJson(s, head));
-  return `${head},"last_changed":${num(s.last_changed)},"last_reported":${num(s.last_reported)},"last_updated":${num(s.last_updated)},"context":${toJson(s.context)}}`;
-}
-
-// both forms keep the key order of the original's as_dict
-const stateHead = (s: EntityState) =>
-  `{"entity_id":${toJson(s.entity_id)},"state":${toJson(s.state)},"attributes":${toJson(s.attributes)}`;
-
-const wireJson = (s: EntityState, head: string) =>
-  `${head},"last_changed":"${isoTime(s.last_changed)}","last_reported":"${isoTime(s.last_reported)}","last_updated":"${isoTime(s.last_updated)}","context":${toJson(s.context)}}`;
-
-/** A number as JSON.stringify writes it. */
-const num = (n: number) => (Number.isFinite(n) ? String(n) : 'null');
 
 /** Reads a state dict of the log or the wire back into an EntityState. */
 export function fromStateDict(d: any): EntityState {
