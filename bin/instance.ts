@@ -147,6 +147,10 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const entityFanout = new EntityFanout(bus);
   const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: say };
 
+  // every state's JSON is made before the first client can ask: the first GET /api/states
+  // after a restart is then a join, as every later one is
+  await entities.warmJson();
+
   const app = uWS.App();
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, say);
   const ws = registerWebSocket(app, deps, options.wsLimits, budget);
@@ -170,7 +174,6 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     return undefined;
   });
 
-  void entities.warmJson();
   await fireEvent('core_start', {}, 'LOCAL', systemContext());
   runState = 'RUNNING';
   await fireEvent('core_started', {}, 'LOCAL', systemContext());
@@ -260,7 +263,8 @@ async function restore(log: EventLog, areas: Area[], say: (line: string) => void
     }
   }
   if (tail.size === 0) return n;
-  for await (const r of log.read({ gt: Math.min(...tail.values()) })) {
+  // areas evolve from the state each record sets: an entity's old state is not rebuilt
+  for await (const r of log.read({ gt: Math.min(...tail.values()), rebuild: false })) {
     n++;
     for (const [area, after] of tail) if (r.seq > after && area.owns(r)) area.evolve(r);
   }

@@ -22,6 +22,7 @@ import type {
   EventLogOptions,
   EventRecord,
   HistoryOptions,
+  Inherit,
   NewEvent,
   ReadOptions,
   Snapshot,
@@ -356,12 +357,13 @@ class LevelEventLog implements EventLog {
     const limit = limitOf(options.limit);
     if (!bounds || limit === 0) return;
     const reverse = options.reverse ?? false;
+    const rebuild = options.rebuild ?? true;
     // in seq order, a stream's previous record is the last one of it this read has met
-    const seen = reverse ? undefined : new Map<string, unknown>();
+    const seen = reverse || !rebuild ? undefined : new Map<string, unknown>();
     if (options.stream !== undefined) {
       if (!isIndexableId(options.stream)) return;
       const keys = this.#byStream.keys({ ...streamRange(options.stream, bounds.first, bounds.last), reverse, limit });
-      yield* this.#lookup(keys, seen);
+      yield* this.#lookup(keys, seen, rebuild);
       return;
     }
     const entries = this.#records.iterator({
@@ -371,38 +373,42 @@ class LevelEventLog implements EventLog {
       limit,
       ...READ_BUFFER,
     });
-    const unresolved: Unresolved[] = [];
+    const unresolved: Unresolved[] | undefined = rebuild ? [] : undefined;
     for await (const chunk of prefetched(() => entries.nextv(READ_CHUNK), () => entries.close())) {
+      const records: EventRecord[] = [];
+      const lookups: Promise<void>[] = [];
       for (const [key, value] of chunk) {
         const record = decodeRecord(seqOfKey(key), value, unresolved);
-        if (unresolved.length > 0) await this.#inherit(unresolved, seen);
+        if (unresolved && unresolved.length > 0) this.#inherit(unresolved, seen, lookups);
         remember(seen, record);
-        yield record;
+        records.push(record);
       }
+      if (lookups.length > 0) await Promise.all(lookups);
+      yield* records;
     }
   }
 
   /**
-   * Fills in the inherited fields of `unresolved` (and empties it): from the stream's last
-   * record met by this read when `seen` knows the stream, else from the log.
+   * Fills in the inherited fields of `unresolved` (and empties it): at once from the stream's
+   * last record met by this read when `seen` knows the stream (or from `before`, the record
+   * met last), else by a lookup in the log, pushed to `lookups` for the caller to await
+   * together with the rest of its chunk.
    */
-  async #inherit(unresolved: Unresolved[], seen: Map<string, unknown> | undefined, before?: { seq: number; data: unknown }): Promise<void> {
+  #inherit(unresolved: Unresolved[], seen: Map<string, unknown> | undefined, lookups: Promise<void>[], before?: { seq: number; data: unknown }): void {
     for (const { record, inherit } of unresolved) {
-      let previous: unknown;
-      if (seen?.has(record.stream)) previous = seen.get(record.stream);
-      else {
-        const seq = await this.#previousSeq(record.stream, record.seq);
-        if (seq === undefined) previous = undefined;
-        else if (seq === before?.seq) previous = before.data;
-        else {
-          const value = await this.#records.get(seqKey(seq));
-          previous = value === undefined ? undefined : decodeRecord(seq, value).data;
-        }
-      }
-      const value = previous !== null && typeof previous === 'object' ? (previous as Record<string, unknown>)[inherit.from] : undefined;
-      record.data[inherit.field] = value ?? null;
+      if (seen?.has(record.stream)) fill(record, inherit, seen.get(record.stream));
+      else lookups.push(this.#previousData(record.stream, record.seq, before).then((data) => fill(record, inherit, data)));
     }
     unresolved.length = 0;
+  }
+
+  /** The data of the record of `stream` just before `seq`, if there is one. */
+  async #previousData(stream: string, seq: number, before?: { seq: number; data: unknown }): Promise<unknown> {
+    const previous = await this.#previousSeq(stream, seq);
+    if (previous === undefined) return undefined;
+    if (previous === before?.seq) return before.data;
+    const value = await this.#records.get(seqKey(previous));
+    return value === undefined ? undefined : decodeRecord(previous, value).data;
   }
 
   /** The seq of the record of `stream` just before `seq`, if there is one. */
@@ -445,15 +451,19 @@ class LevelEventLog implements EventLog {
     for (let i = 0; i < seqs.length; i += READ_CHUNK) {
       const part = seqs.slice(i, i + READ_CHUNK);
       const values = await this.#records.getMany(part.map(seqKey));
+      const records: EventRecord[] = [];
+      const lookups: Promise<void>[] = [];
       for (let j = 0; j < part.length; j++) {
         const value = values[j];
         // a purge running alongside may have removed the record after the index was read
         if (value === undefined) continue;
         const record = decodeRecord(part[j], value, unresolved);
-        if (unresolved && unresolved.length > 0) await this.#inherit(unresolved, seen);
+        if (unresolved && unresolved.length > 0) this.#inherit(unresolved, seen, lookups);
         if (unresolved) remember(seen, record);
-        yield record;
+        records.push(record);
       }
+      if (lookups.length > 0) await Promise.all(lookups);
+      yield* records;
     }
   }
 
@@ -472,7 +482,7 @@ class LevelEventLog implements EventLog {
    * Yields the records an index iterator points at, in the index's order; `seen` when that order
    * is one stream's seq order (what each record inherits is then the record before it).
    */
-  async *#lookup(keys: KeyIterator<Sublevel, string>, seen?: Map<string, unknown>): AsyncGenerator<EventRecord> {
+  async *#lookup(keys: KeyIterator<Sublevel, string>, seen?: Map<string, unknown>, rebuild = true): AsyncGenerator<EventRecord> {
     const fetch = async (): Promise<[number, string | undefined][]> => {
       const chunk = await keys.nextv(READ_CHUNK);
       if (chunk.length === 0) return [];
@@ -480,19 +490,23 @@ class LevelEventLog implements EventLog {
       const values = await this.#records.getMany(seqs.map(seqKey));
       return seqs.map((seq, i) => [seq, values[i]]);
     };
-    const unresolved: Unresolved[] = [];
+    const unresolved: Unresolved[] | undefined = rebuild ? [] : undefined;
     // the record yielded last: in history it is usually the one the next inherits from
     let before: { seq: number; data: unknown } | undefined;
     for await (const chunk of prefetched(fetch, () => keys.close())) {
+      const records: EventRecord[] = [];
+      const lookups: Promise<void>[] = [];
       for (const [seq, value] of chunk) {
         // a purge running alongside may have removed the record after the index was read
         if (value === undefined) continue;
         const record = decodeRecord(seq, value, unresolved);
-        if (unresolved.length > 0) await this.#inherit(unresolved, seen, before);
+        if (unresolved && unresolved.length > 0) this.#inherit(unresolved, seen, lookups, before);
         remember(seen, record);
         before = { seq, data: record.data };
-        yield record;
+        records.push(record);
       }
+      if (lookups.length > 0) await Promise.all(lookups);
+      yield* records;
     }
   }
 
@@ -535,6 +549,12 @@ class LevelEventLog implements EventLog {
     promise.then(forget, forget);
     return promise;
   }
+}
+
+/** Sets the field `record` inherits from the data of its stream's previous record (null when there is none). */
+function fill(record: EventRecord, inherit: Inherit, previous: unknown): void {
+  const value = previous !== null && typeof previous === 'object' ? (previous as Record<string, unknown>)[inherit.from] : undefined;
+  record.data[inherit.field] = value ?? null;
 }
 
 /** Notes `record` as its stream's last one met by a read in seq order. */

@@ -49,6 +49,12 @@ export interface ReadOptions {
   stream?: string;
   reverse?: boolean;
   limit?: number;
+  /**
+   * false: fields a record only references of its stream's previous one (`inherit`) stay null.
+   * A restore reads records for the state they set, and rebuilding an entity's old state
+   * costs an index lookup for each stream's first record in the range.
+   */
+  rebuild?: boolean;
 }
 
 /** Options for the entity-and-time index (history). Times are epoch ms. */

@@ -52,6 +52,11 @@ t.test('an inherited old state is stored as a reference and rebuilt by every rea
   t.same(states(await collect(log.history({ entityId: 'sensor.a', reverse: true, limit: 2 }))), [[8, '4', '5'], [7, '3', '4']], 'history backwards');
   t.same(states(await collect(log.readStreams('entity/', { after: 4 }))), all.slice(4), 'every record of the streams after a seq');
   t.same(
+    states(await collect(log.read({ gt: 4, rebuild: false }))),
+    [[5, null, '3'], [6, null, '3'], [7, null, '4'], [8, null, '5']],
+    'a read for the states records set (a restore) leaves the references null',
+  );
+  t.same(
     states(await collect(log.readStreams('entity/', { latest: true }))),
     [[4, null, 'y'], [8, null, '5']],
     'the latest record of each stream, read for its whole state, leaves the reference unresolved',
