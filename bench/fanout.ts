@@ -88,12 +88,13 @@ export async function run(options: BenchOptions = {}): Promise<BenchResult> {
           ['recorder: commit: fast', f],
         ] as const
       ).flatMap(([mode, x]) => [
+        // the target of the write-path issue: from the write's answer, within 1.2× of raw publish
         timeRow(
-          `p99 write sent → delivery, paced, ${mode}`,
-          x.paced.fromSend.p99,
-          { label: 'raw uWS publish', value: base.paced.fromSend.p99 },
-          { text: '≤ 10 ms', met: x.paced.fromSend.p99 <= 10 },
-          `p50 ${ms(x.paced.fromSend.p50)} (raw ${ms(base.paced.fromSend.p50)}); p99 from the write's answer ${ms(x.paced.fromAck.p99)} (raw ${ms(base.paced.fromAck.p99)})`,
+          `p99 write answered → delivery, paced, ${mode}`,
+          x.paced.fromAck.p99,
+          { label: 'raw uWS publish', value: base.paced.fromAck.p99 },
+          { text: '≤ 1.2× raw', met: x.paced.fromAck.p99 <= 1.2 * base.paced.fromAck.p99 },
+          `p50 ${ms(x.paced.fromAck.p50)} (raw ${ms(base.paced.fromAck.p50)}); from the write's sending: p99 ${ms(x.paced.fromSend.p99)} (raw ${ms(base.paced.fromSend.p99)}), p50 ${ms(x.paced.fromSend.p50)} (raw ${ms(base.paced.fromSend.p50)})`,
         ),
         rateRow(
           `deliveries/s, back-to-back writes, ${mode}`,
