@@ -70,7 +70,9 @@ export async function run(options: BenchOptions = {}): Promise<BenchResult> {
   notes.push(`best of ${ROUNDS} interleaved runs each: raw ${all(runs.raw)}; durable ${all(runs.durable)}; fast ${all(runs.fast)} req/s`);
 
   const baseline = { label: 'raw uWS', value: base.rps };
+  // the write-path issue's targets: durable half of raw, fast commit 0.60×
   const target = { text: '≥ 0.50× raw', min: 0.5 };
+  const fastTarget = { text: '≥ 0.60× raw', min: 0.6 };
   const byWrk = generator.generator === 'wrk';
   const detail = (r: Measured) =>
     `${byWrk ? 'wrk' : 'Node load generator'}: Hearth ${latency(r)}, ${cpu(r)}; raw ${latency(base)}, ${cpu(base)}; ${r.sizeText} (raw ${num(base.bodyBytes, 0)} B)`;
@@ -88,7 +90,7 @@ export async function run(options: BenchOptions = {}): Promise<BenchResult> {
     title: 'POST /api/states/{id} writes/s',
     rows: [
       rateRow(`durable commit (default)${mark}`, durable.rps, 'req/s', baseline, target, detail(durable)),
-      rateRow(`recorder: commit: fast${mark}`, fast.rps, 'req/s', baseline, target, detail(fast)),
+      rateRow(`recorder: commit: fast${mark}`, fast.rps, 'req/s', baseline, fastTarget, detail(fast)),
     ],
     notes,
   };
