@@ -23,6 +23,7 @@ import { registerApiRoutes } from '../gateway/routes/api.ts';
 import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
 import { registerAuthRoutes } from '../gateway/routes/auth.ts';
 import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
+import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
@@ -158,6 +159,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
   registerAuthRoutes(router, { auth });
+  registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
   router.mount(app);
 
