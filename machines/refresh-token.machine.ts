@@ -69,7 +69,9 @@ export const refreshTokenMachine = setup({
     }),
     setExpiry: assign(({ context, event }) => {
       if (event.type !== 'refresh_token_expiry_set') return {};
-      return { expireAt: event.enable_expiry ? (context.lastUsedAt ?? event.at) + REFRESH_TOKEN_EXPIRATION_MS : null };
+      if (!event.enable_expiry) return { expireAt: null };
+      // turning expiry on keeps a running expiry as it is
+      return { expireAt: context.expireAt ?? (context.lastUsedAt ?? event.at) + REFRESH_TOKEN_EXPIRATION_MS };
     }),
   },
 }).createMachine({

@@ -3,6 +3,7 @@ import type { Area } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
 import type { Principal } from '../../gateway/http.ts';
 import { CORE_VERSION } from '../version.ts';
+import { isoTime } from '../../store/time.ts';
 import type { UserCreated } from '../../machines/user.machine.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS, type RefreshTokenType } from '../../machines/refresh-token.machine.ts';
 import type { VerifiedCredential } from '../../machines/login-flow.machine.ts';
@@ -63,6 +64,24 @@ export type FlowReply =
 /** What the onboarding integration step led to. */
 export type IntegrationStepOutcome = { ok: true; code: string } | { ok: false; reason: 'already_done' | 'invalid_redirect' | 'no_credential' };
 
+/** One entry of the WebSocket command auth/refresh_tokens (the original's fields, in its order). */
+export interface RefreshTokenInfo {
+  id: string;
+  client_id: string | null;
+  client_name: string | null;
+  client_icon: string | null;
+  type: RefreshTokenType;
+  created_at: string;
+  is_current: boolean;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  auth_provider_type: string | null;
+  expire_at: string | null;
+}
+
+/** What auth/long_lived_access_token led to. */
+export type LongLivedOutcome = { ok: true; accessToken: string } | { ok: false; reason: 'duplicate_name' | 'invalid_lifespan' | 'not_allowed' };
+
 /** The auth system as the gateway routes use it. */
 export interface CoreAuthService extends AuthService {
   /** the configured providers, in GET /auth/providers order */
@@ -85,6 +104,20 @@ export interface CoreAuthService extends AuthService {
   revokeBySecret(token: string): Promise<void>;
   /** Revokes a refresh token by id; false when there is none. */
   revokeRefreshToken(id: string, reason?: string): Promise<boolean>;
+  /**
+   * A `long_lived_access_token` refresh token of the user named `clientName` (one per name and
+   * user), whose access tokens live `lifespanDays`; its first access token, which is all the
+   * caller ever gets of it.
+   */
+  createLongLivedToken(userId: string, request: { clientName: string; clientIcon: string | null; lifespanDays: number }): Promise<LongLivedOutcome>;
+  /** The user's live refresh tokens in creation order; `currentId` is the asking connection's. */
+  refreshTokensOf(userId: string, currentId: string): RefreshTokenInfo[];
+  /** The user's refresh token `id`, or undefined when the user has none by that id. */
+  userRefreshToken(userId: string, id: string): RefreshTokenView | undefined;
+  /** Revokes these refresh tokens with one append; their access tokens fail from then on. */
+  revokeRefreshTokens(ids: string[], reason?: string): Promise<void>;
+  /** Turns expiry of the user's refresh token on or off; false when the user has no such token. */
+  setRefreshTokenExpiry(userId: string, id: string, enable: boolean): Promise<boolean>;
   /** Whether codes for `clientId` may be sent to `redirectUri`. */
   verifyRedirectUri(clientId: string, redirectUri: string): Promise<boolean>;
   /** A fresh authorization code for the credential of a refresh token (undefined without one). */
@@ -105,6 +138,7 @@ const PROVIDER_TYPE = 'core';
 const RECORDED_TEXT_MAX = 256;
 const DEFAULT_ACCESS_TOKEN_LIFETIME = 1800;
 const SNAPSHOT_VERSION = 1;
+const MAX_LIFESPAN_DAYS = 999_999_999;
 
 interface AuthSnapshot extends UsersSnapshot, TokensSnapshot {
   seq: number;
@@ -129,6 +163,8 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   const codes = new AuthCodes(clock, ids);
   const revokedListeners = new Set<(id: string) => void>();
   const stepsInProgress = new Set<OnboardingStep>();
+  /** `userId\nclient_name` of long-lived tokens being created (the name check and the append are apart) */
+  const longLivedInProgress = new Set<string>();
   let lastSeq = 0;
 
   const flows = new LoginFlows({
@@ -227,28 +263,47 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   }
 
   async function revoke(rt: RefreshTokenView, reason?: string): Promise<void> {
-    await append(record(refreshTokenStream(rt.id), 'refresh_token_revoked', reason ? { reason } : {}, rt.userId));
-    for (const listener of revokedListeners) {
-      try {
-        listener(rt.id);
-      } catch {
-        // one failing listener must not keep the others from hearing of the revocation
+    await revokeAll([rt], reason);
+  }
+
+  /** Revokes tokens with one append, then tells the listeners of each. */
+  async function revokeAll(rts: RefreshTokenView[], reason?: string): Promise<void> {
+    if (rts.length === 0) return;
+    await append(...rts.map((rt) => record(refreshTokenStream(rt.id), 'refresh_token_revoked', reason ? { reason } : {}, rt.userId)));
+    for (const rt of rts) {
+      for (const listener of revokedListeners) {
+        try {
+          listener(rt.id);
+        } catch {
+          // one failing listener must not keep the others from hearing of the revocation
+        }
       }
     }
   }
 
-  function newRefreshToken(user: UserView, options: { clientId: string | null; credentialId: string | null; tokenType?: RefreshTokenType }): NewEvent {
+  function newRefreshToken(
+    user: UserView,
+    options: {
+      clientId: string | null;
+      credentialId: string | null;
+      tokenType?: RefreshTokenType;
+      clientName?: string | null;
+      clientIcon?: string | null;
+      /** seconds */
+      accessTokenExpiration?: number;
+    },
+  ): NewEvent {
     const now = clock.now();
     const tokenType = options.tokenType ?? 'normal';
     const data: RefreshTokenCreatedRecord = {
       id: ids.uuidHex(),
       user_id: user.id,
       client_id: options.clientId,
-      client_name: null,
-      client_icon: null,
+      client_name: options.clientName ?? null,
+      client_icon: options.clientIcon ?? null,
       token_type: tokenType,
       created_at: now,
-      access_token_expiration: accessTokenLifetime,
+      access_token_expiration: options.accessTokenExpiration ?? accessTokenLifetime,
       expire_at: tokenType === 'normal' ? now + REFRESH_TOKEN_EXPIRATION_MS : null,
       credential_id: options.credentialId,
       version: CORE_VERSION,
@@ -425,6 +480,73 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       const rt = tokens.get(id);
       if (!rt) return false;
       await revoke(rt, reason);
+      return true;
+    },
+
+    async createLongLivedToken(userId, { clientName, clientIcon, lifespanDays }) {
+      const user = users.get(userId);
+      if (!user || !user.isActive) return { ok: false, reason: 'not_allowed' };
+      // the original's timedelta(days=...) refuses more than 999999999 days either way
+      if (!Number.isSafeInteger(lifespanDays) || Math.abs(lifespanDays) > MAX_LIFESPAN_DAYS) return { ok: false, reason: 'invalid_lifespan' };
+      const nameKey = `${userId}\n${clientName}`;
+      const taken = () =>
+        longLivedInProgress.has(nameKey) ||
+        tokens.ofUser(userId).some((rt) => rt.tokenType === 'long_lived_access_token' && rt.clientName === clientName);
+      if (taken()) return { ok: false, reason: 'duplicate_name' };
+      longLivedInProgress.add(nameKey);
+      try {
+        const created = newRefreshToken(user, {
+          clientId: null,
+          credentialId: null,
+          tokenType: 'long_lived_access_token',
+          clientName,
+          clientIcon,
+          accessTokenExpiration: lifespanDays * 86_400,
+        });
+        const data = created.data as RefreshTokenCreatedRecord;
+        const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key };
+        const accessToken = await mintAccessToken(rt, null, [created]);
+        return accessToken ? { ok: true, accessToken } : { ok: false, reason: 'not_allowed' };
+      } finally {
+        longLivedInProgress.delete(nameKey);
+      }
+    },
+
+    refreshTokensOf(userId, currentId) {
+      const now = clock.now();
+      // an expired token is gone for the original (its expiry timer removes it)
+      return tokens
+        .ofUser(userId)
+        .filter((rt) => rt.expireAt === null || now < rt.expireAt)
+        .map((rt) => ({
+          id: rt.id,
+          client_id: rt.clientId,
+          client_name: rt.clientName,
+          client_icon: rt.clientIcon,
+          type: rt.tokenType,
+          created_at: isoTime(rt.createdAt),
+          is_current: rt.id === currentId,
+          last_used_at: rt.lastUsedAt === null ? null : isoTime(rt.lastUsedAt),
+          last_used_ip: rt.lastUsedIp,
+          auth_provider_type: (rt.credentialId && users.credential(rt.credentialId)?.auth_provider_type) || null,
+          expire_at: rt.expireAt === null ? null : isoTime(rt.expireAt),
+        }));
+    },
+
+    userRefreshToken(userId, id) {
+      const rt = tokens.get(id);
+      return rt && rt.userId === userId ? rt : undefined;
+    },
+
+    async revokeRefreshTokens(tokenIds, reason) {
+      const rts = tokenIds.map((id) => tokens.get(id)).filter((rt): rt is RefreshTokenView => rt !== undefined);
+      await revokeAll(rts, reason);
+    },
+
+    async setRefreshTokenExpiry(userId, id, enable) {
+      const rt = tokens.get(id);
+      if (!rt || rt.userId !== userId) return false;
+      await append(record(refreshTokenStream(id), 'refresh_token_expiry_set', { enable_expiry: enable, at: clock.now() }, userId));
       return true;
     },
 

@@ -10,6 +10,7 @@ import { eventJson } from '../../streams/event-json.ts';
 import { compressedState } from '../../streams/compressed.ts';
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
+import type { CoreAuthService } from '../../actors/auth/index.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -60,6 +61,19 @@ function entityMatcher(msg: any): (id: string) => boolean {
     return true;
   };
 }
+
+/** What the refresh-token commands need of the auth system. */
+type TokenAuth = Pick<CoreAuthService, 'createLongLivedToken' | 'refreshTokensOf' | 'userRefreshToken' | 'revokeRefreshTokens' | 'setRefreshTokenExpiry'>;
+
+/** The auth system of the deps as the token commands use it (CoreDeps types it narrower). */
+function tokenAuth(deps: CoreDeps): TokenAuth {
+  const auth = deps.auth as Partial<TokenAuth>;
+  if (typeof auth.refreshTokensOf !== 'function') throw new CommandError('unknown_command', 'Unknown command.');
+  return auth as TokenAuth;
+}
+
+/** The original's answer for a refresh token id the user does not have. */
+const invalidTokenId = () => new CommandError('invalid_token_id', 'Received invalid token');
 
 function serviceErrorExtra(err: ServiceError): Record<string, unknown> | undefined {
   if (!err.translation) return undefined;
@@ -114,6 +128,80 @@ const commands: Record<string, Command> = {
       const user = deps.auth.currentUser(conn.principal!.userId);
       if (!user) throw new CommandError('not_found', 'User not found.');
       conn.result(msg.id, JSON.stringify(user));
+    },
+  },
+
+  'auth/long_lived_access_token': {
+    schema: cmd({ lifespan: Type.Integer(), client_name: Type.String(), client_icon: Type.Optional(Type.String()) }),
+    async handle(conn, msg, deps) {
+      const outcome = await tokenAuth(deps).createLongLivedToken(conn.principal!.userId, {
+        clientName: msg.client_name,
+        clientIcon: msg.client_icon ?? null,
+        lifespanDays: msg.lifespan,
+      });
+      // the original raises a bare ValueError for a taken name (and an overflowing lifespan),
+      // which its connection answers as an unknown error
+      if (!outcome.ok) throw new CommandError('unknown_error', 'Unknown error');
+      conn.result(msg.id, JSON.stringify(outcome.accessToken));
+    },
+  },
+
+  'auth/refresh_tokens': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      const { userId, refreshTokenId } = conn.principal!;
+      conn.result(msg.id, JSON.stringify(tokenAuth(deps).refreshTokensOf(userId, refreshTokenId)));
+    },
+  },
+
+  'auth/delete_refresh_token': {
+    schema: cmd({ refresh_token_id: Type.String() }),
+    async handle(conn, msg, deps) {
+      const auth = tokenAuth(deps);
+      const { userId, refreshTokenId } = conn.principal!;
+      const rt = auth.userRefreshToken(userId, msg.refresh_token_id);
+      if (!rt) throw invalidTokenId();
+      if (rt.id !== refreshTokenId) {
+        await auth.revokeRefreshTokens([rt.id]);
+        return conn.result(msg.id, '{}');
+      }
+      // revoking the connection's own token closes it: the answer goes out first
+      conn.result(msg.id, '{}');
+      conn.flush();
+      await auth.revokeRefreshTokens([rt.id]);
+    },
+  },
+
+  'auth/delete_all_refresh_tokens': {
+    schema: cmd({ token_type: Type.Optional(Type.String()), delete_current_token: Type.Optional(Type.Boolean()) }),
+    async handle(conn, msg, deps) {
+      const auth = tokenAuth(deps);
+      const { userId, refreshTokenId } = conn.principal!;
+      const tokenType: string | undefined = msg.token_type;
+      const matches = (rt: { type: string }) => tokenType === undefined || rt.type === tokenType;
+      const all = auth.refreshTokensOf(userId, refreshTokenId);
+      const others = all.filter((rt) => !rt.is_current && matches(rt)).map((rt) => rt.id);
+      try {
+        await auth.revokeRefreshTokens(others);
+        conn.result(msg.id, '{}');
+      } catch (err) {
+        deps.log(`Error during refresh token removal: ${(err as Error)?.stack ?? err}`);
+        conn.error(msg.id, 'token_removing_error', 'During removal, an error was raised.');
+      }
+      const current = all.find((rt) => rt.is_current);
+      if (msg.delete_current_token !== false && current && matches(current)) {
+        // this closes the connection, so the answer goes out first
+        conn.flush();
+        await auth.revokeRefreshTokens([current.id]);
+      }
+    },
+  },
+
+  'auth/refresh_token_set_expiry': {
+    schema: cmd({ refresh_token_id: Type.String(), enable_expiry: Type.Boolean() }),
+    async handle(conn, msg, deps) {
+      if (!(await tokenAuth(deps).setRefreshTokenExpiry(conn.principal!.userId, msg.refresh_token_id, msg.enable_expiry))) throw invalidTokenId();
+      conn.result(msg.id, '{}');
     },
   },
 
