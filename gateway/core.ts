@@ -2,7 +2,7 @@ import type { Clock, Ids } from '../actors/clock.ts';
 import type { EntityActors } from '../actors/entities/registry.ts';
 import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
-import type { AuthService } from '../actors/auth/types.ts';
+import type { CoreAuthService } from '../actors/auth/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
 import type { Context, EventRecord, Origin } from '../store/types.ts';
@@ -12,7 +12,7 @@ export interface CoreDeps {
   entities: EntityActors;
   services: ServiceRegistry;
   coreConfig: CoreConfig;
-  auth: AuthService;
+  auth: CoreAuthService;
   bus: Bus;
   /** subscribe_entities delivery, shared by every subscriber */
   entityFanout: EntityFanout;

@@ -10,7 +10,6 @@ import { eventJson } from '../../streams/event-json.ts';
 import { compressedState } from '../../streams/compressed.ts';
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
-import type { CoreAuthService } from '../../actors/auth/index.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -60,16 +59,6 @@ function entityMatcher(msg: any): (id: string) => boolean {
     if (exc && hit(exc, id) && !(inc && inc.entities.has(id))) return false;
     return true;
   };
-}
-
-/** What the refresh-token commands need of the auth system. */
-type TokenAuth = Pick<CoreAuthService, 'createLongLivedToken' | 'refreshTokensOf' | 'userRefreshToken' | 'revokeRefreshTokens' | 'setRefreshTokenExpiry'>;
-
-/** The auth system of the deps as the token commands use it (CoreDeps types it narrower). */
-function tokenAuth(deps: CoreDeps): TokenAuth {
-  const auth = deps.auth as Partial<TokenAuth>;
-  if (typeof auth.refreshTokensOf !== 'function') throw new CommandError('unknown_command', 'Unknown command.');
-  return auth as TokenAuth;
 }
 
 /** The original's answer for a refresh token id the user does not have. */
@@ -134,7 +123,7 @@ const commands: Record<string, Command> = {
   'auth/long_lived_access_token': {
     schema: cmd({ lifespan: Type.Integer(), client_name: Type.String(), client_icon: Type.Optional(Type.String()) }),
     async handle(conn, msg, deps) {
-      const outcome = await tokenAuth(deps).createLongLivedToken(conn.principal!.userId, {
+      const outcome = await deps.auth.createLongLivedToken(conn.principal!.userId, {
         clientName: msg.client_name,
         clientIcon: msg.client_icon ?? null,
         lifespanDays: msg.lifespan,
@@ -150,14 +139,14 @@ const commands: Record<string, Command> = {
     schema: cmd(),
     handle(conn, msg, deps) {
       const { userId, refreshTokenId } = conn.principal!;
-      conn.result(msg.id, JSON.stringify(tokenAuth(deps).refreshTokensOf(userId, refreshTokenId)));
+      conn.result(msg.id, JSON.stringify(deps.auth.refreshTokensOf(userId, refreshTokenId)));
     },
   },
 
   'auth/delete_refresh_token': {
     schema: cmd({ refresh_token_id: Type.String() }),
     async handle(conn, msg, deps) {
-      const auth = tokenAuth(deps);
+      const auth = deps.auth;
       const { userId, refreshTokenId } = conn.principal!;
       const rt = auth.userRefreshToken(userId, msg.refresh_token_id);
       if (!rt) throw invalidTokenId();
@@ -175,7 +164,7 @@ const commands: Record<string, Command> = {
   'auth/delete_all_refresh_tokens': {
     schema: cmd({ token_type: Type.Optional(Type.String()), delete_current_token: Type.Optional(Type.Boolean()) }),
     async handle(conn, msg, deps) {
-      const auth = tokenAuth(deps);
+      const auth = deps.auth;
       const { userId, refreshTokenId } = conn.principal!;
       const tokenType: string | undefined = msg.token_type;
       const matches = (rt: { type: string }) => tokenType === undefined || rt.type === tokenType;
@@ -200,7 +189,7 @@ const commands: Record<string, Command> = {
   'auth/refresh_token_set_expiry': {
     schema: cmd({ refresh_token_id: Type.String(), enable_expiry: Type.Boolean() }),
     async handle(conn, msg, deps) {
-      if (!(await tokenAuth(deps).setRefreshTokenExpiry(conn.principal!.userId, msg.refresh_token_id, msg.enable_expiry))) throw invalidTokenId();
+      if (!(await deps.auth.setRefreshTokenExpiry(conn.principal!.userId, msg.refresh_token_id, msg.enable_expiry))) throw invalidTokenId();
       conn.result(msg.id, '{}');
     },
   },
