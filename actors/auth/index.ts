@@ -1,7 +1,7 @@
 import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import type { Area } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
-import type { Principal } from '../../gateway/http.ts';
+import type { HttpRequest, Principal } from '../../gateway/http.ts';
 import { CORE_VERSION } from '../version.ts';
 import { isoTime } from '../../store/time.ts';
 import type { UserCreated } from '../../machines/user.machine.ts';
@@ -10,6 +10,7 @@ import type { VerifiedCredential } from '../../machines/login-flow.machine.ts';
 import type { AuthService, CurrentUser } from './types.ts';
 import { createPasswordHasher, type ScryptParams } from './passwords.ts';
 import { AccessTokens } from './jwt.ts';
+import { SignedPaths, MAX_EXPIRES_SECONDS } from './signed-paths.ts';
 import { fetchPage, isLocalAddress, verifyClientId, verifyRedirectUri, type FetchPage } from './client-id.ts';
 import { GROUP_ADMIN, Users, normalizeUsername, userStream, type CredentialAdded, type UserView, type UsersSnapshot } from './users.ts';
 import { RefreshTokens, refreshTokenStream, type RefreshTokenCreatedRecord, type RefreshTokenView, type TokensSnapshot } from './tokens.ts';
@@ -118,6 +119,12 @@ export interface CoreAuthService extends AuthService {
   revokeRefreshTokens(ids: string[], reason?: string): Promise<void>;
   /** Turns expiry of the user's refresh token on or off; false when the user has no such token. */
   setRefreshTokenExpiry(userId: string, id: string, enable: boolean): Promise<boolean>;
+  /**
+   * `path` signed by the refresh token `refreshTokenId` for `expiresSeconds` (the WebSocket
+   * command auth/sign_path): `<path>?authSig=<jwt>`; undefined when `expiresSeconds` is out of
+   * range (the original's timedelta overflows).
+   */
+  signPath(refreshTokenId: string, path: string, expiresSeconds: number): string | undefined;
   /** Whether codes for `clientId` may be sent to `redirectUri`. */
   verifyRedirectUri(clientId: string, redirectUri: string): Promise<boolean>;
   /** A fresh authorization code for the credential of a refresh token (undefined without one). */
@@ -157,6 +164,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   const fetchClientPage = config.fetchPage ?? fetchPage;
   const hasher = createPasswordHasher(config.scrypt);
   const accessTokens = new AccessTokens(config.accessTokenCacheSize);
+  const signedPaths = new SignedPaths();
   const users = new Users();
   const tokens = new RefreshTokens((id) => accessTokens.forget(id));
   const onboarding = new Onboarding();
@@ -242,6 +250,21 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     const user = key && users.get(key.userId);
     if (!user || !user.isActive) return undefined;
     return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: claims.iss };
+  }
+
+  /**
+   * The user of the refresh token that signed this request (its path and query exactly the signed
+   * ones, unexpired, GET only), while that refresh token lives. As in the original, the user is
+   * not checked for being active here.
+   */
+  function signedRequestPrincipal(request: HttpRequest): Principal | undefined {
+    if (request.method !== 'GET') return undefined; // before the query is parsed
+    const now = clock.now();
+    const refreshTokenId = signedPaths.verify(request, now);
+    const key = refreshTokenId === undefined ? undefined : tokens.liveKey(refreshTokenId, now);
+    const user = key && users.get(key.userId);
+    if (!key || !user) return undefined;
+    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: key.id };
   }
 
   /** Why a user may not log in from `ip`, or undefined when it may. */
@@ -386,12 +409,15 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     area,
     validateAccessToken,
 
-    authenticate(authorization) {
-      if (authorization === undefined) return undefined;
-      const space = authorization.indexOf(' ');
-      // the scheme is compared exactly: `bearer x` and `BEARER x` are refused
-      if (space < 0 || authorization.slice(0, space) !== 'Bearer') return undefined;
-      return validateAccessToken(authorization.slice(space + 1));
+    authenticate(authorization, request) {
+      if (authorization !== undefined) {
+        const space = authorization.indexOf(' ');
+        // the scheme is compared exactly: `bearer x` and `BEARER x` are refused
+        const principal = space < 0 || authorization.slice(0, space) !== 'Bearer' ? undefined : validateAccessToken(authorization.slice(space + 1));
+        if (principal) return principal;
+      }
+      // as in the original, a request without a valid bearer token may still be a signed GET
+      return request ? signedRequestPrincipal(request) : undefined;
     },
 
     currentUser(userId): CurrentUser | undefined {
@@ -548,6 +574,11 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       if (!rt || rt.userId !== userId) return false;
       await append(record(refreshTokenStream(id), 'refresh_token_expiry_set', { enable_expiry: enable, at: clock.now() }, userId));
       return true;
+    },
+
+    signPath(refreshTokenId, path, expiresSeconds) {
+      if (!Number.isSafeInteger(expiresSeconds) || Math.abs(expiresSeconds) > MAX_EXPIRES_SECONDS) return undefined;
+      return signedPaths.sign(refreshTokenId, path, expiresSeconds, clock.now());
     },
 
     verifyRedirectUri: (clientId, redirectUri) => verifyRedirectUri(clientId, redirectUri, fetchClientPage),

@@ -194,6 +194,17 @@ const commands: Record<string, Command> = {
     },
   },
 
+  'auth/sign_path': {
+    schema: cmd({ path: Type.String(), expires: Type.Optional(Type.Integer()) }),
+    handle(conn, msg, deps) {
+      // signed by the connection's refresh token; the original's default lifetime is 30 seconds
+      const path = deps.auth.signPath(conn.principal!.refreshTokenId, msg.path, msg.expires ?? 30);
+      // an out-of-range lifetime overflows the original's timedelta: an unknown error there
+      if (path === undefined) throw new CommandError('unknown_error', 'Unknown error');
+      conn.result(msg.id, JSON.stringify({ path }));
+    },
+  },
+
   subscribe_events: {
     schema: cmd({ event_type: Type.Optional(Type.String()) }),
     handle(conn, msg, deps) {
