@@ -28,7 +28,8 @@ export type UserEvent =
   | { type: 'user_activated' }
   | { type: 'user_deactivated' }
   | { type: 'user_updated'; name?: string | null; group_ids?: string[]; local_only?: boolean }
-  | { type: 'user_owner_set'; is_owner: boolean };
+  | { type: 'user_owner_set'; is_owner: boolean }
+  | { type: 'user_deleted' };
 
 /**
  * A user of the auth system: active or inactive, owner flag, group membership.
@@ -45,6 +46,8 @@ export const userMachine = setup({
     createdActive: ({ event }) => (event as unknown as { input?: UserCreated }).input?.is_active !== false,
     // the original refuses to make a system user an owner; an owner stays unique by the actor layer
     notSystemGenerated: ({ context }) => !context.systemGenerated,
+    // the original refuses to deactivate the owner
+    notOwner: ({ context }) => !context.isOwner,
   },
   actions: {
     applyUpdate: assign(({ context, event }) => {
@@ -78,9 +81,10 @@ export const userMachine = setup({
     },
     active: {
       on: {
-        user_deactivated: { target: 'inactive' },
+        user_deactivated: { guard: 'notOwner', target: 'inactive' },
         user_updated: { actions: 'applyUpdate' },
         user_owner_set: { guard: 'notSystemGenerated', actions: 'setOwner' },
+        user_deleted: { target: 'deleted' },
       },
     },
     inactive: {
@@ -88,7 +92,10 @@ export const userMachine = setup({
         user_activated: { target: 'active' },
         user_updated: { actions: 'applyUpdate' },
         user_owner_set: { guard: 'notSystemGenerated', actions: 'setOwner' },
+        user_deleted: { target: 'deleted' },
       },
     },
+    // removed with its credentials and refresh tokens; nothing applies to it any more
+    deleted: { type: 'final' },
   },
 });

@@ -16,6 +16,7 @@ import { GROUP_ADMIN, Users, normalizeUsername, userStream, type CredentialAdded
 import { RefreshTokens, refreshTokenStream, type RefreshTokenCreatedRecord, type RefreshTokenView, type TokensSnapshot } from './tokens.ts';
 import { LoginFlows, type FlowInfo, type ProviderKey, type StepOutcome } from './login-flows.ts';
 import { AuthCodes } from './codes.ts';
+import { createUserAdmin, type UserAdmin } from './admin.ts';
 import { ONBOARDING_STEPS, ONBOARDING_STREAM, Onboarding, type OnboardingStep } from './onboarding.ts';
 
 /** Options of the auth system (the `auth_providers:` part of the configuration, and tuning). */
@@ -84,7 +85,7 @@ export interface RefreshTokenInfo {
 export type LongLivedOutcome = { ok: true; accessToken: string } | { ok: false; reason: 'duplicate_name' | 'invalid_lifespan' | 'not_allowed' };
 
 /** The auth system as the gateway routes use it. */
-export interface CoreAuthService extends AuthService {
+export interface CoreAuthService extends AuthService, UserAdmin {
   /** the configured providers, in GET /auth/providers order */
   providers(): AuthProviderInfo[];
   user(userId: string): UserView | undefined;
@@ -289,10 +290,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     await revokeAll([rt], reason);
   }
 
-  /** Revokes tokens with one append, then tells the listeners of each. */
-  async function revokeAll(rts: RefreshTokenView[], reason?: string): Promise<void> {
-    if (rts.length === 0) return;
-    await append(...rts.map((rt) => record(refreshTokenStream(rt.id), 'refresh_token_revoked', reason ? { reason } : {}, rt.userId)));
+  /** Revokes tokens with one append (with `extra` records after them), then tells the listeners of each. */
+  async function revokeAll(rts: RefreshTokenView[], reason?: string, extra: NewEvent[] = []): Promise<void> {
+    if (rts.length === 0 && extra.length === 0) return;
+    await append(...rts.map((rt) => record(refreshTokenStream(rt.id), 'refresh_token_revoked', reason ? { reason } : {}, rt.userId)), ...extra);
     for (const rt of rts) {
       for (const listener of revokedListeners) {
         try {
@@ -405,7 +406,20 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     }
   }
 
+  const admin = createUserAdmin({
+    users,
+    clock,
+    ids,
+    hasher,
+    providerType: PROVIDER_TYPE,
+    record,
+    append,
+    tokensOf: (userId) => tokens.ofUser(userId),
+    revokeWith: (rts, reason, extra) => revokeAll(rts, reason, extra),
+  });
+
   return {
+    ...admin,
     area,
     validateAccessToken,
 
@@ -664,6 +678,7 @@ function tokenViewOf(data: RefreshTokenCreatedRecord): Omit<RefreshTokenView, 't
 
 export type { CurrentUser } from './types.ts';
 export type { UserView } from './users.ts';
+export type { UserInfo, AdminRefusal, UserChanges } from './admin.ts';
 export type { RefreshTokenView } from './tokens.ts';
 export type { OnboardingStep } from './onboarding.ts';
 export type { ProviderKey } from './login-flows.ts';

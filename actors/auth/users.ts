@@ -32,6 +32,11 @@ export interface PasswordChanged {
   password_hash: string;
 }
 
+/** Data of a `credential_removed` record: the credential and, for `core`, its password are gone. */
+export interface CredentialRemoved {
+  credential_id: string;
+}
+
 /** A user as the rest of the auth system reads it. */
 export interface UserView {
   id: string;
@@ -58,7 +63,7 @@ export function normalizeUsername(username: string): string {
   return username.trim().toLowerCase();
 }
 
-const USER_EVENTS = new Set<UserEvent['type']>(['user_activated', 'user_deactivated', 'user_updated', 'user_owner_set']);
+const USER_EVENTS = new Set<UserEvent['type']>(['user_activated', 'user_deactivated', 'user_updated', 'user_owner_set', 'user_deleted']);
 
 /** The users and credentials, rebuilt from their log records. */
 export class Users {
@@ -81,13 +86,22 @@ export class Users {
     } else if (type === 'password_changed') {
       const changed = data as PasswordChanged;
       if (this.credentials.has(changed.credential_id)) this.hashes.set(changed.credential_id, changed.password_hash);
+    } else if (type === 'credential_removed') {
+      this.removeCredential((data as CredentialRemoved).credential_id);
     } else if (USER_EVENTS.has(type as UserEvent['type'])) {
       const userId = record.stream.slice('auth/user/'.length);
       const current = this.users.get(userId);
       const event = { ...data, type } as UserEvent;
       if (current?.can(event)) {
-        this.users.set(userId, transition(userMachine, current, event)[0]);
+        const next = transition(userMachine, current, event)[0];
         this.views.delete(userId);
+        if (next.status === 'done') {
+          // a deleted user is gone, and so is every way to log in as it
+          this.users.delete(userId);
+          for (const c of this.credentialsOf(userId)) this.removeCredential(c.id);
+        } else {
+          this.users.set(userId, next);
+        }
       }
     }
   }
@@ -117,6 +131,11 @@ export class Users {
     };
     this.views.set(userId, view);
     return view;
+  }
+
+  /** Every user, in creation order. */
+  all(): UserView[] {
+    return [...this.users.keys()].map((id) => this.get(id)!);
   }
 
   /** True once a user that is not system-generated exists. */
@@ -164,6 +183,17 @@ export class Users {
       this.users.set(snapshot.context.id, snapshot);
     }
     for (const c of data.credentials) this.addCredential(c);
+  }
+
+  private removeCredential(id: string): void {
+    const credential = this.credentials.get(id);
+    if (!credential) return;
+    this.credentials.delete(id);
+    this.hashes.delete(id);
+    const username = credential.data.username;
+    if (credential.auth_provider_type === 'core' && typeof username === 'string' && this.byUsername.get(normalizeUsername(username)) === id) {
+      this.byUsername.delete(normalizeUsername(username));
+    }
   }
 
   private addCredential(added: CredentialAdded): void {

@@ -10,6 +10,7 @@ import { eventJson } from '../../streams/event-json.ts';
 import { compressedState } from '../../streams/compressed.ts';
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
+import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -59,6 +60,39 @@ function entityMatcher(msg: any): (id: string) => boolean {
     if (exc && hit(exc, id) && !(inc && inc.entities.has(id))) return false;
     return true;
   };
+}
+
+/** The original's error messages of the user-administration commands, by code. */
+const ADMIN_REFUSALS: Record<AdminRefusal, [code: string, message: string]> = {
+  not_found: ['not_found', 'User not found'],
+  user_not_found: ['user_not_found', 'User not found'],
+  no_delete_self: ['no_delete_self', 'Unable to delete your own account'],
+  cannot_modify_system_generated: ['cannot_modify_system_generated', 'Unable to update system generated users.'],
+  cannot_deactivate_owner: ['cannot_deactivate_owner', 'Unable to deactivate owner.'],
+  // an unknown group is a bare ValueError in the original, answered as an unknown error
+  invalid_group: ['unknown_error', 'Unknown error'],
+  system_generated: ['system_generated', 'Cannot add credentials to a system generated user.'],
+  username_exists: ['username_exists', 'Username already exists'],
+  auth_not_found: ['auth_not_found', 'Given username was not found.'],
+  credentials_not_found: ['credentials_not_found', 'Credentials not found'],
+  invalid_current_password: ['invalid_current_password', 'Invalid current password'],
+};
+
+/** The value of a user-administration outcome, or the original's error for its refusal. */
+function settled<T>(outcome: AdminOutcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  const [code, message] = ADMIN_REFUSALS[outcome.reason];
+  throw new CommandError(code, message);
+}
+
+/**
+ * The original's `require_admin`: checked after the schema, on the user as it is now (a user
+ * demoted or deactivated since the connection authenticated is refused at once).
+ */
+function requireAdmin(conn: Connection, deps: CoreDeps, ownerOnly = false) {
+  const user = deps.auth.user(conn.principal!.userId);
+  if (!user?.isAdmin || (ownerOnly && !user.isOwner)) throw new CommandError('unauthorized', 'Unauthorized');
+  return user;
 }
 
 /** The original's answer for a refresh token id the user does not have. */
@@ -202,6 +236,84 @@ const commands: Record<string, Command> = {
       // an out-of-range lifetime overflows the original's timedelta: an unknown error there
       if (path === undefined) throw new CommandError('unknown_error', 'Unknown error');
       conn.result(msg.id, JSON.stringify({ path }));
+    },
+  },
+
+  'config/auth/list': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      conn.result(msg.id, JSON.stringify(deps.auth.listUsers()));
+    },
+  },
+
+  'config/auth/create': {
+    schema: cmd({ name: Type.String(), group_ids: Type.Optional(Type.Array(Type.String())), local_only: Type.Optional(Type.Boolean()) }),
+    async handle(conn, msg, deps) {
+      const admin = requireAdmin(conn, deps);
+      const user = settled(await deps.auth.createUser(admin.id, { name: msg.name, groupIds: msg.group_ids, localOnly: msg.local_only }));
+      conn.result(msg.id, JSON.stringify({ user }));
+    },
+  },
+
+  'config/auth/update': {
+    schema: cmd({
+      user_id: Type.String(),
+      name: Type.Optional(Type.String()),
+      is_active: Type.Optional(Type.Boolean()),
+      group_ids: Type.Optional(Type.Array(Type.String())),
+      local_only: Type.Optional(Type.Boolean()),
+    }),
+    async handle(conn, msg, deps) {
+      const admin = requireAdmin(conn, deps);
+      const changes = { name: msg.name, isActive: msg.is_active, groupIds: msg.group_ids, localOnly: msg.local_only };
+      const user = settled(await deps.auth.updateUser(admin.id, msg.user_id, changes));
+      conn.result(msg.id, JSON.stringify({ user }));
+    },
+  },
+
+  'config/auth/delete': {
+    schema: cmd({ user_id: Type.String() }),
+    async handle(conn, msg, deps) {
+      const admin = requireAdmin(conn, deps);
+      settled(await deps.auth.deleteUser(admin.id, msg.user_id));
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  'config/auth_provider/homeassistant/create': {
+    schema: cmd({ user_id: Type.String(), username: Type.String(), password: Type.String() }),
+    async handle(conn, msg, deps) {
+      const admin = requireAdmin(conn, deps);
+      settled(await deps.auth.addCoreCredential(admin.id, msg.user_id, msg.username, msg.password));
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  'config/auth_provider/homeassistant/delete': {
+    schema: cmd({ username: Type.String() }),
+    async handle(conn, msg, deps) {
+      const admin = requireAdmin(conn, deps);
+      settled(await deps.auth.removeCoreCredential(admin.id, msg.username));
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  'config/auth_provider/homeassistant/change_password': {
+    schema: cmd({ current_password: Type.String(), new_password: Type.String() }),
+    async handle(conn, msg, deps) {
+      settled(await deps.auth.changeOwnPassword(conn.principal!.userId, msg.current_password, msg.new_password));
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  'config/auth_provider/homeassistant/admin_change_password': {
+    schema: cmd({ user_id: Type.String(), password: Type.String() }),
+    async handle(conn, msg, deps) {
+      // admin only, and then owner only: the original refuses other admins as unauthorized
+      const owner = requireAdmin(conn, deps, true);
+      settled(await deps.auth.setPassword(owner.id, msg.user_id, msg.password));
+      conn.result(msg.id, 'null');
     },
   },
 

@@ -1,0 +1,229 @@
+import type { NewEvent } from '../../store/types.ts';
+import type { Clock, Ids } from '../clock.ts';
+import type { UserCreated, UserEvent } from '../../machines/user.machine.ts';
+import type { PasswordHasher } from './passwords.ts';
+import {
+  GROUP_ADMIN,
+  GROUP_READ_ONLY,
+  GROUP_USERS,
+  normalizeUsername,
+  userStream,
+  type CredentialAdded,
+  type CredentialRemoved,
+  type PasswordChanged,
+  type Users,
+  type UserView,
+} from './users.ts';
+import type { RefreshTokenView } from './tokens.ts';
+
+/** One user as the WebSocket command config/auth/list shows it (the original's fields, in its order). */
+export interface UserInfo {
+  id: string;
+  username: string | null;
+  name: string | null;
+  is_owner: boolean;
+  is_active: boolean;
+  local_only: boolean;
+  system_generated: boolean;
+  group_ids: string[];
+  credentials: Array<{ type: string }>;
+}
+
+/** Why a user-administration request was refused; named as the original's error codes. */
+export type AdminRefusal =
+  | 'not_found'
+  | 'user_not_found'
+  | 'no_delete_self'
+  | 'cannot_modify_system_generated'
+  | 'cannot_deactivate_owner'
+  | 'invalid_group'
+  | 'system_generated'
+  | 'username_exists'
+  | 'auth_not_found'
+  | 'credentials_not_found'
+  | 'invalid_current_password';
+
+export type AdminOutcome<T = undefined> = { ok: true; value: T } | { ok: false; reason: AdminRefusal };
+
+/** What config/auth/update may change; absent fields stay as they are. */
+export interface UserChanges {
+  name?: string;
+  isActive?: boolean;
+  groupIds?: string[];
+  localOnly?: boolean;
+}
+
+/** The user administration (config/auth/* and config/auth_provider/homeassistant/*). */
+export interface UserAdmin {
+  listUsers(): UserInfo[];
+  /** A new active user without credentials; the owner only when no other user exists. */
+  createUser(actorId: string, input: { name: string; groupIds?: string[]; localOnly?: boolean }): Promise<AdminOutcome<UserInfo>>;
+  updateUser(actorId: string, userId: string, changes: UserChanges): Promise<AdminOutcome<UserInfo>>;
+  /** Removes the user, its credentials and its refresh tokens (whose access tokens fail at once). */
+  deleteUser(actorId: string, userId: string): Promise<AdminOutcome>;
+  /** A `core` credential (username and password) for an existing user. */
+  addCoreCredential(actorId: string, userId: string, username: string, password: string): Promise<AdminOutcome>;
+  /** Removes the `core` credential of `username`, and so its password. */
+  removeCoreCredential(actorId: string, username: string): Promise<AdminOutcome>;
+  /** The user changes the password of its own (first) `core` credential. */
+  changeOwnPassword(userId: string, currentPassword: string, newPassword: string): Promise<AdminOutcome>;
+  /** Sets the password of a user's (first) `core` credential without the current one. */
+  setPassword(actorId: string, userId: string, password: string): Promise<AdminOutcome>;
+}
+
+export interface UserAdminDeps {
+  users: Users;
+  clock: Clock;
+  ids: Ids;
+  hasher: PasswordHasher;
+  providerType: string;
+  record(stream: string, type: string, data: unknown, userId?: string | null, time?: number): NewEvent;
+  append(...events: NewEvent[]): Promise<void>;
+  tokensOf(userId: string): RefreshTokenView[];
+  /** revokes `rts` in the same append as `extra`, then tells the revocation listeners */
+  revokeWith(rts: RefreshTokenView[], reason: string, extra: NewEvent[]): Promise<void>;
+}
+
+/** The groups a user may be put in (the original's system groups). */
+const GROUPS = new Set([GROUP_ADMIN, GROUP_USERS, GROUP_READ_ONLY]);
+
+const refuse = (reason: AdminRefusal): { ok: false; reason: AdminRefusal } => ({ ok: false, reason });
+
+export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
+  const { users, clock, ids, hasher, providerType, record, append } = deps;
+  /** normalised usernames whose credential is being created (the check and the append are apart) */
+  const usernamesInProgress = new Set<string>();
+
+  function info(user: UserView): UserInfo {
+    const credentials = users.credentialsOf(user.id);
+    const core = credentials.find((c) => c.auth_provider_type === providerType);
+    return {
+      id: user.id,
+      username: core?.data.username ?? null,
+      name: user.name,
+      is_owner: user.isOwner,
+      is_active: user.isActive,
+      local_only: user.localOnly,
+      system_generated: user.systemGenerated,
+      group_ids: [...user.groupIds],
+      credentials: credentials.map((c) => ({ type: c.auth_provider_type })),
+    };
+  }
+
+  const coreCredentialOf = (userId: string) => users.credentialsOf(userId).find((c) => c.auth_provider_type === providerType);
+
+  async function storeHash(credentialId: string, userId: string, actorId: string, password: string): Promise<void> {
+    const changed: PasswordChanged = { credential_id: credentialId, password_hash: await hasher.hash(password) };
+    await append(record(userStream(userId), 'password_changed', changed, actorId));
+  }
+
+  return {
+    listUsers: () => users.all().map(info),
+
+    async createUser(actorId, { name, groupIds, localOnly }) {
+      if (groupIds?.some((g) => !GROUPS.has(g))) return refuse('invalid_group');
+      const now = clock.now();
+      const created: UserCreated = {
+        id: ids.uuidHex(),
+        name,
+        is_owner: !users.hasUsers(),
+        is_active: true,
+        system_generated: false,
+        local_only: localOnly ?? false,
+        group_ids: [...(groupIds ?? [])],
+        created_at: now,
+      };
+      await append(record(userStream(created.id), 'user_created', created, actorId, now));
+      const user = users.get(created.id);
+      return user ? { ok: true, value: info(user) } : refuse('not_found');
+    },
+
+    async updateUser(actorId, userId, { name, isActive, groupIds, localOnly }) {
+      const user = users.get(userId);
+      if (!user) return refuse('not_found');
+      if (user.systemGenerated) return refuse('cannot_modify_system_generated');
+      if (user.isOwner && isActive === false) return refuse('cannot_deactivate_owner');
+      if (groupIds?.some((g) => !GROUPS.has(g))) return refuse('invalid_group');
+      const stream = userStream(userId);
+      const events: NewEvent[] = [];
+      if (name !== undefined || groupIds !== undefined || localOnly !== undefined) {
+        const update: Record<string, unknown> = {};
+        if (name !== undefined) update.name = name;
+        if (groupIds !== undefined) update.group_ids = [...groupIds];
+        if (localOnly !== undefined) update.local_only = localOnly;
+        events.push(record(stream, 'user_updated', update, actorId));
+      }
+      if (isActive !== undefined) {
+        const event: UserEvent = { type: isActive ? 'user_activated' : 'user_deactivated' };
+        if (users.can(userId, event)) events.push(record(stream, event.type, {}, actorId));
+      }
+      if (events.length > 0) await append(...events);
+      const updated = users.get(userId);
+      return updated ? { ok: true, value: info(updated) } : refuse('not_found');
+    },
+
+    async deleteUser(actorId, userId) {
+      if (userId === actorId) return refuse('no_delete_self');
+      if (!users.get(userId)) return refuse('not_found');
+      const stream = userStream(userId);
+      const removed = users.credentialsOf(userId).map((c) => {
+        const data: CredentialRemoved = { credential_id: c.id };
+        return record(stream, 'credential_removed', data, actorId);
+      });
+      await deps.revokeWith(deps.tokensOf(userId), 'user_removed', [...removed, record(stream, 'user_deleted', {}, actorId)]);
+      return { ok: true, value: undefined };
+    },
+
+    async addCoreCredential(actorId, userId, username, password) {
+      const user = users.get(userId);
+      if (!user) return refuse('not_found');
+      if (user.systemGenerated) return refuse('system_generated');
+      const key = normalizeUsername(username);
+      if (users.coreCredential(key) || usernamesInProgress.has(key)) return refuse('username_exists');
+      usernamesInProgress.add(key);
+      try {
+        const passwordHash = await hasher.hash(password);
+        if (!users.get(userId)) return refuse('not_found'); // deleted while hashing
+        const credential: CredentialAdded = {
+          id: ids.uuidHex(),
+          user_id: userId,
+          auth_provider_type: providerType,
+          auth_provider_id: null,
+          data: { username: key },
+          password_hash: passwordHash,
+        };
+        await append(record(userStream(userId), 'credential_added', credential, actorId));
+        return { ok: true, value: undefined };
+      } finally {
+        usernamesInProgress.delete(key);
+      }
+    },
+
+    async removeCoreCredential(actorId, username) {
+      const credential = users.coreCredential(username);
+      if (!credential) return refuse('auth_not_found');
+      const data: CredentialRemoved = { credential_id: credential.id };
+      await append(record(userStream(credential.user_id), 'credential_removed', data, actorId));
+      return { ok: true, value: undefined };
+    },
+
+    async changeOwnPassword(userId, currentPassword, newPassword) {
+      if (!users.get(userId)) return refuse('user_not_found');
+      const credential = coreCredentialOf(userId);
+      if (!credential) return refuse('credentials_not_found');
+      const hash = users.passwordHash(credential.id);
+      if (hash === undefined || !(await hasher.verify(currentPassword, hash))) return refuse('invalid_current_password');
+      if (!users.credential(credential.id)) return refuse('credentials_not_found'); // removed meanwhile
+      await storeHash(credential.id, userId, userId, newPassword);
+      return { ok: true, value: undefined };
+    },
+
+    async setPassword(actorId, userId, password) {
+      if (!users.get(userId)) return refuse('user_not_found');
+      const credential = coreCredentialOf(userId);
+      if (!credential) return refuse('credentials_not_found');
+      await storeHash(credential.id, userId, actorId, password);
+      return { ok: true, value: undefined };
+    },
+  };
+}
