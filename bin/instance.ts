@@ -15,6 +15,7 @@ import { helperDomains } from '../actors/entities/domains/index.ts';
 import { ServiceRegistry } from '../actors/services/registry.ts';
 import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
+import { IpBans, proxyList } from '../actors/auth/ip-bans.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Router } from '../gateway/http.ts';
@@ -92,7 +93,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
   const auth = createAuth({ log, clock, ids, config: { say } });
-  const areas: Area[] = [entities.area, coreConfig.area, auth.area];
+  const bans = new IpBans({ log, clock, ids, say, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
+  const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area];
 
   const started = performance.now();
   const records = await restore(log, areas, say);
@@ -155,10 +157,11 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const app = uWS.App();
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, say);
   const ws = registerWebSocket(app, deps, options.wsLimits, budget);
-  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say, budget });
+  const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
+  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say, budget, bans, forwarded });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
-  registerAuthRoutes(router, { auth });
+  registerAuthRoutes(router, { auth, bans });
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
   router.mount(app);
@@ -229,6 +232,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         uWS.us_listen_socket_close(listenSocket);
         for (const c of ws.connections) c.close();
         await snapshotting;
+        await bans.settled();
         await snapshot();
         await logSocket?.close();
         // keep-alive connections would otherwise still reach this stopped instance after a

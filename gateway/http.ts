@@ -2,6 +2,9 @@ import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES, type Backlogged } from './output-budget.ts';
+import type { BlockList } from 'node:net';
+import { isIP } from 'node:net';
+import { canonicalIp, type LoginAttempts } from '../actors/auth/ip-bans.ts';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 
 const gzipAsync = promisify(gzip);
@@ -127,6 +130,10 @@ export interface RouterOptions {
   /** what may wait for slow clients, shared with the WebSocket API */
   budget?: OutputBudget;
   log?: (line: string) => void;
+  /** failed logins and IP bans (actors/auth/ip-bans.ts): banned addresses get 403, every 401 counts */
+  bans?: LoginAttempts;
+  /** `http: use_x_forwarded_for` and `trusted_proxies`: X-Forwarded-For honoured from these only */
+  forwarded?: { use: boolean; trusted: BlockList };
 }
 
 interface RouteEntry {
@@ -295,6 +302,11 @@ export class Router {
     const line = method.length + path.length + (rawQuery ? rawQuery.length + 1 : 0) + 10;
     if (line > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Status line', line), {}, true);
     if (longest + 2 > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Header field', longest + 2), {}, true);
+    // the original's middleware order: forwarded headers, then bans, then routing and auth
+    const forwardedFor = headers['x-forwarded-for'];
+    if (forwardedFor !== undefined && !this.forwardedFrom(request, forwardedFor)) return this.send(res, state, request, plainError(400), NO_HEADERS, hasBodyMethod(method));
+    const bans = this.options.bans;
+    if (bans !== undefined && bans.checking && bans.isBanned(request.remoteIp)) return this.send(res, state, request, plainError(403), NO_HEADERS, hasBodyMethod(method));
 
     if (route && entry) {
       const params = this.paramsOf(route, req);
@@ -328,6 +340,8 @@ export class Router {
     if (options.access !== 'none') {
       const principal = this.options.authenticator.authenticate(headers.authorization, request);
       if (!principal || (options.access === 'admin' && !principal.isAdmin)) {
+        // the original's ban middleware counts every 401 as a failed login
+        this.options.bans?.failed(request);
         return this.send(res, state, request, plainError(401), cors, hasBody);
       }
       request.principal = principal;
@@ -351,6 +365,58 @@ export class Router {
       chunks.push(Buffer.from(chunk.slice(0)));
       if (isLast) this.run(res, state, request, handler, cors, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
+  }
+
+  /**
+   * The original's forwarded middleware (http/forwarded.py): the client's address from
+   * X-Forwarded-For, read right to left past trusted proxies, when forwarding is configured and
+   * the connected peer is a trusted proxy. False for what it answers 400: forwarding not
+   * configured, an untrusted peer, an element that is no address, a malformed X-Forwarded-Proto
+   * or an empty X-Forwarded-Host.
+   */
+  private forwardedFrom(request: Exchange, header: string): boolean {
+    const peer = canonicalIp(request.remoteIp);
+    const forwarded = this.options.forwarded;
+    if (!forwarded?.use) {
+      this.log(`A request from a reverse proxy was received from ${peer}, but your HTTP integration is not set-up for reverse proxies`);
+      return false;
+    }
+    const trusted = (ip: string) => {
+      const kind = isIP(ip);
+      return kind !== 0 && forwarded.trusted.check(ip, kind === 4 ? 'ipv4' : 'ipv6');
+    };
+    if (!trusted(peer)) {
+      this.log(`Received X-Forwarded-For header from an untrusted proxy ${peer}`);
+      return false;
+    }
+    // several headers read as one list (the router joined them with commas)
+    const chain = header.split(',').map((a) => a.trim()).reverse();
+    if (chain.some((a) => isIP(a) === 0)) {
+      this.log(`Invalid IP address in X-Forwarded-For: ${header}`);
+      return false;
+    }
+    let index = chain.findIndex((a) => !trusted(a));
+    // every element trusted: the left-most is the client
+    if (index === -1) index = chain.length - 1;
+    const proto = request.headers['x-forwarded-proto'];
+    if (proto !== undefined) {
+      const protos = proto.split(',').map((p) => p.trim());
+      if (protos.includes('')) {
+        this.log(`Empty item received in X-Forward-Proto header: ${proto}`);
+        return false;
+      }
+      if (protos.length !== 1 && protos.length !== chain.length) {
+        this.log(`Incorrect number of elements in X-Forward-Proto. Expected 1 or ${chain.length}, got ${protos.length}: ${proto}`);
+        return false;
+      }
+    }
+    const host = request.headers['x-forwarded-host'];
+    if (host !== undefined && host.split(',').pop()!.trim() === '') {
+      this.log('Empty value received in X-Forward-Host header');
+      return false;
+    }
+    request.useRemoteIp(chain[index]);
+    return true;
   }
 
   /** CORS for a request from `origin`: open to it on `anyOrigin` routes, else when configured. */
@@ -536,11 +602,21 @@ class Exchange implements HttpRequest, Answering {
     return (this.#query ??= new URLSearchParams(this.rawQuery));
   }
 
+  /** the client's address as a trusted proxy forwarded it */
+  useRemoteIp(ip: string): void {
+    this.#remoteIp = ip;
+  }
+
   // asked of uWS only when wanted (a native call, and a copy, per request); uWS forgets the
   // address once the request is answered or gone
   get remoteIp(): string {
     return (this.#remoteIp ??= this.aborted ? '' : remoteIpOf(this.res));
   }
+}
+
+/** A request whose body is not read when it is refused early: its connection is closed. */
+function hasBodyMethod(method: string): boolean {
+  return !(method === 'GET' || method === 'HEAD' || method === 'OPTIONS');
 }
 
 /** The original's answer to an over-long request line or header field. */

@@ -4,10 +4,26 @@ import { schemaErrorText } from '../../actors/services/validate.ts';
 import { json, message, parseFormBody, parseJson, type HttpReply, type HttpRequest, type Router } from '../http.ts';
 import type { CoreAuthService, FlowReply, GrantOutcome } from '../../actors/auth/index.ts';
 import { isLocalAddress } from '../../actors/auth/client-id.ts';
+import type { LoginAttempts } from '../../actors/auth/ip-bans.ts';
 
 /** What the auth routes need. */
 export interface AuthRouteDeps {
   auth: CoreAuthService;
+  /** failed logins counted towards an IP ban (actors/auth/ip-bans.ts) */
+  bans?: LoginAttempts;
+}
+
+/**
+ * The original's login-flow and token views (@log_invalid_auth): an answer of 400 or more is a
+ * failed login, and so is a form answered with the `invalid_auth` or `invalid_code` error
+ * (answered 200); a finished flow resets the address's count. A body the request validator
+ * refuses never reaches the view and does not count.
+ */
+function noteLogin(bans: LoginAttempts | undefined, req: HttpRequest, reply: HttpReply, flow?: FlowReply): HttpReply {
+  if (!bans) return reply;
+  if (reply.status >= 400 || (flow?.kind === 'step' && flow.failedLogin)) bans.failed(req);
+  else if (flow?.kind === 'step' && flow.body.type === 'create_entry') bans.succeeded(req);
+  return reply;
 }
 
 /** A request body validated against a compiled schema, or the original's 400 answer. */
@@ -74,14 +90,15 @@ function flowReply(reply: FlowReply): HttpReply {
   }
 }
 
-function postLoginFlow({ auth }: AuthRouteDeps) {
+function postLoginFlow({ auth, bans }: AuthRouteDeps) {
   return async (req: HttpRequest): Promise<HttpReply> => {
     const body = readJsonBody(req, checkLoginFlowStart);
     if (!body.ok) return body.reply;
     const { client_id, handler, type = 'authorize' } = body.value;
     const redirectUri = body.value.redirect_uri ?? body.value.redirect_url;
     if (redirectUri === undefined) return message(400, "Message format incorrect: required key not provided @ data['redirect_uri']");
-    return flowReply(await auth.startLoginFlow({ handler, clientId: client_id, redirectUri, ip: req.remoteIp, type }));
+    const flow = await auth.startLoginFlow({ handler, clientId: client_id, redirectUri, ip: req.remoteIp, type });
+    return noteLogin(bans, req, flowReply(flow), flow);
   };
 }
 
@@ -90,12 +107,13 @@ function postLoginFlow({ auth }: AuthRouteDeps) {
 const LoginFlowStep = Type.Object({ client_id: Type.String() }, { additionalProperties: true });
 const checkLoginFlowStep = TypeCompiler.Compile(LoginFlowStep);
 
-function postLoginFlowStep({ auth }: AuthRouteDeps) {
+function postLoginFlowStep({ auth, bans }: AuthRouteDeps) {
   return async (req: HttpRequest): Promise<HttpReply> => {
     const body = readJsonBody(req, checkLoginFlowStep);
     if (!body.ok) return body.reply;
     const { client_id, ...input } = body.value as Record<string, unknown> & { client_id: string };
-    return flowReply(await auth.continueLoginFlow(req.params.flow_id, client_id, input, req.remoteIp));
+    const flow = await auth.continueLoginFlow(req.params.flow_id, client_id, input, req.remoteIp);
+    return noteLogin(bans, req, flowReply(flow), flow);
   };
 }
 
@@ -125,7 +143,12 @@ function grantReply(outcome: GrantOutcome): HttpReply {
   return json(200, body, NO_STORE);
 }
 
-function postToken({ auth }: AuthRouteDeps) {
+function postToken(deps: AuthRouteDeps) {
+  const answer = tokenAnswer(deps);
+  return async (req: HttpRequest): Promise<HttpReply> => noteLogin(deps.bans, req, await answer(req));
+}
+
+function tokenAnswer({ auth }: AuthRouteDeps) {
   return async (req: HttpRequest): Promise<HttpReply> => {
     // only form bodies count; a JSON body reads as no fields at all (→ unsupported_grant_type)
     const form = parseFormBody(req);
