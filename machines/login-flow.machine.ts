@@ -15,12 +15,15 @@ export interface LoginFlowInput {
   flowId: string;
   /** epoch ms; the MFA step expires relative to it */
   startedAt: number;
+  /** a flow that only yields a credential (`link_user`): no MFA step, as in the original */
+  credentialOnly?: boolean;
 }
 
 /** The flow's state besides its step; never holds a password. */
 export interface LoginFlowContext {
   flowId: string;
   startedAt: number;
+  credentialOnly: boolean;
   errors: FlowErrors;
   /** the username of the last submission (never the password) */
   username: string | null;
@@ -36,7 +39,7 @@ export type LoginFlowEvent = { type: 'submit'; input: Record<string, string>; at
 /** The finished flow's result: the credential that logged in. */
 export type LoginFlowOutput = { credential: VerifiedCredential } | { abortReason: string };
 
-/** The original gives up on an MFA step after five wrong codes or five minutes. */
+/** The original's totp module gives up on an MFA step after five wrong codes (MAX_RETRY_TIME), or five minutes. */
 const MFA_MAX_RETRIES = 5;
 const MFA_LOGIN_WINDOW_MS = 5 * 60 * 1000;
 
@@ -64,7 +67,9 @@ export const loginFlowMachine = setup({
   },
   guards: {
     credentialsRejected: (_, output: VerifiedCredential | null) => output === null,
-    needsMfa: (_, output: VerifiedCredential | null) => (output?.mfaModules.length ?? 0) > 0,
+    needsMfa: ({ context }, output: VerifiedCredential | null) => !context.credentialOnly && (output?.mfaModules.length ?? 0) > 0,
+    severalMfaModules: ({ context }, output: VerifiedCredential | null) => !context.credentialOnly && (output?.mfaModules.length ?? 0) > 1,
+    enabledModule: ({ context, event }) => context.credential?.mfaModules.includes(event.input.multi_factor_auth_module ?? '') ?? false,
     codeRejected: (_, valid: boolean) => !valid,
     outOfRetries: ({ context }) => context.mfaRetries + 1 >= MFA_MAX_RETRIES,
     loginExpired: ({ context, event }) => event.at - context.startedAt > MFA_LOGIN_WINDOW_MS,
@@ -78,6 +83,8 @@ export const loginFlowMachine = setup({
     }),
     rememberCredential: assign({ credential: (_, output: VerifiedCredential | null) => output, errors: {} }),
     chooseFirstMfaModule: assign({ mfaModule: ({ context }) => context.credential?.mfaModules[0] ?? null }),
+    chooseMfaModule: assign({ mfaModule: ({ event }) => event.input.multi_factor_auth_module ?? null, errors: {} }),
+    showInvalidAuthModule: assign({ errors: { base: 'invalid_auth_module' } }),
     abortWith: assign({ abortReason: (_, reason: string) => reason }),
   },
 }).createMachine({
@@ -86,6 +93,7 @@ export const loginFlowMachine = setup({
   context: ({ input }) => ({
     flowId: input.flowId,
     startedAt: input.startedAt,
+    credentialOnly: input.credentialOnly ?? false,
     errors: {},
     username: null,
     credential: null,
@@ -105,6 +113,11 @@ export const loginFlowMachine = setup({
         onDone: [
           { guard: { type: 'credentialsRejected', params: ({ event }) => event.output }, target: 'init', actions: 'showInvalidAuth' },
           {
+            guard: { type: 'severalMfaModules', params: ({ event }) => event.output },
+            target: 'selectMfaModule',
+            actions: { type: 'rememberCredential', params: ({ event }) => event.output },
+          },
+          {
             guard: { type: 'needsMfa', params: ({ event }) => event.output },
             target: 'mfa',
             actions: [{ type: 'rememberCredential', params: ({ event }) => event.output }, 'chooseFirstMfaModule'],
@@ -114,7 +127,17 @@ export const loginFlowMachine = setup({
         onError: { target: 'aborted', actions: { type: 'abortWith', params: 'unknown_error' } },
       },
     },
-    // room for the MFA modules of a later issue: reached only when the user has one enabled
+    // the user has several MFA modules enabled: which one to use
+    selectMfaModule: {
+      tags: ['form'],
+      on: {
+        submit: [
+          { guard: 'enabledModule', target: 'mfa', actions: 'chooseMfaModule' },
+          { target: 'selectMfaModule', actions: 'showInvalidAuthModule' },
+        ],
+      },
+    },
+    // reached only when the user has an MFA module enabled
     mfa: {
       tags: ['form'],
       on: {

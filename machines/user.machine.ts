@@ -21,6 +21,8 @@ export interface UserContext {
   localOnly: boolean;
   groupIds: string[];
   createdAt: number;
+  /** enabled multi-factor modules: module id → its secret (totp); absent in snapshots older than MFA */
+  mfa?: Record<string, string>;
 }
 
 /** The user's log records after `user_created`, used as the machine's events. */
@@ -29,7 +31,10 @@ export type UserEvent =
   | { type: 'user_deactivated' }
   | { type: 'user_updated'; name?: string | null; group_ids?: string[]; local_only?: boolean }
   | { type: 'user_owner_set'; is_owner: boolean }
-  | { type: 'user_deleted' };
+  | { type: 'user_deleted' }
+  /** a multi-factor module set up for the user (again: the new secret replaces the old) */
+  | { type: 'mfa_enabled'; module_id: string; secret: string }
+  | { type: 'mfa_disabled'; module_id: string };
 
 /**
  * A user of the auth system: active or inactive, owner flag, group membership.
@@ -58,6 +63,16 @@ export const userMachine = setup({
         localOnly: event.local_only ?? context.localOnly,
       };
     }),
+    enableMfa: assign({
+      mfa: ({ context, event }) => (event.type === 'mfa_enabled' ? { ...context.mfa, [event.module_id]: event.secret } : context.mfa),
+    }),
+    disableMfa: assign({
+      mfa: ({ context, event }) => {
+        if (event.type !== 'mfa_disabled') return context.mfa;
+        const { [event.module_id]: _gone, ...rest } = context.mfa ?? {};
+        return rest;
+      },
+    }),
     setOwner: assign({ isOwner: ({ event }) => (event.type === 'user_owner_set' ? event.is_owner : false) }),
   },
 }).createMachine({
@@ -70,6 +85,7 @@ export const userMachine = setup({
     localOnly: input.local_only,
     groupIds: [...input.group_ids],
     createdAt: input.created_at,
+    mfa: {},
   }),
   initial: 'starting',
   states: {
@@ -85,6 +101,8 @@ export const userMachine = setup({
         user_updated: { actions: 'applyUpdate' },
         user_owner_set: { guard: 'notSystemGenerated', actions: 'setOwner' },
         user_deleted: { target: 'deleted' },
+        mfa_enabled: { actions: 'enableMfa' },
+        mfa_disabled: { actions: 'disableMfa' },
       },
     },
     inactive: {
@@ -93,6 +111,8 @@ export const userMachine = setup({
         user_updated: { actions: 'applyUpdate' },
         user_owner_set: { guard: 'notSystemGenerated', actions: 'setOwner' },
         user_deleted: { target: 'deleted' },
+        mfa_enabled: { actions: 'enableMfa' },
+        mfa_disabled: { actions: 'disableMfa' },
       },
     },
     // removed with its credentials and refresh tokens; nothing applies to it any more

@@ -17,6 +17,7 @@ import { RefreshTokens, refreshTokenStream, type RefreshTokenCreatedRecord, type
 import { LoginFlows, type FlowInfo, type ProviderKey, type StepOutcome } from './login-flows.ts';
 import { AuthCodes } from './codes.ts';
 import { createUserAdmin, type UserAdmin } from './admin.ts';
+import { MfaSetupFlows, mfaModulesOf, verifyLoginCode, type MfaModuleConfig } from './mfa.ts';
 import { ONBOARDING_STEPS, ONBOARDING_STREAM, Onboarding, type OnboardingStep } from './onboarding.ts';
 
 /** Options of the auth system (the `auth_providers:` part of the configuration, and tuning). */
@@ -33,6 +34,8 @@ export interface AuthConfig {
   accessTokenCacheSize?: number;
   /** open login flows kept at most */
   maxOpenLoginFlows?: number;
+  /** the `auth_mfa_modules:` of the core section (default: the original's one totp module, "Authenticator app") */
+  mfaModules?: MfaModuleConfig[];
   /** where the auth system reports what an operator should know (default: stdout) */
   say?: (line: string) => void;
 }
@@ -84,6 +87,9 @@ export interface RefreshTokenInfo {
 /** What auth/long_lived_access_token led to. */
 export type LongLivedOutcome = { ok: true; accessToken: string } | { ok: false; reason: 'duplicate_name' | 'invalid_lifespan' | 'not_allowed' };
 
+/** What auth/setup_mfa and auth/depose_mfa led to: a result, or a WebSocket error code and message. */
+export type MfaOutcome = { ok: true; result: unknown } | { ok: false; code: string; message: string };
+
 /** The auth system as the gateway routes use it. */
 export interface CoreAuthService extends AuthService, UserAdmin {
   /** the configured providers, in GET /auth/providers order */
@@ -131,6 +137,14 @@ export interface CoreAuthService extends AuthService, UserAdmin {
   /** A fresh authorization code for the credential of a refresh token (undefined without one). */
   createAuthCodeFor(refreshTokenId: string, clientId: string): string | undefined;
 
+  /**
+   * auth/setup_mfa: starts the setup flow of `moduleId`, or feeds `input` to the flow `flowId`;
+   * the answer is the flow's result dict. A finished flow enables the module (an `mfa_enabled` record).
+   */
+  setupMfa(userId: string, request: { moduleId: string } | { flowId: string; input: unknown }): Promise<MfaOutcome>;
+  /** auth/depose_mfa: disables the module for the user (an `mfa_disabled` record when it was enabled). */
+  deposeMfa(userId: string, moduleId: string): Promise<MfaOutcome>;
+
   /** The onboarding steps in order with their state. */
   onboardingStatus(): Array<{ step: OnboardingStep; done: boolean }>;
   /** The onboarding user step: creates the owner (admin) with a `core` credential; an auth code for it. */
@@ -175,6 +189,14 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   /** `userId\nclient_name` of long-lived tokens being created (the name check and the append are apart) */
   const longLivedInProgress = new Set<string>();
   let lastSeq = 0;
+  const mfaModules = mfaModulesOf(config.mfaModules);
+  const mfaModule = (id: string) => mfaModules.find((m) => m.id === id);
+  const setupFlows = new MfaSetupFlows({ clock, ids });
+  /** the configured modules the user has enabled, in configuration order */
+  const enabledMfa = (userId: string) => {
+    const enabled = users.mfaOf(userId);
+    return mfaModules.filter((m) => Object.hasOwn(enabled, m.id)).map((m) => m.id);
+  };
 
   const flows = new LoginFlows({
     clock,
@@ -188,10 +210,15 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
         return null;
       }
       if (!(await hasher.verify(password, hash))) return null;
-      return { credentialId: credential.id, userId: credential.user_id, mfaModules: [] };
+      // the machine skips them for a link_user flow, as the original does
+      return { credentialId: credential.id, userId: credential.user_id, mfaModules: enabledMfa(credential.user_id) };
     },
-    // no MFA module exists yet, so the machine never reaches its MFA step
-    verifyMfaCode: async () => false,
+    async verifyMfaCode(userId, module, code) {
+      const enabled = userId === null ? {} : users.mfaOf(userId);
+      const secret = Object.hasOwn(enabled, module) ? enabled[module] : undefined;
+      return verifyLoginCode(secret, code, clock.now());
+    },
+    mfaModuleName: (id) => mfaModule(id)?.name ?? id,
     log: config.say,
     maxOpenFlows: config.maxOpenLoginFlows,
   });
@@ -443,7 +470,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
         is_owner: user.isOwner,
         is_admin: user.isAdmin,
         credentials: users.credentialsOf(userId).map((c) => ({ auth_provider_type: c.auth_provider_type, auth_provider_id: c.auth_provider_id })),
-        mfa_modules: [],
+        mfa_modules: mfaModules.map((m) => ({ id: m.id, name: m.name, enabled: Object.hasOwn(users.mfaOf(userId), m.id) })),
       };
     },
 
@@ -601,6 +628,37 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       const rt = tokens.get(refreshTokenId);
       const credential = rt?.credentialId ? users.credential(rt.credentialId) : undefined;
       return credential ? codes.create(clientId, credential.id) : undefined;
+    },
+
+    async setupMfa(userId, request) {
+      const user = users.get(userId);
+      if (!user || user.systemGenerated) return { ok: false, code: 'unauthorized', message: 'Unauthorized' };
+      if ('moduleId' in request) {
+        const module = mfaModule(request.moduleId);
+        if (!module) return { ok: false, code: 'no_module', message: `MFA module ${request.moduleId} is not found` };
+        const started = setupFlows.start(module, userId, user.name ?? 'None');
+        return started.kind === 'result' ? { ok: true, result: started.body } : { ok: false, code: 'unknown_error', message: 'Unknown error' };
+      }
+      const outcome = setupFlows.step(request.flowId, userId, request.input);
+      if (outcome.kind === 'unknown_flow') return { ok: false, code: 'not_found', message: 'Flow not found' };
+      if (outcome.kind === 'malformed') return { ok: false, code: 'invalid_format', message: 'User input malformed' };
+      if (outcome.enable) {
+        const { moduleId, secret } = outcome.enable;
+        await append(record(userStream(userId), 'mfa_enabled', { module_id: moduleId, secret }, userId));
+      }
+      return { ok: true, result: outcome.body };
+    },
+
+    async deposeMfa(userId, moduleId) {
+      const user = users.get(userId);
+      if (!user || user.systemGenerated) return { ok: false, code: 'unauthorized', message: 'Unauthorized' };
+      if (!mfaModule(moduleId)) {
+        return { ok: false, code: 'disable_failed', message: `Cannot disable MFA Module ${moduleId}: Unable find multi-factor auth module: ${moduleId}` };
+      }
+      if (Object.hasOwn(users.mfaOf(userId), moduleId)) {
+        await append(record(userStream(userId), 'mfa_disabled', { module_id: moduleId }, userId));
+      }
+      return { ok: true, result: 'done' };
     },
 
     onboardingStatus: () => ONBOARDING_STEPS.map((step) => ({ step, done: onboarding.isDone(step) })),

@@ -11,7 +11,12 @@ export interface SchemaField {
   name: string;
   required?: true;
   optional?: true;
+  /** `select` fields: [value, label] pairs */
+  options?: Array<[string, string]>;
 }
+
+/** The steps a login flow shows a form for. */
+export type StepId = 'init' | 'select_mfa_module' | 'mfa';
 
 /** The form of each step the login flow can show. */
 export const STEP_SCHEMAS: Record<'init' | 'mfa', SchemaField[]> = {
@@ -45,7 +50,7 @@ export interface FlowInfo {
 
 /** What a submission led to. */
 export type StepOutcome =
-  | { kind: 'form'; flow: FlowInfo; stepId: 'init' | 'mfa'; body: Record<string, unknown>; username: string | null }
+  | { kind: 'form'; flow: FlowInfo; stepId: StepId; body: Record<string, unknown>; username: string | null }
   | { kind: 'abort'; flow: FlowInfo; reason: string; body: Record<string, unknown> }
   | { kind: 'finished'; flow: FlowInfo; credential: VerifiedCredential; body: Record<string, unknown> }
   | { kind: 'malformed' }
@@ -59,6 +64,8 @@ export interface LoginFlowDeps {
   /** the provider's title, shown as the create_entry title */
   title: string;
   verifyCredentials(username: string, password: string): Promise<VerifiedCredential | null>;
+  /** the name of an MFA module, shown in the MFA steps (default: its id) */
+  mfaModuleName?(moduleId: string): string;
   verifyMfaCode(userId: string | null, module: string, code: string): Promise<boolean>;
   /** where dropped flows are reported (default: stdout) */
   log?: (line: string) => void;
@@ -103,7 +110,7 @@ export class LoginFlows {
     this.prune(now);
     if (this.flows.size >= this.maxOpen) this.dropOldest(now);
     const flowId = this.deps.ids.uuidHex();
-    const actor = createActor(this.machine, { input: { flowId, startedAt: now } });
+    const actor = createActor(this.machine, { input: { flowId, startedAt: now, credentialOnly: info.credentialOnly } });
     actor.start();
     const flow: Flow = { ...info, flowId, createdAt: now, actor, queue: Promise.resolve() };
     this.flows.set(flowId, flow);
@@ -142,7 +149,7 @@ export class LoginFlows {
     if (!this.flows.has(flow.flowId)) return { kind: 'unknown_flow' };
     const stepId = stepIdOf(flow.actor.getSnapshot());
     if (!stepId) return { kind: 'unknown_flow' };
-    const fields = checkInput(STEP_SCHEMAS[stepId], input);
+    const fields = checkInput(this.schemaOf(stepId, flow.actor.getSnapshot()), input);
     if (!fields) return { kind: 'malformed' };
     flow.actor.send({ type: 'submit', input: fields, at: this.deps.clock.now() });
     const settled = await waitFor(flow.actor, (s) => s.status !== 'active' || s.hasTag('form'));
@@ -173,18 +180,30 @@ export class LoginFlows {
     }
     const stepId = stepIdOf(snapshot) ?? 'init';
     const ctx = snapshot.context;
-    const placeholders = stepId === 'mfa' ? { mfa_module_name: ctx.mfaModule, mfa_module_id: ctx.mfaModule } : null;
+    const placeholders =
+      stepId === 'mfa' && ctx.mfaModule !== null ? { mfa_module_name: this.moduleName(ctx.mfaModule), mfa_module_id: ctx.mfaModule } : null;
     const body = {
       type: 'form',
       ...head,
       step_id: stepId,
-      data_schema: STEP_SCHEMAS[stepId],
+      data_schema: this.schemaOf(stepId, snapshot),
       errors: { ...ctx.errors } as FlowErrors,
       description_placeholders: placeholders,
       last_step: null,
       preview: null,
     };
     return { kind: 'form', flow: publicInfo(flow), stepId, body, username: ctx.username };
+  }
+
+  private moduleName(id: string): string {
+    return this.deps.mfaModuleName?.(id) ?? id;
+  }
+
+  private schemaOf(stepId: StepId, snapshot: FlowSnapshot): SchemaField[] {
+    if (stepId !== 'select_mfa_module') return STEP_SCHEMAS[stepId];
+    const modules = snapshot.context.credential?.mfaModules ?? [];
+    // the original's vol.In({id: name}) under a plain key: neither required nor optional
+    return [{ type: 'select', options: modules.map((id) => [id, this.moduleName(id)]), name: 'multi_factor_auth_module' }];
   }
 
   /** The flow, unless it is missing or expired (an expired one is dropped here). */
@@ -223,8 +242,9 @@ export class LoginFlows {
   }
 }
 
-function stepIdOf(snapshot: FlowSnapshot): 'init' | 'mfa' | undefined {
+function stepIdOf(snapshot: FlowSnapshot): StepId | undefined {
   if (snapshot.matches('init')) return 'init';
+  if (snapshot.matches('selectMfaModule')) return 'select_mfa_module';
   if (snapshot.matches('mfa')) return 'mfa';
   return undefined;
 }

@@ -63,7 +63,7 @@ export function normalizeUsername(username: string): string {
   return username.trim().toLowerCase();
 }
 
-const USER_EVENTS = new Set<UserEvent['type']>(['user_activated', 'user_deactivated', 'user_updated', 'user_owner_set', 'user_deleted']);
+const USER_EVENTS = new Set<UserEvent['type']>(['user_activated', 'user_deactivated', 'user_updated', 'user_owner_set', 'user_deleted', 'mfa_enabled', 'mfa_disabled']);
 
 /** The users and credentials, rebuilt from their log records. */
 export class Users {
@@ -156,6 +156,11 @@ export class Users {
   coreCredential(username: string): Credential | undefined {
     const id = this.byUsername.get(normalizeUsername(username));
     return id === undefined ? undefined : this.credentials.get(id);
+  }
+
+  /** The user's enabled multi-factor modules: module id → secret. */
+  mfaOf(userId: string): Record<string, string> {
+    return this.users.get(userId)?.context.mfa ?? {};
   }
 
   passwordHash(credentialId: string): string | undefined {

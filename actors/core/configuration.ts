@@ -280,6 +280,43 @@ function listOf(value: unknown): unknown[] {
   return value === null ? [] : Array.isArray(value) ? value : [value];
 }
 
+// the multi-factor module types Hearth has (the original loads homeassistant.auth.mfa_modules.<type>)
+const MFA_MODULE_TYPES = new Set(['totp']);
+const MFA_MODULE_KEYS = new Set(['type', 'id', 'name']);
+
+/**
+ * `auth_mfa_modules` as the original checks it: cv.ensure_list of MULTI_FACTOR_AUTH_MODULE_SCHEMA
+ * ({type: str, name?: str, id?: str}), no two with the same id (the type when no id), and, as
+ * loading the module does, a known type whose CONFIG_SCHEMA (totp: no extra keys) accepts it.
+ */
+function validateMfaModules(value: unknown, refuse: (reason: string) => never): Array<{ type: string; id?: string; name?: string }> {
+  const seen = new Set<string>();
+  return listOf(value).map((entry) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return refuse('expected a dictionary');
+    const item = entry as Record<string, unknown>;
+    if (item.type === undefined) return refuse("required key not provided @ data['type']");
+    for (const field of ['type', 'id', 'name']) {
+      if (item[field] !== undefined && typeof item[field] !== 'string') return refuse(`expected str for dictionary value @ data['${field}']`);
+    }
+    const type = item.type as string;
+    if (!MFA_MODULE_TYPES.has(type)) return refuse(`Unable to load mfa module ${type}`);
+    const extra = Object.keys(item).find((k) => !MFA_MODULE_KEYS.has(k));
+    if (extra !== undefined) return refuse(`Invalid configuration for multi-factor module ${type}: extra keys not allowed @ data['${extra}']`);
+    const id = (item.id as string | undefined) ?? type;
+    if (seen.has(id)) return refuse(`Duplicate mfa module ${type} found. Please add unique IDs if you want to have the same mfa module twice`);
+    seen.add(id);
+    const out: { type: string; id?: string; name?: string } = { type };
+    if (item.id !== undefined) out.id = item.id as string;
+    if (item.name !== undefined) out.name = item.name as string;
+    return out;
+  });
+}
+
+/** The checked `auth_mfa_modules` of a checked core section; undefined when not configured (the default applies). */
+export function mfaModulesOfCore(core: Record<string, unknown>): Array<{ type: string; id?: string; name?: string }> | undefined {
+  return core.auth_mfa_modules as Array<{ type: string; id?: string; name?: string }> | undefined;
+}
+
 /**
  * The core section with its values checked and put in the form they are reported in; throws a
  * ConfigurationError naming `where` and the key. Checking a result again gives the same result.
@@ -352,6 +389,9 @@ export function validateCore(section: Record<string, unknown>, where = 'core'): 
         break;
       case 'allowlist_external_urls':
         out[key] = listOf(value).map((url) => (isUrl(url) ? url : refuse(key, `invalid url: ${shown(url)}`)));
+        break;
+      case 'auth_mfa_modules':
+        out.auth_mfa_modules = validateMfaModules(value, (reason) => refuse(key, reason));
         break;
       case 'debug':
         try {

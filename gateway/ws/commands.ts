@@ -154,6 +154,30 @@ const commands: Record<string, Command> = {
     },
   },
 
+  'auth/setup_mfa': {
+    schema: cmd({ mfa_module_id: Type.Optional(Type.String()), flow_id: Type.Optional(Type.String()), user_input: Type.Optional(Type.Unknown()) }),
+    async handle(conn, msg, deps) {
+      const byModule = msg.mfa_module_id !== undefined;
+      const byFlow = msg.flow_id !== undefined;
+      // the original's vol.Exclusive(..., 'module_or_flow_id') and cv.has_at_least_one_key
+      if (byModule && byFlow) throw new CommandError('invalid_format', "two or more values in the same group of exclusion 'module_or_flow_id'");
+      if (!byModule && !byFlow) throw new CommandError('invalid_format', 'must contain at least one of mfa_module_id, flow_id.');
+      const request = byFlow ? { flowId: msg.flow_id!, input: msg.user_input } : { moduleId: msg.mfa_module_id! };
+      const outcome = await deps.auth.setupMfa(conn.principal!.userId, request);
+      if (!outcome.ok) throw new CommandError(outcome.code, outcome.message);
+      conn.result(msg.id, JSON.stringify(outcome.result));
+    },
+  },
+
+  'auth/depose_mfa': {
+    schema: cmd({ mfa_module_id: Type.String() }),
+    async handle(conn, msg, deps) {
+      const outcome = await deps.auth.deposeMfa(conn.principal!.userId, msg.mfa_module_id);
+      if (!outcome.ok) throw new CommandError(outcome.code, outcome.message);
+      conn.result(msg.id, JSON.stringify(outcome.result));
+    },
+  },
+
   'auth/long_lived_access_token': {
     schema: cmd({ lifespan: Type.Integer(), client_name: Type.String(), client_icon: Type.Optional(Type.String()) }),
     async handle(conn, msg, deps) {

@@ -48,7 +48,8 @@ t.test('onboarding creates the owner; its code yields tokens that open protected
     is_owner: true,
     is_admin: true,
     credentials: [{ auth_provider_type: 'core', auth_provider_id: null }],
-    mfa_modules: [],
+    // the original's default: the authenticator app, offered and not yet set up
+    mfa_modules: [{ id: 'totp', name: 'Authenticator app', enabled: false }],
   });
   t.equal((await getWith(base, '/api/test/admin', `Bearer ${token}`)).status, 200);
 
