@@ -4,7 +4,9 @@ import { guardProcess } from './guard.ts';
 
 const USAGE = `usage:
   hearth [serve] [--port P] [--data DIR]     start Hearth (env HEARTH_PORT, HEARTH_DATA; default 1702, ./data)
-  hearth replay [--data DIR] [options]       print the event log (hearth replay --help)`;
+  hearth replay [--data DIR] [options]       print the event log (hearth replay --help)
+  hearth auth <list|add|validate|change_password> [--data DIR]
+                                             manage users while Hearth is stopped (hearth auth --help)`;
 
 async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -60,6 +62,7 @@ async function serve(argv: string[]): Promise<void> {
 const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === 'replay') await (await import('./replay.ts')).replayMain(rest);
+  else if (command === 'auth') process.exit(await (await import('./auth-cli.ts')).authMain(rest));
   else if (command === 'serve' || command === undefined || command.startsWith('-')) await serve(command === 'serve' ? rest : process.argv.slice(2));
   else {
     console.error(`unknown command ${JSON.stringify(command)}\n${USAGE}`);

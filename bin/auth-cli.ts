@@ -1,0 +1,210 @@
+// `hearth auth`: manage the users of the `core` provider while Hearth is stopped, like the
+// original's `hass --script auth` (list, add, validate, change_password). Every change is
+// appended to the event log as the records the running system writes.
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openEventLog } from '../store/log.ts';
+import type { EventLog, NewEvent } from '../store/types.ts';
+import { randomIds, systemClock } from '../actors/clock.ts';
+import type { Area } from '../actors/area.ts';
+import { createAuth } from '../actors/auth/index.ts';
+import { createPasswordHasher } from '../actors/auth/passwords.ts';
+import { GROUP_ADMIN, GROUP_USERS, normalizeUsername, userStream, type CredentialAdded, type PasswordChanged, type UsersSnapshot } from '../actors/auth/users.ts';
+import type { UserCreated } from '../machines/user.machine.ts';
+
+export const AUTH_USAGE = `usage:
+  hearth auth list [--data DIR]                                        list the users that log in with a password
+  hearth auth add <username> <password> [--name NAME] [--admin] [--data DIR]
+                                                                       create a user (in group system-users, or
+                                                                       system-admin with --admin; name defaults
+                                                                       to the username)
+  hearth auth validate <username> <password> [--data DIR]              check a username and password (exit 0 or 1)
+  hearth auth change_password <username> <new_password> [--data DIR]   set a new password
+
+Works only while Hearth is stopped (it holds the log's lock); DIR defaults to HEARTH_DATA or ./data.
+The onboarding state is left untouched: on an install not yet onboarded, onboarding still asks
+for its user. As everywhere in Hearth, the first user created is the owner.`;
+
+/** The provider whose credentials carry a username and a password hash. */
+const PROVIDER_TYPE = 'core';
+
+/** Runs `hearth auth <argv>`; resolves to the exit code. */
+export async function authMain(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { data: { type: 'string', short: 'd' }, name: { type: 'string' }, admin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(AUTH_USAGE);
+    return 0;
+  }
+  const [command, ...args] = positionals;
+  const arity: Record<string, number> = { list: 0, add: 2, validate: 2, change_password: 2 };
+  if (command === undefined) return usage('give a command');
+  if (!Object.hasOwn(arity, command)) return usage(`unknown auth command ${JSON.stringify(command)}`);
+  if (args.length !== arity[command]) return usage(`${command} takes ${arity[command] === 0 ? 'no arguments' : '<username> and a password'}`);
+  if (command !== 'add' && (values.name !== undefined || values.admin !== undefined)) return usage('--name and --admin go with add only');
+  if (args.some((a) => a.length === 0)) return usage('usernames and passwords cannot be empty');
+
+  const dataDir = resolve(values.data ?? process.env.HEARTH_DATA ?? './data');
+  const log = await openLog(dataDir);
+  if (typeof log === 'number') return log;
+  try {
+    const session = await openAuth(log);
+    const [username, password] = args;
+    switch (command) {
+      case 'list':
+        return session.list();
+      case 'add':
+        return await session.add(username, password, values.name ?? username, values.admin === true);
+      case 'validate':
+        return await session.validate(username, password);
+      default:
+        return await session.changePassword(username, password);
+    }
+  } finally {
+    await log.close();
+  }
+}
+
+function usage(problem: string): number {
+  console.error(`hearth auth: ${problem}\n${AUTH_USAGE}`);
+  return 2;
+}
+
+/** The event log, or an exit code after saying why it cannot be opened. */
+async function openLog(dataDir: string): Promise<EventLog | number> {
+  const isDir = await stat(dataDir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir) {
+    console.error(`hearth auth: no data directory at ${dataDir}; give --data DIR or set HEARTH_DATA`);
+    return 1;
+  }
+  try {
+    return await openEventLog({ path: join(dataDir, 'log'), log: (line) => console.error(line) });
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/lock/i.test(message)) {
+      console.error(`hearth auth: Hearth is running on ${dataDir} (its event log is locked). Stop Hearth first, then run hearth auth again.`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+/** Loads the auth area's snapshot, then replays its records after it, as Hearth's restore does. */
+async function restoreArea(log: EventLog, area: Area): Promise<void> {
+  const snap = await log.loadSnapshot(area.name);
+  if (snap && snap.version === area.snapshotVersion) {
+    area.restore(snap.data);
+    for await (const r of log.read({ gt: snap.seq, rebuild: false })) if (area.owns(r)) area.evolve(r);
+    return;
+  }
+  for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+}
+
+async function openAuth(log: EventLog) {
+  const clock = systemClock();
+  const ids = randomIds();
+  const auth = createAuth({ log, clock, ids, config: { say: (line) => console.error(line) } });
+  await restoreArea(log, auth.area);
+  const hasher = createPasswordHasher();
+
+  /** The `core` credentials with their hashes, as the area holds them now. */
+  const credentials = () => (auth.area.snapshot() as UsersSnapshot).credentials.filter((c) => c.auth_provider_type === PROVIDER_TYPE);
+  const credentialOf = (username: string) => credentials().find((c) => c.data.username === normalizeUsername(username));
+  const record = (stream: string, type: string, data: unknown, time = clock.now()): NewEvent => ({
+    time,
+    stream,
+    type,
+    data,
+    // made by whoever runs the command, not by a Hearth user
+    context: { id: ids.ulid(time), parent_id: null, user_id: null },
+  });
+
+  return {
+    list(): number {
+      const users = new Map(auth.listUsers().map((u) => [u.id, u]));
+      const mine = credentials();
+      for (const c of mine) {
+        const user = users.get(c.user_id);
+        const notes = [
+          user?.name && user.name !== c.data.username ? `name: ${user.name}` : '',
+          user?.is_owner ? 'owner' : '',
+          user?.group_ids.includes(GROUP_ADMIN) && !user.is_owner ? 'admin' : '',
+          user && !user.is_active ? 'inactive' : '',
+        ].filter(Boolean);
+        console.log(notes.length ? `${c.data.username} (${notes.join(', ')})` : c.data.username);
+      }
+      console.log();
+      console.log(`Total users: ${mine.length}`);
+      return 0;
+    },
+
+    async add(username: string, password: string, name: string, admin: boolean): Promise<number> {
+      const key = normalizeUsername(username);
+      if (key.length === 0) {
+        console.error('hearth auth: the username cannot be blank');
+        return 2;
+      }
+      if (credentialOf(key)) {
+        console.log('Username already exists!');
+        return 1;
+      }
+      const passwordHash = await hasher.hash(password);
+      const now = clock.now();
+      const created: UserCreated = {
+        id: ids.uuidHex(),
+        name,
+        // the rule of config/auth/create and of onboarding: the first real user is the owner
+        is_owner: !auth.listUsers().some((u) => !u.system_generated),
+        is_active: true,
+        system_generated: false,
+        local_only: false,
+        group_ids: [admin ? GROUP_ADMIN : GROUP_USERS],
+        created_at: now,
+      };
+      const credential: CredentialAdded = {
+        id: ids.uuidHex(),
+        user_id: created.id,
+        auth_provider_type: PROVIDER_TYPE,
+        auth_provider_id: null,
+        data: { username: key },
+        password_hash: passwordHash,
+      };
+      // one append: the user never exists without its way to log in
+      await log.append([record(userStream(created.id), 'user_created', created, now), record(userStream(created.id), 'credential_added', credential, now)]);
+      console.log('Auth created');
+      return 0;
+    },
+
+    async validate(username: string, password: string): Promise<number> {
+      const credential = credentialOf(username);
+      const valid = credential?.password_hash !== undefined && (await hasher.verify(password, credential.password_hash));
+      console.log(valid ? 'Auth valid' : 'Auth invalid');
+      return valid ? 0 : 1;
+    },
+
+    async changePassword(username: string, newPassword: string): Promise<number> {
+      const credential = credentialOf(username);
+      if (!credential) {
+        console.log('User not found');
+        return 1;
+      }
+      const changed: PasswordChanged = { credential_id: credential.id, password_hash: await hasher.hash(newPassword) };
+      await log.append([record(userStream(credential.user_id), 'password_changed', changed)]);
+      console.log('Password changed');
+      return 0;
+    },
+  };
+}
