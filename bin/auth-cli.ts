@@ -23,8 +23,8 @@ export const AUTH_USAGE = `usage:
   hearth auth change_password <username> <new_password> [--data DIR]   set a new password
 
 Works only while Hearth is stopped (it holds the log's lock); DIR defaults to HEARTH_DATA or ./data.
-The onboarding state is left untouched: on an install not yet onboarded, onboarding still asks
-for its user. As everywhere in Hearth, the first user created is the owner.`;
+The onboarding state is left untouched, and users are added only once onboarding has created
+the owner.`;
 
 /** The provider whose credentials carry a username and a password hash. */
 const PROVIDER_TYPE = 'core';
@@ -161,13 +161,18 @@ async function openAuth(log: EventLog) {
         console.log('Username already exists!');
         return 1;
       }
+      // the owner is made by onboarding: a user added before it would take the owner's place
+      if (!auth.onboardingStatus().some((s) => s.step === 'user' && s.done)) {
+        console.error('hearth auth: Hearth is not onboarded yet; create its owner through onboarding first (open Hearth in a browser, or POST /api/onboarding/users)');
+        return 1;
+      }
       const passwordHash = await hasher.hash(password);
       const now = clock.now();
       const created: UserCreated = {
         id: ids.uuidHex(),
         name,
-        // the rule of config/auth/create and of onboarding: the first real user is the owner
-        is_owner: !auth.listUsers().some((u) => !u.system_generated),
+        // onboarding made the owner already (add refuses before it)
+        is_owner: false,
         is_active: true,
         system_generated: false,
         local_only: false,

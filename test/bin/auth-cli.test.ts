@@ -99,12 +99,14 @@ t.test('list, add, validate and change_password on a stopped Hearth', async (t) 
   }
 });
 
-t.test('on an install not yet onboarded, onboarding still asks for its user', async (t) => {
+t.test('on an install not yet onboarded, add refuses: onboarding makes the owner', async (t) => {
   const dataDir = await dataDirWith();
   const first = await startTestHearth(t, { dataDir });
   await first.hearth.stop();
-  t.equal((await hearthAuth(['add', 'rescue', 'rescue-pw', '--data', dataDir])).code, 0);
-  t.equal((await hearthAuth(['list', '--data', dataDir])).out, 'rescue (owner)\n\nTotal users: 1\n', 'the first user is the owner');
+  const run = await hearthAuth(['add', 'rescue', 'rescue-pw', '--data', dataDir]);
+  t.equal(run.code, 1);
+  t.match(run.err, /not onboarded yet/);
+  t.equal((await hearthAuth(['list', '--data', dataDir])).out, '\nTotal users: 0\n', 'nobody was added');
   const second = await startTestHearth(t, { dataDir });
   const steps = await (await fetch(`${second.base}/api/onboarding`)).json();
   t.same(steps.find((s: any) => s.step === 'user'), { step: 'user', done: false });
