@@ -10,8 +10,7 @@ import { randomIds, systemClock } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { createPasswordHasher } from '../actors/auth/passwords.ts';
-import { GROUP_ADMIN, GROUP_USERS, normalizeUsername, userStream, type CredentialAdded, type PasswordChanged, type UsersSnapshot } from '../actors/auth/users.ts';
-import type { UserCreated } from '../machines/user.machine.ts';
+import { CORE_PROVIDER, GROUP_ADMIN, GROUP_USERS, coreCredentialData, newUserData, normalizeUsername, userStream, type PasswordChanged, type UsersSnapshot } from '../actors/auth/users.ts';
 
 export const AUTH_USAGE = `usage:
   hearth auth list [--data DIR]                                        list the users that log in with a password
@@ -27,7 +26,7 @@ The onboarding state is left untouched, and users are added only once onboarding
 the owner.`;
 
 /** The provider whose credentials carry a username and a password hash. */
-const PROVIDER_TYPE = 'core';
+const PROVIDER_TYPE = CORE_PROVIDER;
 
 /** Runs `hearth auth <argv>`; resolves to the exit code. */
 export async function authMain(argv: string[]): Promise<number> {
@@ -168,25 +167,9 @@ async function openAuth(log: EventLog) {
       }
       const passwordHash = await hasher.hash(password);
       const now = clock.now();
-      const created: UserCreated = {
-        id: ids.uuidHex(),
-        name,
-        // onboarding made the owner already (add refuses before it)
-        is_owner: false,
-        is_active: true,
-        system_generated: false,
-        local_only: false,
-        group_ids: [admin ? GROUP_ADMIN : GROUP_USERS],
-        created_at: now,
-      };
-      const credential: CredentialAdded = {
-        id: ids.uuidHex(),
-        user_id: created.id,
-        auth_provider_type: PROVIDER_TYPE,
-        auth_provider_id: null,
-        data: { username: key },
-        password_hash: passwordHash,
-      };
+      // onboarding made the owner already (add refuses before it)
+      const created = newUserData(ids, now, { name, isOwner: false, groupIds: [admin ? GROUP_ADMIN : GROUP_USERS] });
+      const credential = coreCredentialData(ids, created.id, key, passwordHash);
       // one append: the user never exists without its way to log in
       await log.append([record(userStream(created.id), 'user_created', created, now), record(userStream(created.id), 'credential_added', credential, now)]);
       console.log('Auth created');

@@ -1,14 +1,15 @@
 import type { NewEvent } from '../../store/types.ts';
 import type { Clock, Ids } from '../clock.ts';
-import type { UserCreated, UserEvent } from '../../machines/user.machine.ts';
+import type { UserEvent } from '../../machines/user.machine.ts';
 import type { PasswordHasher } from './passwords.ts';
 import {
   GROUP_ADMIN,
   GROUP_READ_ONLY,
   GROUP_USERS,
+  coreCredentialData,
+  newUserData,
   normalizeUsername,
   userStream,
-  type CredentialAdded,
   type CredentialRemoved,
   type PasswordChanged,
   type Users,
@@ -123,16 +124,7 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
     async createUser(actorId, { name, groupIds, localOnly }) {
       if (groupIds?.some((g) => !GROUPS.has(g))) return refuse('invalid_group');
       const now = clock.now();
-      const created: UserCreated = {
-        id: ids.uuidHex(),
-        name,
-        is_owner: !users.hasUsers(),
-        is_active: true,
-        system_generated: false,
-        local_only: localOnly ?? false,
-        group_ids: [...(groupIds ?? [])],
-        created_at: now,
-      };
+      const created = newUserData(ids, now, { name, isOwner: !users.hasUsers(), groupIds: groupIds ?? [], localOnly });
       await append(record(userStream(created.id), 'user_created', created, actorId, now));
       const user = users.get(created.id);
       return user ? { ok: true, value: info(user) } : refuse('not_found');
@@ -184,14 +176,7 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
       try {
         const passwordHash = await hasher.hash(password);
         if (!users.get(userId)) return refuse('not_found'); // deleted while hashing
-        const credential: CredentialAdded = {
-          id: ids.uuidHex(),
-          user_id: userId,
-          auth_provider_type: providerType,
-          auth_provider_id: null,
-          data: { username: key },
-          password_hash: passwordHash,
-        };
+        const credential = coreCredentialData(ids, userId, key, passwordHash);
         await append(record(userStream(userId), 'credential_added', credential, actorId));
         return { ok: true, value: undefined };
       } finally {

@@ -4,7 +4,6 @@ import type { Clock, Ids } from '../clock.ts';
 import type { HttpRequest, Principal } from '../../gateway/http.ts';
 import { CORE_VERSION } from '../version.ts';
 import { isoTime } from '../../store/time.ts';
-import type { UserCreated } from '../../machines/user.machine.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS, type RefreshTokenType } from '../../machines/refresh-token.machine.ts';
 import type { VerifiedCredential } from '../../machines/login-flow.machine.ts';
 import type { AuthService, CurrentUser } from './types.ts';
@@ -12,7 +11,7 @@ import { createPasswordHasher, type ScryptParams } from './passwords.ts';
 import { AccessTokens } from './jwt.ts';
 import { SignedPaths, MAX_EXPIRES_SECONDS } from './signed-paths.ts';
 import { fetchPage, isLocalAddress, verifyClientId, verifyRedirectUri, type FetchPage } from './client-id.ts';
-import { GROUP_ADMIN, Users, normalizeUsername, userStream, type CredentialAdded, type UserView, type UsersSnapshot } from './users.ts';
+import { CORE_PROVIDER, GROUP_ADMIN, Users, coreCredentialData, newUserData, normalizeUsername, userStream, type UserView, type UsersSnapshot } from './users.ts';
 import { RefreshTokens, refreshTokenStream, type RefreshTokenCreatedRecord, type RefreshTokenView, type TokensSnapshot } from './tokens.ts';
 import { LoginFlows, type FlowInfo, type ProviderKey, type StepOutcome } from './login-flows.ts';
 import { AuthCodes } from './codes.ts';
@@ -155,7 +154,7 @@ export interface CoreAuthService extends AuthService, UserAdmin {
   completeIntegrationStep(principal: Principal, clientId: string, redirectUri: string): Promise<IntegrationStepOutcome>;
 }
 
-const PROVIDER_TYPE = 'core';
+const PROVIDER_TYPE = CORE_PROVIDER;
 // Strings a client chose are clipped in flow records: a failed login must not write megabytes.
 const RECORDED_TEXT_MAX = 256;
 const DEFAULT_ACCESS_TOKEN_LIFETIME = 1800;
@@ -673,24 +672,8 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
         stepsInProgress.delete('user');
       }
       const now = clock.now();
-      const created: UserCreated = {
-        id: ids.uuidHex(),
-        name,
-        is_owner: !users.hasUsers(),
-        is_active: true,
-        system_generated: false,
-        local_only: false,
-        group_ids: [GROUP_ADMIN],
-        created_at: now,
-      };
-      const credential: CredentialAdded = {
-        id: ids.uuidHex(),
-        user_id: created.id,
-        auth_provider_type: PROVIDER_TYPE,
-        auth_provider_id: null,
-        data: { username: normalizeUsername(username) },
-        password_hash: passwordHash,
-      };
+      const created = newUserData(ids, now, { name, isOwner: !users.hasUsers(), groupIds: [GROUP_ADMIN] });
+      const credential = coreCredentialData(ids, created.id, normalizeUsername(username), passwordHash);
       const done = await markStep('user', null, [
         record(userStream(created.id), 'user_created', created, null, now),
         record(userStream(created.id), 'credential_added', credential, null, now),

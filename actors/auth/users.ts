@@ -58,6 +58,32 @@ export interface UsersSnapshot {
   credentials: CredentialAdded[];
 }
 
+/** The provider whose credentials hold a username and a password hash (the original's `homeassistant`). */
+export const CORE_PROVIDER = 'core';
+
+/** The data of a `user_created` record for a new, active, not system-generated user. */
+export function newUserData(
+  ids: { uuidHex(): string },
+  now: number,
+  user: { name: string | null; isOwner: boolean; groupIds: string[]; localOnly?: boolean },
+): UserCreated {
+  return {
+    id: ids.uuidHex(),
+    name: user.name,
+    is_owner: user.isOwner,
+    is_active: true,
+    system_generated: false,
+    local_only: user.localOnly ?? false,
+    group_ids: [...user.groupIds],
+    created_at: now,
+  };
+}
+
+/** The data of a `credential_added` record: a username (already normalised) and its password hash. */
+export function coreCredentialData(ids: { uuidHex(): string }, userId: string, username: string, passwordHash: string): CredentialAdded {
+  return { id: ids.uuidHex(), user_id: userId, auth_provider_type: CORE_PROVIDER, auth_provider_id: null, data: { username }, password_hash: passwordHash };
+}
+
 /** The usernames of the `core` provider compare trimmed and lower-cased. */
 export function normalizeUsername(username: string): string {
   return username.trim().toLowerCase();
