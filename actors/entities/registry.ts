@@ -61,9 +61,8 @@ export class EntityActors {
   private readonly liveCap: number;
   /** the entity actors' parent: one actor system for all of them */
   private readonly parent: Actor<typeof entitiesMachine>;
-  /** moves on every committed change, so readers can keep what they derived until it does */
-  private changes = 0;
-  private joined: { changes: number; json: string } | undefined;
+  /** the JSON of all states, kept until the next committed change */
+  private joined: string | undefined;
 
   constructor(options: EntityActorsOptions) {
     this.parent = createActor(entitiesMachine);
@@ -103,8 +102,7 @@ export class EntityActors {
   statesJson(filter?: (s: EntityState) => boolean): string {
     if (!filter) {
       // the same string while nothing changed, so its gzip can be kept too
-      if (this.joined?.changes !== this.changes) this.joined = { changes: this.changes, json: this.join() };
-      return this.joined.json;
+      return (this.joined ??= this.join());
     }
     return this.join(filter);
   }
@@ -223,7 +221,6 @@ export class EntityActors {
 
   /** Applies a committed record to the readers' view. */
   private project(r: EventRecord): void {
-    this.changes++;
     // the join of all states is stale now: let it go rather than hold it until the next read
     this.joined = undefined;
     // the id the state itself holds: a slice of the stream name would keep that name alive too
@@ -267,7 +264,7 @@ export class EntityActors {
     evolve: (r) => this.project(r),
     snapshot: () => [...this.cells.values()].map((c) => c.state),
     restore: (data) => {
-      this.changes++;
+      this.joined = undefined;
       this.cells.clear();
       for (const s of data as EntityState[]) this.cells.set(s.entity_id, { state: s, pending: 0 });
     },
