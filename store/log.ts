@@ -373,28 +373,42 @@ class LevelEventLog implements EventLog {
       limit,
       ...READ_BUFFER,
     });
-    const unresolved: Unresolved[] | undefined = rebuild ? [] : undefined;
+    const reading = newReading(rebuild, seen);
     for await (const chunk of prefetched(() => entries.nextv(READ_CHUNK), () => entries.close())) {
-      const records: EventRecord[] = [];
-      const lookups: Promise<void>[] = [];
-      for (const [key, value] of chunk) {
-        const record = decodeRecord(seqOfKey(key), value, unresolved);
-        if (unresolved && unresolved.length > 0) this.#inherit(unresolved, seen, lookups);
-        remember(seen, record);
-        records.push(record);
-      }
-      if (lookups.length > 0) await Promise.all(lookups);
-      yield* records;
+      yield* await this.#decode(chunk.map(([key]) => seqOfKey(key)), chunk.map(([, value]) => value), reading);
     }
   }
 
   /**
-   * Fills in the inherited fields of `unresolved` (and empties it): at once from the stream's
-   * last record met by this read when `seen` knows the stream (or from `before`, the record
-   * met last), else by a lookup in the log, pushed to `lookups` for the caller to await
-   * together with the rest of its chunk.
+   * The records of stored values in the order given, skipping values a purge running alongside
+   * removed after an index was read, with what they inherit filled in (see #inherit).
    */
-  #inherit(unresolved: Unresolved[], seen: Map<string, unknown> | undefined, lookups: Promise<void>[], before?: { seq: number; data: unknown }): void {
+  async #decode(seqs: number[], values: (string | undefined)[], reading: Reading): Promise<EventRecord[]> {
+    const { unresolved, seen } = reading;
+    const records: EventRecord[] = [];
+    const lookups: Promise<void>[] = [];
+    for (let i = 0; i < seqs.length; i++) {
+      const value = values[i];
+      if (value === undefined) continue;
+      const record = decodeRecord(seqs[i], value, unresolved);
+      if (unresolved && unresolved.length > 0) this.#inherit(unresolved, seen, lookups, reading);
+      remember(seen, record);
+      reading.beforeSeq = record.seq;
+      reading.beforeData = record.data;
+      records.push(record);
+    }
+    if (lookups.length > 0) await Promise.all(lookups);
+    return records;
+  }
+
+  /**
+   * Fills in the inherited fields of `unresolved` (and empties it): at once from the stream's
+   * last record met by this read when `seen` knows the stream, else by a lookup in the log
+   * (which uses the record met last when it is the one), pushed to `lookups` for the caller to
+   * await together with the rest of its chunk.
+   */
+  #inherit(unresolved: Unresolved[], seen: Map<string, unknown> | undefined, lookups: Promise<void>[], reading: Reading): void {
+    const before = reading.beforeSeq === 0 ? undefined : { seq: reading.beforeSeq, data: reading.beforeData };
     for (const { record, inherit } of unresolved) {
       if (seen?.has(record.stream)) fill(record, inherit, seen.get(record.stream));
       else lookups.push(this.#previousData(record.stream, record.seq, before).then((data) => fill(record, inherit, data)));
@@ -446,24 +460,10 @@ class LevelEventLog implements EventLog {
     if (latest && lastOfStream) seqs.push(lastOfStream);
     seqs.sort((a, b) => a - b);
     // the last record of each stream is read for the whole state it holds: what it inherits stays null
-    const unresolved: Unresolved[] | undefined = latest ? undefined : [];
-    const seen = new Map<string, unknown>();
+    const reading = newReading(!latest, latest ? undefined : new Map());
     for (let i = 0; i < seqs.length; i += READ_CHUNK) {
       const part = seqs.slice(i, i + READ_CHUNK);
-      const values = await this.#records.getMany(part.map(seqKey));
-      const records: EventRecord[] = [];
-      const lookups: Promise<void>[] = [];
-      for (let j = 0; j < part.length; j++) {
-        const value = values[j];
-        // a purge running alongside may have removed the record after the index was read
-        if (value === undefined) continue;
-        const record = decodeRecord(part[j], value, unresolved);
-        if (unresolved && unresolved.length > 0) this.#inherit(unresolved, seen, lookups);
-        if (unresolved) remember(seen, record);
-        records.push(record);
-      }
-      if (lookups.length > 0) await Promise.all(lookups);
-      yield* records;
+      yield* await this.#decode(part, await this.#records.getMany(part.map(seqKey)), reading);
     }
   }
 
@@ -483,31 +483,15 @@ class LevelEventLog implements EventLog {
    * is one stream's seq order (what each record inherits is then the record before it).
    */
   async *#lookup(keys: KeyIterator<Sublevel, string>, seen?: Map<string, unknown>, rebuild = true): AsyncGenerator<EventRecord> {
-    const fetch = async (): Promise<[number, string | undefined][]> => {
+    // one batch of index keys and their records per step (none when the index is exhausted)
+    const fetch = async (): Promise<{ seqs: number[]; values: (string | undefined)[] }[]> => {
       const chunk = await keys.nextv(READ_CHUNK);
       if (chunk.length === 0) return [];
       const seqs = chunk.map(seqOfKey);
-      const values = await this.#records.getMany(seqs.map(seqKey));
-      return seqs.map((seq, i) => [seq, values[i]]);
+      return [{ seqs, values: await this.#records.getMany(seqs.map(seqKey)) }];
     };
-    const unresolved: Unresolved[] | undefined = rebuild ? [] : undefined;
-    // the record yielded last: in history it is usually the one the next inherits from
-    let before: { seq: number; data: unknown } | undefined;
-    for await (const chunk of prefetched(fetch, () => keys.close())) {
-      const records: EventRecord[] = [];
-      const lookups: Promise<void>[] = [];
-      for (const [seq, value] of chunk) {
-        // a purge running alongside may have removed the record after the index was read
-        if (value === undefined) continue;
-        const record = decodeRecord(seq, value, unresolved);
-        if (unresolved && unresolved.length > 0) this.#inherit(unresolved, seen, lookups, before);
-        remember(seen, record);
-        before = { seq, data: record.data };
-        records.push(record);
-      }
-      if (lookups.length > 0) await Promise.all(lookups);
-      yield* records;
-    }
+    const reading = newReading(rebuild, seen);
+    for await (const [{ seqs, values }] of prefetched(fetch, () => keys.close())) yield* await this.#decode(seqs, values, reading);
   }
 
   async #purge(before: number, maxSeq: number, keep?: (record: EventRecord) => boolean): Promise<number> {
@@ -556,6 +540,24 @@ function fill(record: EventRecord, inherit: Inherit, previous: unknown): void {
   const value = previous !== null && typeof previous === 'object' ? (previous as Record<string, unknown>)[inherit.from] : undefined;
   record.data[inherit.field] = value ?? null;
 }
+
+/** Where one read stands: what it still has to fill in, and the records it met. */
+interface Reading {
+  /** records decoded with a field to inherit (undefined: leave such fields null) */
+  unresolved: Unresolved[] | undefined;
+  /** each stream's last record met, when the read goes in seq order */
+  seen: Map<string, unknown> | undefined;
+  /** the record met last (0: none yet): in history it is usually the one the next inherits from */
+  beforeSeq: number;
+  beforeData: unknown;
+}
+
+const newReading = (rebuild: boolean, seen: Map<string, unknown> | undefined): Reading => ({
+  unresolved: rebuild ? [] : undefined,
+  seen: rebuild ? seen : undefined,
+  beforeSeq: 0,
+  beforeData: undefined,
+});
 
 /** Notes `record` as its stream's last one met by a read in seq order. */
 function remember(seen: Map<string, unknown> | undefined, record: EventRecord): void {
