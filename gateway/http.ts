@@ -5,22 +5,13 @@ import { OutputBudget, OUTPUT_BUDGET_BYTES, type Backlogged } from './output-bud
 import type { BlockList } from 'node:net';
 import { isIP } from 'node:net';
 import { canonicalIp, type LoginAttempts } from '../actors/auth/ip-bans.ts';
+import type { Authenticator, Principal } from '../actors/auth/types.ts';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 
+// Who a request is from is the auth actors' notion; the gateway re-exports it for its handlers.
+export type { Authenticator, Principal };
+
 const gzipAsync = promisify(gzip);
-
-/** Who made a request: the user behind a valid access token. */
-export interface Principal {
-  userId: string;
-  isAdmin: boolean;
-  isOwner: boolean;
-  refreshTokenId: string;
-}
-
-/** Checks a request's Authorization header (exactly `Bearer <token>`). */
-export interface Authenticator {
-  authenticate(authorization: string | undefined, request: HttpRequest): Principal | undefined;
-}
 
 /** A parsed request as route handlers see it. The body is read in full before the handler runs. */
 export interface HttpRequest {

@@ -1,5 +1,5 @@
 // The original's rules for writing a state: pure functions the entity machine applies.
-import type { EntityState } from '../actors/entities/types.ts';
+import type { EntityState } from './entity-state.ts';
 
 type Context = EntityState['context'];
 

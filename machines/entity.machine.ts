@@ -1,5 +1,5 @@
 import { fromTransition, type AnyActorRef } from 'xstate';
-import type { EntityState } from '../actors/entities/types.ts';
+import type { EntityState } from './entity-state.ts';
 import { applyWrite, type StateWrite } from './entity-rules.ts';
 
 type Context = EntityState['context'];

@@ -1,15 +1,14 @@
 import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import type { Area } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
-import type { HttpRequest, Principal } from '../../gateway/http.ts';
 import { CORE_VERSION } from '../version.ts';
 import { isoTime } from '../../store/time.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS, type RefreshTokenType } from '../../machines/refresh-token.machine.ts';
 import type { VerifiedCredential } from '../../machines/login-flow.machine.ts';
-import type { AuthService, CurrentUser } from './types.ts';
+import type { AuthService, CurrentUser, Principal } from './types.ts';
 import { createPasswordHasher, type ScryptParams } from './passwords.ts';
 import { AccessTokens } from './jwt.ts';
-import { SignedPaths, MAX_EXPIRES_SECONDS } from './signed-paths.ts';
+import { SignedPaths, MAX_EXPIRES_SECONDS, type SignedRequest } from './signed-paths.ts';
 import { fetchPage, isLocalAddress, verifyClientId, verifyRedirectUri, type FetchPage } from './client-id.ts';
 import { CORE_PROVIDER, GROUP_ADMIN, Users, coreCredentialData, newUserData, normalizeUsername, userStream, type UserView, type UsersSnapshot } from './users.ts';
 import { RefreshTokens, refreshTokenStream, type RefreshTokenCreatedRecord, type RefreshTokenView, type TokensSnapshot } from './tokens.ts';
@@ -284,7 +283,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
    * ones, unexpired, GET only), while that refresh token lives. As in the original, the user is
    * not checked for being active here.
    */
-  function signedRequestPrincipal(request: HttpRequest): Principal | undefined {
+  function signedRequestPrincipal(request: SignedRequest): Principal | undefined {
     if (request.method !== 'GET') return undefined; // before the query is parsed
     const now = clock.now();
     const refreshTokenId = signedPaths.verify(request, now);

@@ -1,5 +1,18 @@
 import type { Area } from '../area.ts';
-import type { Authenticator, Principal } from '../../gateway/http.ts';
+import type { SignedRequest } from './signed-paths.ts';
+
+/** Who made a request: the user behind a valid access token. */
+export interface Principal {
+  userId: string;
+  isAdmin: boolean;
+  isOwner: boolean;
+  refreshTokenId: string;
+}
+
+/** Checks a request's Authorization header (exactly `Bearer <token>`), or its signed path. */
+export interface Authenticator {
+  authenticate(authorization: string | undefined, request: SignedRequest): Principal | undefined;
+}
 
 /** The result of the WebSocket command auth/current_user (the original's shape). */
 export interface CurrentUser {

@@ -1,18 +1,10 @@
 import type { AnyStateMachine, EventObject } from 'xstate';
-import type { Context } from '../../store/types.ts';
 import type { ServiceDescription } from '../services/types.ts';
 import type { TSchema } from '@sinclair/typebox';
+import type { EntityState } from '../../machines/entity-state.ts';
 
-/** An entity's state as the state machine of the original holds it. Times are epoch ms. */
-export interface EntityState {
-  entity_id: string;
-  state: string;
-  attributes: Record<string, unknown>;
-  last_changed: number;
-  last_reported: number;
-  last_updated: number;
-  context: Context;
-}
+// Entity states are the machines' data; actors and the gateway take the type from here as before.
+export type { EntityState };
 
 /** What a domain machine says its entity should show; the entity rules add the timestamps. */
 export interface RenderedState {
