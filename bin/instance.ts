@@ -6,7 +6,7 @@ import { serveLog } from '../store/log-socket.ts';
 import type { EventLog, EventRecord, Context } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
-import { loadConfiguration, mfaModulesOfCore, type Configuration } from '../actors/core/configuration.ts';
+import { loadConfiguration, mfaModulesOfCore, authProvidersOfCore, type Configuration } from '../actors/core/configuration.ts';
 import { CoreConfig } from '../actors/core/core-config.ts';
 import { coreServices } from '../actors/core/services.ts';
 import { EntityActors } from '../actors/entities/registry.ts';
@@ -92,7 +92,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
-  const auth = createAuth({ log, clock, ids, config: { say, mfaModules: mfaModulesOfCore(config.core) } });
+  const auth = createAuth({
+    log,
+    clock,
+    ids,
+    config: { say, mfaModules: mfaModulesOfCore(config.core), providers: authProvidersOfCore(config.core), trustedProxies: config.http.trusted_proxies },
+  });
   const bans = new IpBans({ log, clock, ids, say, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area];
 

@@ -50,7 +50,7 @@ function getProviders({ auth }: AuthRouteDeps) {
     if (!auth.onboardingStatus().find((s) => s.step === 'user')?.done) {
       return message(400, 'Onboarding not finished', { code: 'onboarding_required' });
     }
-    return json(200, { providers: auth.providers(), preselect_remember_me: isLocalAddress(req.remoteIp) });
+    return json(200, { providers: auth.providers(req.remoteIp), preselect_remember_me: isLocalAddress(req.remoteIp) });
   };
 }
 
@@ -177,6 +177,21 @@ function postRevoke({ auth }: AuthRouteDeps) {
   return (req: HttpRequest) => revoke(auth, parseFormBody(req).get('token') ?? undefined);
 }
 
+// POST /auth/link_user ----------------------------------------------------------------------
+
+const LinkUser = Type.Object({ code: Type.String(), client_id: Type.String() });
+const checkLinkUser = TypeCompiler.Compile(LinkUser);
+
+function postLinkUser({ auth }: AuthRouteDeps) {
+  return async (req: HttpRequest): Promise<HttpReply> => {
+    const body = readJsonBody(req, checkLinkUser);
+    if (!body.ok) return body.reply;
+    const linked = await auth.linkUser(req.principal!.userId, body.value.client_id, body.value.code);
+    if (linked.ok) return message(200, 'User linked');
+    return message(400, linked.reason === 'already_linked' ? 'Credential already linked' : 'Invalid code');
+  };
+}
+
 /** Registers /auth/providers, /auth/login_flow[/:flow_id], /auth/token and /auth/revoke. */
 export function registerAuthRoutes(router: Router, deps: AuthRouteDeps): void {
   router.get('/auth/providers', { access: 'none' }, getProviders(deps));
@@ -186,4 +201,5 @@ export function registerAuthRoutes(router: Router, deps: AuthRouteDeps): void {
   router.delete('/auth/login_flow/:flow_id', { access: 'none' }, deleteLoginFlow(deps));
   router.post('/auth/token', { access: 'none', corsAnyOrigin: true }, postToken(deps));
   router.post('/auth/revoke', { access: 'none', corsAnyOrigin: true }, postRevoke(deps));
+  router.post('/auth/link_user', { access: 'user' }, postLinkUser(deps));
 }
