@@ -161,8 +161,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
 
   const app = uWS.App();
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, say);
-  const ws = registerWebSocket(app, deps, options.wsLimits, budget);
   const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
+  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded });
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say, budget, bans, forwarded });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
