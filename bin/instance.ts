@@ -16,6 +16,7 @@ import { ServiceRegistry } from '../actors/services/registry.ts';
 import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { IpBans, proxyList } from '../actors/auth/ip-bans.ts';
+import { LoginThrottle } from '../actors/auth/login-throttle.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Router } from '../gateway/http.ts';
@@ -166,7 +167,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say, budget, bans, forwarded });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
-  registerAuthRoutes(router, { auth, bans });
+  registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
   router.mount(app);
