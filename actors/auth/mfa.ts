@@ -1,5 +1,6 @@
 import type { Clock, Ids } from '../clock.ts';
 import { provisioningUri, randomBase32Secret, verifyTotp } from './totp.ts';
+import { qrSvg } from './qr.ts';
 
 /** One configured multi-factor module (the `auth_mfa_modules:` entries of the core section). */
 export interface MfaModuleConfig {
@@ -121,8 +122,8 @@ function form(flow: SetupFlow, errors: Record<string, string>): Record<string, u
     step_id: 'init',
     data_schema: TOTP_SCHEMA,
     errors,
-    // the original's qr_code is an SVG of `url`; Hearth draws no QR code and leaves it empty
-    description_placeholders: { code: flow.secret, url: flow.url, qr_code: '' },
+    // the original's qr_code is an SVG of `url` as PyQRCode draws it by default: level H, 4 pixels a module, 4 modules of quiet zone
+    description_placeholders: { code: flow.secret, url: flow.url, qr_code: qrSvg(flow.url, { scale: 4, quietZone: 4, level: 'H' }) },
     last_step: null,
     preview: null,
   };

@@ -9,6 +9,8 @@ import { Redactor } from '../../bin/redact.ts';
 import { validateCore } from '../../actors/core/configuration.ts';
 import { manualClock, randomIds } from '../../actors/clock.ts';
 import { LoginFlows, type FlowProvider } from '../../actors/auth/login-flows.ts';
+import { qrSvg } from '../../actors/auth/qr.ts';
+import jsqr from 'jsqr';
 
 const OWNER = { name: 'Owner', username: 'owner', password: 'correct horse battery' };
 const FORM_KEYS = ['type', 'flow_id', 'handler', 'step_id', 'data_schema', 'errors', 'description_placeholders', 'last_step', 'preview'];
@@ -70,7 +72,19 @@ t.test('totp: setup, login, depose, restart, redaction', async (t) => {
   const firstSecret: string = form.description_placeholders.code;
   t.match(firstSecret, /^[A-Z2-7]{32}$/, 'a base32 secret');
   t.equal(form.description_placeholders.url, `otpauth://totp/Home%20Assistant:Owner?secret=${firstSecret}&issuer=Home%20Assistant`);
-  t.equal(form.description_placeholders.qr_code, '', 'no QR code drawn');
+  const qrCode: string = form.description_placeholders.qr_code;
+  t.match(qrCode, /^<svg [^\n]*<\/svg>$/, 'qr_code: one line of SVG');
+  t.equal(qrCode, qrSvg(form.description_placeholders.url, { scale: 4, quietZone: 4, level: 'H' }), 'drawn from url, at level H as the original');
+  {
+    // the path's runs of dark modules (M x y h n…), painted 3 pixels a module for jsQR to read
+    const size = ((Number(/ width="(\d+)"/.exec(qrCode)![1]) / 4) * 3) | 0;
+    const pixels = new Uint8ClampedArray(size * size * 4).fill(255);
+    for (const [, x, y, n] of qrCode.matchAll(/M(\d+) (\d+)h(\d+)/g)) {
+      for (let row = Number(y) * 3; row < Number(y) * 3 + 3; row++) pixels.fill(0, (row * size + Number(x) * 3) * 4, (row * size + (Number(x) + Number(n)) * 3) * 4);
+    }
+    for (let i = 3; i < pixels.length; i += 4) pixels[i] = 255;
+    t.equal(jsqr.default(pixels, size, size)?.data, form.description_placeholders.url, 'qr_code reads back as url');
+  }
 
   const empty = await ask(c, { type: 'auth/setup_mfa', flow_id: form.flow_id, user_input: {} });
   t.match(empty.result, { type: 'form', flow_id: form.flow_id, step_id: 'init', errors: {} }, 'no input: the first step again');
