@@ -24,6 +24,7 @@ import type { CoreDeps } from '../gateway/core.ts';
 import { registerApiRoutes } from '../gateway/routes/api.ts';
 import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
 import { registerAuthRoutes } from '../gateway/routes/auth.ts';
+import { registerAuthorizePage } from '../gateway/routes/authorize-page.ts';
 import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
 import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
@@ -168,6 +169,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
   registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
+  registerAuthorizePage(router);
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
   router.mount(app);
