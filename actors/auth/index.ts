@@ -17,6 +17,8 @@ import { AuthCodes } from './codes.ts';
 import { createUserAdmin, type UserAdmin } from './admin.ts';
 import { MfaSetupFlows, mfaModulesOf, verifyLoginCode, type MfaModuleConfig } from './mfa.ts';
 import { ONBOARDING_STEPS, ONBOARDING_STREAM, Onboarding, type OnboardingStep } from './onboarding.ts';
+import { Groups, unappliedKeys, type Group } from './groups.ts';
+import type { EntityPermissions } from './permissions.ts';
 
 /** Options of the auth system (the `auth_providers:` part of the configuration, and tuning). */
 export interface AuthConfig {
@@ -34,6 +36,8 @@ export interface AuthConfig {
   maxOpenLoginFlows?: number;
   /** the `auth_mfa_modules:` of the core section (default: the original's one totp module, "Authenticator app") */
   mfaModules?: MfaModuleConfig[];
+  /** the `auth_groups:` of the core section (checked): groups beside the system ones */
+  groups?: Group[];
   /** where the auth system reports what an operator should know (default: stdout) */
   say?: (line: string) => void;
 }
@@ -93,6 +97,11 @@ export interface CoreAuthService extends AuthService, UserAdmin {
   /** the configured providers, in GET /auth/providers order */
   providers(): AuthProviderInfo[];
   user(userId: string): UserView | undefined;
+  /**
+   * Who a service call's context names, as the service registry checks it: whether the user is
+   * an admin now, and its permissions; undefined for a user that does not exist.
+   */
+  caller(userId: string): { isAdmin: boolean; permissions: EntityPermissions } | undefined;
   refreshToken(id: string): RefreshTokenView | undefined;
 
   /** POST /auth/login_flow: validates the client id and the handler, starts the flow. */
@@ -178,7 +187,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   const hasher = createPasswordHasher(config.scrypt);
   const accessTokens = new AccessTokens(config.accessTokenCacheSize);
   const signedPaths = new SignedPaths();
-  const users = new Users();
+  const users = new Users(new Groups(config.groups));
+  for (const key of unappliedKeys(config.groups ?? [])) {
+    (config.say ?? console.log)(`auth_groups: ${key} grants nothing yet: Hearth has no device or area registry`);
+  }
   const tokens = new RefreshTokens((id) => accessTokens.forget(id));
   const onboarding = new Onboarding();
   const codes = new AuthCodes(clock, ids);
@@ -275,7 +287,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     const key = tokens.liveKey(claims.iss, now);
     const user = key && users.get(key.userId);
     if (!user || !user.isActive) return undefined;
-    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: claims.iss };
+    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: claims.iss, permissions: users.permissions(user.id) };
   }
 
   /**
@@ -290,7 +302,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     const key = refreshTokenId === undefined ? undefined : tokens.liveKey(refreshTokenId, now);
     const user = key && users.get(key.userId);
     if (!key || !user) return undefined;
-    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: key.id };
+    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: key.id, permissions: users.permissions(user.id) };
   }
 
   /** Why a user may not log in from `ip`, or undefined when it may. */
@@ -480,6 +492,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     hasUsers: () => users.hasUsers(),
     providers: () => [{ name: providerName, id: null, type: PROVIDER_TYPE }],
     user: (id) => users.get(id),
+    caller(id) {
+      const user = users.get(id);
+      return user && { isAdmin: user.isAdmin, permissions: users.permissions(id) };
+    },
     refreshToken: (id) => tokens.get(id),
 
     async startLoginFlow({ handler, clientId, redirectUri, ip, type }) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { parse, type ScalarTag } from 'yaml';
 import { toBool } from '../entities/domains/config.ts';
+import { GroupConfigError, checkGroups, type Group } from '../auth/groups.ts';
 
 /** Commit mode of the recorder (see store/). */
 export type RecorderCommit = 'durable' | 'fast';
@@ -224,6 +225,8 @@ const CORE_KEYS = new Set([
   'internal_url', 'external_url', 'allowlist_external_dirs', 'whitelist_external_dirs', 'allowlist_external_urls',
   'packages', 'auth_providers', 'auth_mfa_modules', 'media_dirs', 'legacy_templates', 'currency', 'country',
   'language', 'debug', 'webrtc', 'customize', 'customize_domain', 'customize_glob',
+  // Hearth's own: groups with permission policies, which the original keeps in storage only
+  'auth_groups',
 ]);
 // region codes Intl names that are no country
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ']);
@@ -317,6 +320,11 @@ export function mfaModulesOfCore(core: Record<string, unknown>): Array<{ type: s
   return core.auth_mfa_modules as Array<{ type: string; id?: string; name?: string }> | undefined;
 }
 
+/** The checked `auth_groups` of a checked core section: the groups beside the system ones. */
+export function authGroupsOfCore(core: Record<string, unknown>): Group[] {
+  return (core.auth_groups as Group[] | undefined) ?? [];
+}
+
 /**
  * The core section with its values checked and put in the form they are reported in; throws a
  * ConfigurationError naming `where` and the key. Checking a result again gives the same result.
@@ -392,6 +400,14 @@ export function validateCore(section: Record<string, unknown>, where = 'core'): 
         break;
       case 'auth_mfa_modules':
         out.auth_mfa_modules = validateMfaModules(value, (reason) => refuse(key, reason));
+        break;
+      case 'auth_groups':
+        try {
+          out.auth_groups = checkGroups(value);
+        } catch (err) {
+          if (!(err instanceof GroupConfigError)) throw err;
+          throw new ConfigurationError(`${where}: ${err.message}`);
+        }
         break;
       case 'debug':
         try {
