@@ -88,9 +88,11 @@ function checkLookup(kind: (typeof LOOKUPS)[number], value: unknown, path: strin
   if (typeof value === 'boolean') return value;
   if (!isMapping(value)) refuse(path, `expected true, false or a mapping (got ${shown(value)})`);
   const entries = Object.entries(value).map(([key, grant]): [string, Grant] => {
-    if (kind === 'entity_ids' && !validEntityId(key)) refuse(`${path}.${key}`, 'not a valid entity id (lower case <domain>.<object_id>)');
-    if (kind === 'domains' && !DOMAIN.test(key)) refuse(`${path}.${key}`, 'not a valid domain');
-    return [key, checkGrant(grant, `${path}.${key}`)];
+    // a key here is data (an entity id has a dot of its own), so it is quoted
+    const at = `${path}[${JSON.stringify(key)}]`;
+    if (kind === 'entity_ids' && !validEntityId(key)) refuse(at, 'not a valid entity id (lower case <domain>.<object_id>)');
+    if (kind === 'domains' && !DOMAIN.test(key)) refuse(at, 'not a valid domain');
+    return [key, checkGrant(grant, at)];
   });
   return Object.fromEntries(entries);
 }
