@@ -35,7 +35,7 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
 
   router.get('/api/states/:entity_id', user, (req) => {
     const id = req.params.entity_id;
-    // checked first, as the original does: an unreadable entity is no more found than it is readable
+    // checked before the lookup, as the original does: 401 whether it exists or not, so nobody learns which ids exist
     if (!req.principal!.permissions.canRead(id)) return plainError(401);
     const state = deps.entities.get(id) ?? deps.entities.get(id.toLowerCase());
     return state ? json(200, stateJson(state)) : message(404, 'Entity not found.');
