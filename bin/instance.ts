@@ -6,7 +6,7 @@ import { serveLog } from '../store/log-socket.ts';
 import type { EventLog, EventRecord, Context } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
-import { authGroupsOfCore, loadConfiguration, mfaModulesOfCore, type Configuration } from '../actors/core/configuration.ts';
+import { authGroupsOfCore, authProvidersOfCore, loadConfiguration, mfaModulesOfCore, type Configuration } from '../actors/core/configuration.ts';
 import { CoreConfig } from '../actors/core/core-config.ts';
 import { coreServices } from '../actors/core/services.ts';
 import { EntityActors } from '../actors/entities/registry.ts';
@@ -16,6 +16,7 @@ import { ServiceRegistry } from '../actors/services/registry.ts';
 import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { IpBans, proxyList } from '../actors/auth/ip-bans.ts';
+import { LoginThrottle } from '../actors/auth/login-throttle.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Router } from '../gateway/http.ts';
@@ -92,7 +93,18 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
-  const auth = createAuth({ log, clock, ids, config: { say, mfaModules: mfaModulesOfCore(config.core), groups: authGroupsOfCore(config.core) } });
+  const auth = createAuth({
+    log,
+    clock,
+    ids,
+    config: {
+      say,
+      mfaModules: mfaModulesOfCore(config.core),
+      groups: authGroupsOfCore(config.core),
+      providers: authProvidersOfCore(config.core),
+      trustedProxies: config.http.trusted_proxies,
+    },
+  });
   const bans = new IpBans({ log, clock, ids, say, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area];
 
@@ -156,12 +168,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
 
   const app = uWS.App();
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, say);
-  const ws = registerWebSocket(app, deps, options.wsLimits, budget);
   const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
+  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded });
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say, budget, bans, forwarded });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
-  registerAuthRoutes(router, { auth, bans });
+  registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
   router.mount(app);

@@ -2,9 +2,8 @@ import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES, type Backlogged } from './output-budget.ts';
-import type { BlockList } from 'node:net';
-import { isIP } from 'node:net';
-import { canonicalIp, type LoginAttempts } from '../actors/auth/ip-bans.ts';
+import type { LoginAttempts } from '../actors/auth/ip-bans.ts';
+import { forwardedClient, type Forwarding } from './forwarded.ts';
 import type { Authenticator, Principal } from '../actors/auth/types.ts';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 
@@ -124,7 +123,7 @@ export interface RouterOptions {
   /** failed logins and IP bans (actors/auth/ip-bans.ts): banned addresses get 403, every 401 counts */
   bans?: LoginAttempts;
   /** `http: use_x_forwarded_for` and `trusted_proxies`: X-Forwarded-For honoured from these only */
-  forwarded?: { use: boolean; trusted: BlockList };
+  forwarded?: Forwarding;
 }
 
 interface RouteEntry {
@@ -295,7 +294,11 @@ export class Router {
     if (longest + 2 > MAX_LINE_BYTES) return this.send(res, state, request, tooLong('Header field', longest + 2), {}, true);
     // the original's middleware order: forwarded headers, then bans, then routing and auth
     const forwardedFor = headers['x-forwarded-for'];
-    if (forwardedFor !== undefined && !this.forwardedFrom(request, forwardedFor)) return this.send(res, state, request, plainError(400), NO_HEADERS, hasBodyMethod(method));
+    if (forwardedFor !== undefined) {
+      const client = forwardedClient(request.remoteIp, headers, this.options.forwarded, this.log);
+      if (client === undefined) return this.send(res, state, request, plainError(400), NO_HEADERS, hasBodyMethod(method));
+      request.useRemoteIp(client);
+    }
     const bans = this.options.bans;
     if (bans !== undefined && bans.checking && bans.isBanned(request.remoteIp)) return this.send(res, state, request, plainError(403), NO_HEADERS, hasBodyMethod(method));
 
@@ -356,58 +359,6 @@ export class Router {
       chunks.push(Buffer.from(chunk.slice(0)));
       if (isLast) this.run(res, state, request, handler, cors, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
-  }
-
-  /**
-   * The original's forwarded middleware (http/forwarded.py): the client's address from
-   * X-Forwarded-For, read right to left past trusted proxies, when forwarding is configured and
-   * the connected peer is a trusted proxy. False for what it answers 400: forwarding not
-   * configured, an untrusted peer, an element that is no address, a malformed X-Forwarded-Proto
-   * or an empty X-Forwarded-Host.
-   */
-  private forwardedFrom(request: Exchange, header: string): boolean {
-    const peer = canonicalIp(request.remoteIp);
-    const forwarded = this.options.forwarded;
-    if (!forwarded?.use) {
-      this.log(`A request from a reverse proxy was received from ${peer}, but your HTTP integration is not set-up for reverse proxies`);
-      return false;
-    }
-    const trusted = (ip: string) => {
-      const kind = isIP(ip);
-      return kind !== 0 && forwarded.trusted.check(ip, kind === 4 ? 'ipv4' : 'ipv6');
-    };
-    if (!trusted(peer)) {
-      this.log(`Received X-Forwarded-For header from an untrusted proxy ${peer}`);
-      return false;
-    }
-    // several headers read as one list (the router joined them with commas)
-    const chain = header.split(',').map((a) => a.trim()).reverse();
-    if (chain.some((a) => isIP(a) === 0)) {
-      this.log(`Invalid IP address in X-Forwarded-For: ${header}`);
-      return false;
-    }
-    let index = chain.findIndex((a) => !trusted(a));
-    // every element trusted: the left-most is the client
-    if (index === -1) index = chain.length - 1;
-    const proto = request.headers['x-forwarded-proto'];
-    if (proto !== undefined) {
-      const protos = proto.split(',').map((p) => p.trim());
-      if (protos.includes('')) {
-        this.log(`Empty item received in X-Forward-Proto header: ${proto}`);
-        return false;
-      }
-      if (protos.length !== 1 && protos.length !== chain.length) {
-        this.log(`Incorrect number of elements in X-Forward-Proto. Expected 1 or ${chain.length}, got ${protos.length}: ${proto}`);
-        return false;
-      }
-    }
-    const host = request.headers['x-forwarded-host'];
-    if (host !== undefined && host.split(',').pop()!.trim() === '') {
-      this.log('Empty value received in X-Forward-Host header');
-      return false;
-    }
-    request.useRemoteIp(chain[index]);
-    return true;
   }
 
   /** CORS for a request from `origin`: open to it on `anyOrigin` routes, else when configured. */

@@ -7,6 +7,9 @@ export interface VerifiedCredential {
   mfaModules: string[];
 }
 
+/** What the credentials step found: a credential, a refusal (null: `invalid_auth`), or a reason to abort the flow. */
+export type CredentialCheck = VerifiedCredential | null | { abortReason: string };
+
 /** What a data-entry flow step shows besides its form: `{base: 'invalid_auth'}` and the like. */
 export type FlowErrors = Record<string, string>;
 
@@ -58,7 +61,7 @@ export const loginFlowMachine = setup({
   },
   actors: {
     // supplied by the actor layer; a machine never checks a password itself
-    verifyCredentials: fromPromise<VerifiedCredential | null, { username: string; password: string }>(async () => {
+    verifyCredentials: fromPromise<CredentialCheck, { flowId: string; fields: Record<string, string> }>(async () => {
       throw new Error('verifyCredentials was not provided');
     }),
     verifyMfaCode: fromPromise<boolean, { userId: string | null; module: string; code: string }>(async () => {
@@ -66,9 +69,10 @@ export const loginFlowMachine = setup({
     }),
   },
   guards: {
-    credentialsRejected: (_, output: VerifiedCredential | null) => output === null,
-    needsMfa: ({ context }, output: VerifiedCredential | null) => !context.credentialOnly && (output?.mfaModules.length ?? 0) > 0,
-    severalMfaModules: ({ context }, output: VerifiedCredential | null) => !context.credentialOnly && (output?.mfaModules.length ?? 0) > 1,
+    credentialsRejected: (_, output: CredentialCheck) => output === null,
+    checkAborted: (_, output: CredentialCheck) => output !== null && 'abortReason' in output,
+    needsMfa: ({ context }, output: VerifiedCredential) => !context.credentialOnly && output.mfaModules.length > 0,
+    severalMfaModules: ({ context }, output: VerifiedCredential) => !context.credentialOnly && output.mfaModules.length > 1,
     enabledModule: ({ context, event }) => context.credential?.mfaModules.includes(event.input.multi_factor_auth_module ?? '') ?? false,
     codeRejected: (_, valid: boolean) => !valid,
     outOfRetries: ({ context }) => context.mfaRetries + 1 >= MFA_MAX_RETRIES,
@@ -81,7 +85,7 @@ export const loginFlowMachine = setup({
       errors: { base: 'invalid_code' },
       mfaRetries: ({ context }) => context.mfaRetries + 1,
     }),
-    rememberCredential: assign({ credential: (_, output: VerifiedCredential | null) => output, errors: {} }),
+    rememberCredential: assign({ credential: (_, output: VerifiedCredential) => output, errors: {} }),
     chooseFirstMfaModule: assign({ mfaModule: ({ context }) => context.credential?.mfaModules[0] ?? null }),
     chooseMfaModule: assign({ mfaModule: ({ event }) => event.input.multi_factor_auth_module ?? null, errors: {} }),
     showInvalidAuthModule: assign({ errors: { base: 'invalid_auth_module' } }),
@@ -109,20 +113,25 @@ export const loginFlowMachine = setup({
     checkingCredentials: {
       invoke: {
         src: 'verifyCredentials',
-        input: ({ event }) => ({ username: event.input.username, password: event.input.password }),
+        input: ({ context, event }) => ({ flowId: context.flowId, fields: event.input }),
         onDone: [
           { guard: { type: 'credentialsRejected', params: ({ event }) => event.output }, target: 'init', actions: 'showInvalidAuth' },
           {
-            guard: { type: 'severalMfaModules', params: ({ event }) => event.output },
-            target: 'selectMfaModule',
-            actions: { type: 'rememberCredential', params: ({ event }) => event.output },
+            guard: { type: 'checkAborted', params: ({ event }) => event.output },
+            target: 'aborted',
+            actions: { type: 'abortWith', params: ({ event }) => (event.output as { abortReason: string }).abortReason },
           },
           {
-            guard: { type: 'needsMfa', params: ({ event }) => event.output },
-            target: 'mfa',
-            actions: [{ type: 'rememberCredential', params: ({ event }) => event.output }, 'chooseFirstMfaModule'],
+            guard: { type: 'severalMfaModules', params: ({ event }) => event.output as VerifiedCredential },
+            target: 'selectMfaModule',
+            actions: { type: 'rememberCredential', params: ({ event }) => event.output as VerifiedCredential },
           },
-          { target: 'finished', actions: { type: 'rememberCredential', params: ({ event }) => event.output } },
+          {
+            guard: { type: 'needsMfa', params: ({ event }) => event.output as VerifiedCredential },
+            target: 'mfa',
+            actions: [{ type: 'rememberCredential', params: ({ event }) => event.output as VerifiedCredential }, 'chooseFirstMfaModule'],
+          },
+          { target: 'finished', actions: { type: 'rememberCredential', params: ({ event }) => event.output as VerifiedCredential } },
         ],
         onError: { target: 'aborted', actions: { type: 'abortWith', params: 'unknown_error' } },
       },

@@ -4,15 +4,16 @@ import type { Clock, Ids } from '../clock.ts';
 import { CORE_VERSION } from '../version.ts';
 import { isoTime } from '../../store/time.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS, type RefreshTokenType } from '../../machines/refresh-token.machine.ts';
-import type { VerifiedCredential } from '../../machines/login-flow.machine.ts';
+import type { CredentialCheck, VerifiedCredential } from '../../machines/login-flow.machine.ts';
 import type { AuthService, CurrentUser, Principal } from './types.ts';
 import { createPasswordHasher, type ScryptParams } from './passwords.ts';
 import { AccessTokens } from './jwt.ts';
 import { SignedPaths, MAX_EXPIRES_SECONDS, type SignedRequest } from './signed-paths.ts';
 import { fetchPage, isLocalAddress, verifyClientId, verifyRedirectUri, type FetchPage } from './client-id.ts';
-import { CORE_PROVIDER, GROUP_ADMIN, Users, coreCredentialData, newUserData, normalizeUsername, userStream, type UserView, type UsersSnapshot } from './users.ts';
+import { CORE_PROVIDER, GROUP_ADMIN, Users, coreCredentialData, newUserData, normalizeUsername, userStream, type Credential, type CredentialAdded, type UserView, type UsersSnapshot } from './users.ts';
 import { RefreshTokens, refreshTokenStream, type RefreshTokenCreatedRecord, type RefreshTokenView, type TokensSnapshot } from './tokens.ts';
-import { LoginFlows, type FlowInfo, type ProviderKey, type StepOutcome } from './login-flows.ts';
+import { LoginFlows, type FlowInfo, type FlowProvider, type ProviderKey, type StepOutcome } from './login-flows.ts';
+import { createProviders, groupOf, type LoginProvider, type ProviderConfig, type UserMeta } from './providers.ts';
 import { AuthCodes } from './codes.ts';
 import { createUserAdmin, type UserAdmin } from './admin.ts';
 import { MfaSetupFlows, mfaModulesOf, verifyLoginCode, type MfaModuleConfig } from './mfa.ts';
@@ -34,6 +35,10 @@ export interface AuthConfig {
   accessTokenCacheSize?: number;
   /** open login flows kept at most */
   maxOpenLoginFlows?: number;
+  /** the `auth_providers:` of the core section (default: the `core` provider alone) */
+  providers?: ProviderConfig[];
+  /** `http: trusted_proxies`: trusted_networks refuses logins that come through them */
+  trustedProxies?: readonly string[];
   /** the `auth_mfa_modules:` of the core section (default: the original's one totp module, "Authenticator app") */
   mfaModules?: MfaModuleConfig[];
   /** the `auth_groups:` of the core section (checked): groups beside the system ones */
@@ -89,13 +94,16 @@ export interface RefreshTokenInfo {
 /** What auth/long_lived_access_token led to. */
 export type LongLivedOutcome = { ok: true; accessToken: string } | { ok: false; reason: 'duplicate_name' | 'invalid_lifespan' | 'not_allowed' };
 
+/** What POST /auth/link_user led to. */
+export type LinkOutcome = { ok: true } | { ok: false; reason: 'invalid_code' | 'already_linked' };
+
 /** What auth/setup_mfa and auth/depose_mfa led to: a result, or a WebSocket error code and message. */
 export type MfaOutcome = { ok: true; result: unknown } | { ok: false; code: string; message: string };
 
 /** The auth system as the gateway routes use it. */
 export interface CoreAuthService extends AuthService, UserAdmin {
-  /** the configured providers, in GET /auth/providers order */
-  providers(): AuthProviderInfo[];
+  /** the configured providers a client at `ip` may use, in configuration order (GET /auth/providers) */
+  providers(ip: string): AuthProviderInfo[];
   user(userId: string): UserView | undefined;
   /**
    * Who a service call's context names, as the service registry checks it: whether the user is
@@ -139,6 +147,8 @@ export interface CoreAuthService extends AuthService, UserAdmin {
    * range (the original's timedelta overflows).
    */
   signPath(refreshTokenId: string, path: string, expiresSeconds: number): string | undefined;
+  /** POST /auth/link_user: attaches the credential of a `link_user` flow's code to the user. */
+  linkUser(userId: string, clientId: string, code: string): Promise<LinkOutcome>;
   /** Whether codes for `clientId` may be sent to `redirectUri`. */
   verifyRedirectUri(clientId: string, redirectUri: string): Promise<boolean>;
   /** A fresh authorization code for the credential of a refresh token (undefined without one). */
@@ -163,6 +173,8 @@ export interface CoreAuthService extends AuthService, UserAdmin {
 }
 
 const PROVIDER_TYPE = CORE_PROVIDER;
+// a fresh credential lives as long as the code that carries it may (codes.ts), and a little more
+const FRESH_CREDENTIAL_TTL_MS = 20 * 60 * 1000;
 // Strings a client chose are clipped in flow records: a failed login must not write megabytes.
 const RECORDED_TEXT_MAX = 256;
 const DEFAULT_ACCESS_TOKEN_LIFETIME = 1800;
@@ -208,21 +220,70 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     return mfaModules.filter((m) => Object.hasOwn(enabled, m.id)).map((m) => m.id);
   };
 
+  const providers = createProviders(config.providers, {
+    users,
+    hasher,
+    trustedProxies: config.trustedProxies ?? [],
+    say: config.say ?? ((line) => console.log(line)),
+    coreTitle: providerName,
+  });
+  const providerKey = (type: string, id: string | null) => `${type}\n${id ?? ''}`;
+  const providerByKey = new Map(providers.map((p) => [providerKey(p.type, p.id), p]));
+  const providerOf = (c: { auth_provider_type: string; auth_provider_id: string | null }) => providerByKey.get(providerKey(c.auth_provider_type, c.auth_provider_id));
+  /**
+   * Credentials a flow found that no user owns yet (a first login with command_line or
+   * insecure_example), by the id their code carries; they become a user's at the code exchange
+   * or at POST /auth/link_user, and are forgotten with the code.
+   */
+  const fresh = new Map<string, { credential: Credential; meta: UserMeta; createdAt: number }>();
+  const forgetStaleFresh = (now: number) => {
+    for (const [id, entry] of fresh) {
+      if (now - entry.createdAt < FRESH_CREDENTIAL_TTL_MS) break; // insertion order is creation order
+      fresh.delete(id);
+    }
+  };
+
+  /** A provider as a login flow sees it: its check's findings become credentials the flow can finish with. */
+  const flowProviders = new Map<LoginProvider, FlowProvider>(
+    providers.map((p) => [
+      p,
+      {
+        name: p.name,
+        open: (ip) => p.open(ip),
+        async check(fields, ip): Promise<CredentialCheck> {
+          const found = await p.check(fields, ip);
+          switch (found.kind) {
+            case 'invalid':
+              return null;
+            case 'abort':
+              return { abortReason: found.reason };
+            case 'existing': {
+              const { id, user_id } = found.credential;
+              // the machine skips MFA for a link_user flow, as the original does
+              return { credentialId: id, userId: user_id, mfaModules: p.supportsMfa ? enabledMfa(user_id) : [] };
+            }
+            case 'link': {
+              // the original links a trusted_networks credential as the flow finishes
+              const added: CredentialAdded = { id: ids.uuidHex(), user_id: found.userId, auth_provider_type: p.type, auth_provider_id: p.id, data: found.data };
+              await append(record(userStream(found.userId), 'credential_added', added, found.userId));
+              return { credentialId: added.id, userId: found.userId, mfaModules: [] };
+            }
+            case 'fresh': {
+              const now = clock.now();
+              forgetStaleFresh(now);
+              const credential: Credential = { id: ids.uuidHex(), user_id: '', auth_provider_type: p.type, auth_provider_id: p.id, data: found.data };
+              fresh.set(credential.id, { credential, meta: found.meta, createdAt: now });
+              return { credentialId: credential.id, userId: null, mfaModules: [] };
+            }
+          }
+        },
+      },
+    ]),
+  );
+
   const flows = new LoginFlows({
     clock,
     ids,
-    title: providerName,
-    async verifyCredentials(username, password): Promise<VerifiedCredential | null> {
-      const credential = users.coreCredential(username);
-      const hash = credential && users.passwordHash(credential.id);
-      if (!credential || hash === undefined) {
-        await hasher.burn(password); // an unknown username costs the same as a wrong password
-        return null;
-      }
-      if (!(await hasher.verify(password, hash))) return null;
-      // the machine skips them for a link_user flow, as the original does
-      return { credentialId: credential.id, userId: credential.user_id, mfaModules: enabledMfa(credential.user_id) };
-    },
     async verifyMfaCode(userId, module, code) {
       const enabled = userId === null ? {} : users.mfaOf(userId);
       const secret = Object.hasOwn(enabled, module) ? enabled[module] : undefined;
@@ -443,6 +504,81 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     }
   }
 
+  /** Why the credential's provider refuses a token now (trusted_networks checks the address), or undefined. */
+  function providerRefusal(credential: Credential, ip: string | null): string | undefined {
+    const provider = providerOf(credential);
+    // onboarding and `hearth auth add` make core credentials whatever is configured; others need their provider
+    if (!provider) return credential.auth_provider_type === PROVIDER_TYPE ? undefined : `Auth provider ${credential.auth_provider_type} is not configured`;
+    return provider.refreshRefusal(ip);
+  }
+
+  /** An owned credential of the same provider and data as `credential`. */
+  function sameCredential(credential: Credential): Credential | undefined {
+    const field = Object.keys(credential.data)[0];
+    return users.credentialsWhere(
+      (c) => c.auth_provider_type === credential.auth_provider_type && c.auth_provider_id === credential.auth_provider_id && c.data[field] === credential.data[field],
+    );
+  }
+
+  /** command_line with `meta: true`: a login brings the user's name and local_only up to what the command said. */
+  function metaUpdate(user: UserView, credential: Credential): NewEvent[] {
+    const provider = providerOf(credential);
+    const meta = provider?.refreshesMeta ? provider.metaOf?.(credential) : undefined;
+    if (!meta) return [];
+    const update: Record<string, unknown> = {};
+    if (meta.name !== null && meta.name !== user.name) update.name = meta.name;
+    if (meta.localOnly !== user.localOnly) update.local_only = meta.localOnly;
+    return Object.keys(update).length === 0 ? [] : [record(userStream(user.id), 'user_updated', update, user.id)];
+  }
+
+  /** A refresh token for `user` from `credential` and its first access token, appended with `extra` records. */
+  async function grantFor(user: UserView, credential: Credential, clientId: string, ip: string, extra: NewEvent[] = []): Promise<GrantOutcome> {
+    const created = newRefreshToken(user, { clientId, credentialId: credential.id });
+    const data = created.data as RefreshTokenCreatedRecord;
+    const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key };
+    const accessToken = await mintAccessToken(rt, ip, [...extra, created]);
+    if (!accessToken) return { ok: false, error: 'invalid_grant' };
+    return { ok: true, accessToken, expiresIn: data.access_token_expiration, refreshToken: data.token, providerType: credential.auth_provider_type };
+  }
+
+  /**
+   * The first login of a credential nobody owns: the user is created as the provider describes
+   * it (administrators unless it names a group; the first user is the owner), with the credential
+   * and the refresh token, in one append.
+   */
+  async function firstLogin(entry: { credential: Credential; meta: UserMeta }, clientId: string, ip: string): Promise<GrantOutcome> {
+    const taken = sameCredential(entry.credential);
+    if (taken) {
+      const user = users.get(taken.user_id);
+      if (!user) return { ok: false, error: 'invalid_request', description: 'Invalid code' };
+      const denied = notAllowed(user, ip) ?? providerRefusal(taken, ip);
+      return denied ? { ok: false, error: 'access_denied', description: denied } : grantFor(user, taken, clientId, ip);
+    }
+    const group = groupOf(entry.meta);
+    if (!users.groups.has(group)) return { ok: false, error: 'access_denied', description: `Invalid group specified ${group}` };
+    if (entry.meta.localOnly && !isLocalAddress(ip)) return { ok: false, error: 'access_denied', description: 'User cannot authenticate remotely' };
+    const denied = providerRefusal(entry.credential, ip);
+    if (denied) return { ok: false, error: 'access_denied', description: denied };
+    const now = clock.now();
+    const created = newUserData(ids, now, { name: entry.meta.name, isOwner: !users.hasUsers(), groupIds: [group], localOnly: entry.meta.localOnly });
+    const credential: Credential = { ...entry.credential, user_id: created.id };
+    const view: UserView = {
+      id: created.id,
+      name: created.name,
+      isOwner: created.is_owner,
+      isActive: true,
+      isAdmin: created.is_owner || group === GROUP_ADMIN,
+      systemGenerated: false,
+      localOnly: created.local_only,
+      groupIds: created.group_ids,
+      createdAt: now,
+    };
+    return grantFor(view, credential, clientId, ip, [
+      record(userStream(created.id), 'user_created', created, null, now),
+      record(userStream(created.id), 'credential_added', credential, created.id, now),
+    ]);
+  }
+
   const admin = createUserAdmin({
     users,
     clock,
@@ -490,7 +626,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     },
 
     hasUsers: () => users.hasUsers(),
-    providers: () => [{ name: providerName, id: null, type: PROVIDER_TYPE }],
+    providers: (ip) => providers.filter((p) => p.listedFor(ip)).map((p) => ({ name: p.name, id: p.id, type: p.type })),
     user: (id) => users.get(id),
     caller(id) {
       const user = users.get(id);
@@ -500,10 +636,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
 
     async startLoginFlow({ handler, clientId, redirectUri, ip, type }) {
       if (!verifyClientId(clientId)) return { kind: 'invalid_client' };
-      if (handler[0] !== PROVIDER_TYPE || handler[1] !== null) return { kind: 'unknown_handler' };
-      const { outcome } = flows.start({ handler, clientId, redirectUri, ip, flowType: type, credentialOnly: type === 'link_user' });
-      if (outcome.kind !== 'form') return settle(outcome, clientId);
-      return { kind: 'step', body: outcome.body, failedLogin: false };
+      const provider = providerByKey.get(providerKey(handler[0], handler[1]));
+      if (!provider) return { kind: 'unknown_handler' };
+      const outcome = await flows.start({ handler, clientId, redirectUri, ip, flowType: type, credentialOnly: type === 'link_user' }, flowProviders.get(provider)!);
+      return settle(outcome, clientId);
     },
 
     async continueLoginFlow(flowId, clientId, input, ip) {
@@ -520,17 +656,18 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       if (!verifyClientId(clientId)) return { ok: false, error: 'invalid_request', description: 'Invalid client id' };
       if (code === undefined) return { ok: false, error: 'invalid_request', description: 'Invalid code' };
       const credentialId = codes.take(clientId, code);
-      const credential = credentialId === undefined ? undefined : users.credential(credentialId);
-      const user = credential && users.get(credential.user_id);
-      if (!credential || !user) return { ok: false, error: 'invalid_request', description: 'Invalid code' };
-      const denied = notAllowed(user, ip);
+      if (credentialId === undefined) return { ok: false, error: 'invalid_request', description: 'Invalid code' };
+      const owned = users.credential(credentialId);
+      if (!owned) {
+        const entry = fresh.get(credentialId);
+        fresh.delete(credentialId);
+        return entry ? firstLogin(entry, clientId, ip) : { ok: false, error: 'invalid_request', description: 'Invalid code' };
+      }
+      const user = users.get(owned.user_id);
+      if (!user) return { ok: false, error: 'invalid_request', description: 'Invalid code' };
+      const denied = notAllowed(user, ip) ?? providerRefusal(owned, ip);
       if (denied) return { ok: false, error: 'access_denied', description: denied };
-      const created = newRefreshToken(user, { clientId, credentialId: credential.id });
-      const data = created.data as RefreshTokenCreatedRecord;
-      const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key };
-      const accessToken = await mintAccessToken(rt, ip, [created]);
-      if (!accessToken) return { ok: false, error: 'invalid_grant' };
-      return { ok: true, accessToken, expiresIn: data.access_token_expiration, refreshToken: data.token, providerType: credential.auth_provider_type };
+      return grantFor(user, owned, clientId, ip, metaUpdate(user, owned));
     },
 
     async refreshAccessToken(clientId, token, ip) {
@@ -541,7 +678,8 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       if (rt.clientId !== (clientId ?? null)) return { ok: false, error: 'invalid_request' };
       const user = users.get(rt.userId);
       if (!user) return { ok: false, error: 'invalid_grant' };
-      const denied = notAllowed(user, ip);
+      const credential = rt.credentialId === null ? undefined : users.credential(rt.credentialId);
+      const denied = notAllowed(user, ip) ?? (credential && providerRefusal(credential, ip));
       if (denied) return { ok: false, error: 'access_denied', description: denied };
       if (!tokens.can(rt.id, { type: 'refresh_token_used', last_used_at: clock.now(), last_used_ip: ip })) {
         await revoke(rt, 'expired');
@@ -550,6 +688,22 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       const accessToken = await mintAccessToken(rt, ip);
       if (!accessToken) return { ok: false, error: 'invalid_grant' };
       return { ok: true, accessToken, expiresIn: rt.accessTokenExpiration };
+    },
+
+    async linkUser(userId, clientId, code) {
+      const credentialId = codes.take(clientId, code);
+      if (credentialId === undefined) return { ok: false, reason: 'invalid_code' };
+      const owned = users.credential(credentialId);
+      // linking a credential to the user that has it already changes nothing
+      if (owned) return owned.user_id === userId ? { ok: true } : { ok: false, reason: 'already_linked' };
+      const entry = fresh.get(credentialId);
+      fresh.delete(credentialId);
+      if (!entry || !users.get(userId)) return { ok: false, reason: 'invalid_code' };
+      // another flow may have made the same login someone's meanwhile
+      const taken = sameCredential(entry.credential);
+      if (taken) return taken.user_id === userId ? { ok: true } : { ok: false, reason: 'already_linked' };
+      await append(record(userStream(userId), 'credential_added', { ...entry.credential, user_id: userId }, userId));
+      return { ok: true };
     },
 
     async revokeBySecret(token) {

@@ -1,5 +1,5 @@
 import { createActor, fromPromise, waitFor, type ActorRefFrom, type SnapshotFrom } from 'xstate';
-import { loginFlowMachine, type FlowErrors, type VerifiedCredential } from '../../machines/login-flow.machine.ts';
+import { loginFlowMachine, type CredentialCheck, type FlowErrors, type VerifiedCredential } from '../../machines/login-flow.machine.ts';
 import type { Clock, Ids } from '../clock.ts';
 
 /** A provider key as clients send it: `[type, id]`. */
@@ -18,14 +18,18 @@ export interface SchemaField {
 /** The steps a login flow shows a form for. */
 export type StepId = 'init' | 'select_mfa_module' | 'mfa';
 
-/** The form of each step the login flow can show. */
-export const STEP_SCHEMAS: Record<'init' | 'mfa', SchemaField[]> = {
-  init: [
-    { type: 'string', name: 'username', required: true },
-    { type: 'string', name: 'password', required: true },
-  ],
-  mfa: [{ type: 'string', name: 'code', required: true }],
-};
+/** The form of the MFA step (the init form is the provider's). */
+export const MFA_SCHEMA: SchemaField[] = [{ type: 'string', name: 'code', required: true }];
+
+/** What a login flow needs of the provider it logs in with. */
+export interface FlowProvider {
+  /** shown as the create_entry title */
+  name: string;
+  /** the init form for a client at `ip`, fields to submit at once (a bypass), or an abort */
+  open(ip: string): { kind: 'abort'; reason: string } | { kind: 'form'; schema: SchemaField[]; bypass?: Record<string, string> };
+  /** checks the init form's fields for a client at `ip` */
+  check(fields: Record<string, string>, ip: string): Promise<CredentialCheck>;
+}
 
 /** Flows nobody finished are dropped after this long. */
 export const FLOW_TTL_MS = 10 * 60 * 1000;
@@ -61,9 +65,6 @@ export type StepOutcome =
 export interface LoginFlowDeps {
   clock: Clock;
   ids: Ids;
-  /** the provider's title, shown as the create_entry title */
-  title: string;
-  verifyCredentials(username: string, password: string): Promise<VerifiedCredential | null>;
   /** the name of an MFA module, shown in the MFA steps (default: its id) */
   mfaModuleName?(moduleId: string): string;
   verifyMfaCode(userId: string | null, module: string, code: string): Promise<boolean>;
@@ -77,6 +78,8 @@ type FlowActor = ActorRefFrom<typeof loginFlowMachine>;
 type FlowSnapshot = SnapshotFrom<typeof loginFlowMachine>;
 
 interface Flow extends FlowInfo {
+  provider: FlowProvider;
+  initSchema: SchemaField[];
   actor: FlowActor;
   /** submissions of one flow run one after another */
   queue: Promise<unknown>;
@@ -94,9 +97,10 @@ export class LoginFlows {
     this.maxOpen = Math.max(1, deps.maxOpenFlows ?? MAX_OPEN_FLOWS);
     this.machine = loginFlowMachine.provide({
       actors: {
-        verifyCredentials: fromPromise(({ input }: { input: { username: string; password: string } }) =>
-          deps.verifyCredentials(input.username, input.password),
-        ),
+        verifyCredentials: fromPromise(async ({ input }: { input: { flowId: string; fields: Record<string, string> } }) => {
+          const flow = this.flows.get(input.flowId);
+          return flow ? flow.provider.check(input.fields, flow.ip) : { abortReason: 'unknown_error' };
+        }),
         verifyMfaCode: fromPromise(({ input }: { input: { userId: string | null; module: string; code: string } }) =>
           deps.verifyMfaCode(input.userId, input.module, input.code),
         ),
@@ -104,17 +108,27 @@ export class LoginFlows {
     });
   }
 
-  /** Starts a flow and returns its first step (the `init` form). */
-  start(info: Omit<FlowInfo, 'flowId' | 'createdAt'>): { flow: FlowInfo; outcome: StepOutcome } {
+  /**
+   * Starts a flow with `provider` and returns its first step: the `init` form, or, when the
+   * provider says so, an abort or the outcome of submitting its bypass fields at once.
+   */
+  async start(info: Omit<FlowInfo, 'flowId' | 'createdAt'>, provider: FlowProvider): Promise<StepOutcome> {
     const now = this.deps.clock.now();
     this.prune(now);
-    if (this.flows.size >= this.maxOpen) this.dropOldest(now);
     const flowId = this.deps.ids.uuidHex();
+    const opening = provider.open(info.ip);
+    if (opening.kind === 'abort') {
+      const flow = { ...info, flowId, createdAt: now };
+      const body = { type: 'abort', flow_id: flowId, handler: info.handler, reason: opening.reason, description_placeholders: null };
+      return { kind: 'abort', flow, reason: opening.reason, body };
+    }
+    if (this.flows.size >= this.maxOpen) this.dropOldest(now);
     const actor = createActor(this.machine, { input: { flowId, startedAt: now, credentialOnly: info.credentialOnly } });
-    actor.start();
-    const flow: Flow = { ...info, flowId, createdAt: now, actor, queue: Promise.resolve() };
+    const flow: Flow = { ...info, flowId, createdAt: now, provider, initSchema: opening.schema, actor, queue: Promise.resolve() };
     this.flows.set(flowId, flow);
-    return { flow: publicInfo(flow), outcome: this.outcome(flow, actor.getSnapshot()) };
+    actor.start();
+    if (opening.bypass) return this.step(flowId, opening.bypass, info.ip);
+    return this.outcome(flow, actor.getSnapshot());
   }
 
   get(flowId: string): FlowInfo | undefined {
@@ -149,7 +163,7 @@ export class LoginFlows {
     if (!this.flows.has(flow.flowId)) return { kind: 'unknown_flow' };
     const stepId = stepIdOf(flow.actor.getSnapshot());
     if (!stepId) return { kind: 'unknown_flow' };
-    const fields = checkInput(this.schemaOf(stepId, flow.actor.getSnapshot()), input);
+    const fields = checkInput(this.schemaOf(flow, stepId, flow.actor.getSnapshot()), input);
     if (!fields) return { kind: 'malformed' };
     flow.actor.send({ type: 'submit', input: fields, at: this.deps.clock.now() });
     const settled = await waitFor(flow.actor, (s) => s.status !== 'active' || s.hasTag('form'));
@@ -170,7 +184,7 @@ export class LoginFlows {
           minor_version: 1,
           type: 'create_entry',
           ...head,
-          title: this.deps.title,
+          title: flow.provider.name,
           description: null,
           description_placeholders: null,
         };
@@ -186,7 +200,7 @@ export class LoginFlows {
       type: 'form',
       ...head,
       step_id: stepId,
-      data_schema: this.schemaOf(stepId, snapshot),
+      data_schema: this.schemaOf(flow, stepId, snapshot),
       errors: { ...ctx.errors } as FlowErrors,
       description_placeholders: placeholders,
       last_step: null,
@@ -199,8 +213,9 @@ export class LoginFlows {
     return this.deps.mfaModuleName?.(id) ?? id;
   }
 
-  private schemaOf(stepId: StepId, snapshot: FlowSnapshot): SchemaField[] {
-    if (stepId !== 'select_mfa_module') return STEP_SCHEMAS[stepId];
+  private schemaOf(flow: Flow, stepId: StepId, snapshot: FlowSnapshot): SchemaField[] {
+    if (stepId === 'init') return flow.initSchema;
+    if (stepId === 'mfa') return MFA_SCHEMA;
     const modules = snapshot.context.credential?.mfaModules ?? [];
     // the original's vol.In({id: name}) under a plain key: neither required nor optional
     return [{ type: 'select', options: modules.map((id) => [id, this.moduleName(id)]), name: 'multi_factor_auth_module' }];
@@ -250,11 +265,14 @@ function stepIdOf(snapshot: FlowSnapshot): StepId | undefined {
 }
 
 function publicInfo(flow: Flow): FlowInfo {
-  const { actor: _actor, queue: _queue, ...info } = flow;
+  const { actor: _actor, queue: _queue, provider: _provider, initSchema: _schema, ...info } = flow;
   return info;
 }
 
-/** The submitted fields when they fit the step's form exactly (strings, required ones present, nothing else). */
+/**
+ * The submitted fields when they fit the step's form exactly (strings, required ones present,
+ * nothing else, a required choice one of its options: the original's vol.In).
+ */
 function checkInput(schema: SchemaField[], input: unknown): Record<string, string> | undefined {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
   const known = new Map(schema.map((f) => [f.name, f]));
@@ -262,6 +280,7 @@ function checkInput(schema: SchemaField[], input: unknown): Record<string, strin
   for (const [key, value] of Object.entries(input)) {
     const field = known.get(key);
     if (!field || typeof value !== 'string') return undefined;
+    if (field.required && field.options && !field.options.some(([option]) => option === value)) return undefined;
     out[key] = value;
   }
   for (const field of schema) if (field.required && !(field.name in out)) return undefined;

@@ -210,6 +210,12 @@ export class Users {
     return [...this.credentials.values()].filter((c) => c.user_id === userId);
   }
 
+  /** The first credential `match` accepts (providers other than `core` have few). */
+  credentialsWhere(match: (c: Credential) => boolean): Credential | undefined {
+    for (const c of this.credentials.values()) if (match(c)) return c;
+    return undefined;
+  }
+
   /** The `core` credential of a (normalised) username. */
   coreCredential(username: string): Credential | undefined {
     const id = this.byUsername.get(normalizeUsername(username));

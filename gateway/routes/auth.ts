@@ -5,12 +5,15 @@ import { json, message, parseFormBody, parseJson, type HttpReply, type HttpReque
 import type { CoreAuthService, FlowReply, GrantOutcome } from '../../actors/auth/index.ts';
 import { isLocalAddress } from '../../actors/auth/client-id.ts';
 import type { LoginAttempts } from '../../actors/auth/ip-bans.ts';
+import type { LoginThrottle } from '../../actors/auth/login-throttle.ts';
 
 /** What the auth routes need. */
 export interface AuthRouteDeps {
   auth: CoreAuthService;
   /** failed logins counted towards an IP ban (actors/auth/ip-bans.ts) */
   bans?: LoginAttempts;
+  /** failed logins that make an address wait before it may try again (actors/auth/login-throttle.ts) */
+  throttle?: LoginThrottle;
 }
 
 /**
@@ -19,11 +22,25 @@ export interface AuthRouteDeps {
  * (answered 200); a finished flow resets the address's count. A body the request validator
  * refuses never reaches the view and does not count.
  */
-function noteLogin(bans: LoginAttempts | undefined, req: HttpRequest, reply: HttpReply, flow?: FlowReply): HttpReply {
-  if (!bans) return reply;
-  if (reply.status >= 400 || (flow?.kind === 'step' && flow.failedLogin)) bans.failed(req);
-  else if (flow?.kind === 'step' && flow.body.type === 'create_entry') bans.succeeded(req);
+function noteLogin({ bans, throttle }: AuthRouteDeps, req: HttpRequest, reply: HttpReply, flow?: FlowReply): HttpReply {
+  // only login-flow answers move the throttle: a password is guessed there, not at the token endpoint
+  if (reply.status >= 400 || (flow?.kind === 'step' && flow.failedLogin)) {
+    bans?.failed(req);
+    if (flow) throttle?.failed(req.remoteIp);
+  } else if (flow?.kind === 'step' && flow.body.type === 'create_entry') {
+    bans?.succeeded(req);
+    throttle?.succeeded(req.remoteIp);
+  }
   return reply;
+}
+
+/** 429 with Retry-After while the address must wait after too many failed logins; it counts as a failure too. */
+function throttled(deps: AuthRouteDeps, req: HttpRequest): HttpReply | undefined {
+  const waitMs = deps.throttle?.waitMs(req.remoteIp) ?? 0;
+  if (waitMs <= 0) return undefined;
+  const seconds = Math.ceil(waitMs / 1000);
+  const reply = json(429, { message: `Too many failed login attempts; try again in ${seconds} s` }, { 'Retry-After': String(seconds) });
+  return noteLogin(deps, req, reply, { kind: 'unknown_flow' });
 }
 
 /** A request body validated against a compiled schema, or the original's 400 answer. */
@@ -50,7 +67,7 @@ function getProviders({ auth }: AuthRouteDeps) {
     if (!auth.onboardingStatus().find((s) => s.step === 'user')?.done) {
       return message(400, 'Onboarding not finished', { code: 'onboarding_required' });
     }
-    return json(200, { providers: auth.providers(), preselect_remember_me: isLocalAddress(req.remoteIp) });
+    return json(200, { providers: auth.providers(req.remoteIp), preselect_remember_me: isLocalAddress(req.remoteIp) });
   };
 }
 
@@ -90,15 +107,18 @@ function flowReply(reply: FlowReply): HttpReply {
   }
 }
 
-function postLoginFlow({ auth, bans }: AuthRouteDeps) {
+function postLoginFlow(deps: AuthRouteDeps) {
+  const { auth } = deps;
   return async (req: HttpRequest): Promise<HttpReply> => {
+    const wait = throttled(deps, req);
+    if (wait) return wait;
     const body = readJsonBody(req, checkLoginFlowStart);
     if (!body.ok) return body.reply;
     const { client_id, handler, type = 'authorize' } = body.value;
     const redirectUri = body.value.redirect_uri ?? body.value.redirect_url;
     if (redirectUri === undefined) return message(400, "Message format incorrect: required key not provided @ data['redirect_uri']");
     const flow = await auth.startLoginFlow({ handler, clientId: client_id, redirectUri, ip: req.remoteIp, type });
-    return noteLogin(bans, req, flowReply(flow), flow);
+    return noteLogin(deps, req, flowReply(flow), flow);
   };
 }
 
@@ -107,13 +127,16 @@ function postLoginFlow({ auth, bans }: AuthRouteDeps) {
 const LoginFlowStep = Type.Object({ client_id: Type.String() }, { additionalProperties: true });
 const checkLoginFlowStep = TypeCompiler.Compile(LoginFlowStep);
 
-function postLoginFlowStep({ auth, bans }: AuthRouteDeps) {
+function postLoginFlowStep(deps: AuthRouteDeps) {
+  const { auth } = deps;
   return async (req: HttpRequest): Promise<HttpReply> => {
+    const wait = throttled(deps, req);
+    if (wait) return wait;
     const body = readJsonBody(req, checkLoginFlowStep);
     if (!body.ok) return body.reply;
     const { client_id, ...input } = body.value as Record<string, unknown> & { client_id: string };
     const flow = await auth.continueLoginFlow(req.params.flow_id, client_id, input, req.remoteIp);
-    return noteLogin(bans, req, flowReply(flow), flow);
+    return noteLogin(deps, req, flowReply(flow), flow);
   };
 }
 
@@ -145,7 +168,7 @@ function grantReply(outcome: GrantOutcome): HttpReply {
 
 function postToken(deps: AuthRouteDeps) {
   const answer = tokenAnswer(deps);
-  return async (req: HttpRequest): Promise<HttpReply> => noteLogin(deps.bans, req, await answer(req));
+  return async (req: HttpRequest): Promise<HttpReply> => noteLogin(deps, req, await answer(req));
 }
 
 function tokenAnswer({ auth }: AuthRouteDeps) {
@@ -177,6 +200,21 @@ function postRevoke({ auth }: AuthRouteDeps) {
   return (req: HttpRequest) => revoke(auth, parseFormBody(req).get('token') ?? undefined);
 }
 
+// POST /auth/link_user ----------------------------------------------------------------------
+
+const LinkUser = Type.Object({ code: Type.String(), client_id: Type.String() });
+const checkLinkUser = TypeCompiler.Compile(LinkUser);
+
+function postLinkUser({ auth }: AuthRouteDeps) {
+  return async (req: HttpRequest): Promise<HttpReply> => {
+    const body = readJsonBody(req, checkLinkUser);
+    if (!body.ok) return body.reply;
+    const linked = await auth.linkUser(req.principal!.userId, body.value.client_id, body.value.code);
+    if (linked.ok) return message(200, 'User linked');
+    return message(400, linked.reason === 'already_linked' ? 'Credential already linked' : 'Invalid code');
+  };
+}
+
 /** Registers /auth/providers, /auth/login_flow[/:flow_id], /auth/token and /auth/revoke. */
 export function registerAuthRoutes(router: Router, deps: AuthRouteDeps): void {
   router.get('/auth/providers', { access: 'none' }, getProviders(deps));
@@ -186,4 +224,5 @@ export function registerAuthRoutes(router: Router, deps: AuthRouteDeps): void {
   router.delete('/auth/login_flow/:flow_id', { access: 'none' }, deleteLoginFlow(deps));
   router.post('/auth/token', { access: 'none', corsAnyOrigin: true }, postToken(deps));
   router.post('/auth/revoke', { access: 'none', corsAnyOrigin: true }, postRevoke(deps));
+  router.post('/auth/link_user', { access: 'user' }, postLinkUser(deps));
 }

@@ -4,6 +4,16 @@ import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, t
 import { commandFor, checkCommand } from './commands.ts';
 import { isObject, readJson } from '../body.ts';
 import type { OutputBudget } from '../output-budget.ts';
+import { forwardedClient, type Forwarding } from '../forwarded.ts';
+import type { LoginAttempts } from '../../actors/auth/ip-bans.ts';
+
+/** What the handshake shares with the HTTP side: the ban keeper and the reverse-proxy rules. */
+export interface WsGate {
+  bans?: LoginAttempts;
+  forwarded?: Forwarding;
+}
+
+const FORWARD_HEADERS = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'] as const;
 
 /** The WebSocket API at /api/websocket: the auth handshake, then commands. */
 export function registerWebSocket(
@@ -11,6 +21,7 @@ export function registerWebSocket(
   deps: CoreDeps,
   limits: Partial<WsLimits> = {},
   budget?: OutputBudget,
+  gate: WsGate = {},
 ): { connections: Set<Connection> } {
   const connLimits: WsLimits = { ...WS_LIMITS, ...limits };
   const scheduler = new FlushScheduler();
@@ -27,7 +38,16 @@ export function registerWebSocket(
     sendPingsAutomatically: true,
     maxBackpressure: 64 * 1024 * 1024,
     upgrade: (res, req, context) => {
-      const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      let ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+      // the upgrade passes the same middleware as any request: forwarded address, then bans
+      const headers: Record<string, string | undefined> = {};
+      for (const name of FORWARD_HEADERS) headers[name] = req.getHeader(name) || undefined;
+      if (headers['x-forwarded-for'] !== undefined) {
+        const client = forwardedClient(ip, headers, gate.forwarded, deps.log);
+        if (client === undefined) return void res.writeStatus('400 Bad Request').end('400: Bad Request');
+        ip = client;
+      }
+      if (gate.bans?.checking && gate.bans.isBanned(ip)) return void res.writeStatus('403 Forbidden').end('403: Forbidden');
       res.upgrade<SocketData>(
         { ip },
         req.getHeader('sec-websocket-key'),
@@ -89,10 +109,14 @@ export function registerWebSocket(
     const token = (msg as Record<string, unknown>).access_token;
     // an api_password (the original's retired scheme) is well formed, and never valid
     const principal = typeof token === 'string' ? deps.auth.validateAccessToken(token) : undefined;
+    const attempt = { remoteIp: conn.ip, path: '/api/websocket', headers: {} };
     if (!principal) {
-      deps.log(`Login attempt or request with invalid authentication from ${conn.ip}`);
+      // the ban keeper says it itself, with the host name
+      if (gate.bans) gate.bans.failed(attempt);
+      else deps.log(`Login attempt or request with invalid authentication from ${conn.ip}`);
       return conn.authInvalid('Invalid access token or password');
     }
+    gate.bans?.succeeded(attempt);
     conn.authenticated(principal);
     let set = byToken.get(principal.refreshTokenId);
     if (!set) byToken.set(principal.refreshTokenId, (set = new Set()));

@@ -90,7 +90,8 @@ t.test('the default threshold (-1) never bans; ip_ban_enabled false neither', as
   for (const config of ['', 'http:\n  ip_ban_enabled: false\n  login_attempts_threshold: 1\n']) {
     const h = await startTestHearth(t, { config });
     await onboard(h.base, OWNER);
-    for (let i = 0; i < 5; i++) t.same((await tryLogin(h.base, 'wrong')).json.errors, { base: 'invalid_auth' });
+    // four: a fifth would make the next attempt wait (the throttle, tested below)
+    for (let i = 0; i < 4; i++) t.same((await tryLogin(h.base, 'wrong')).json.errors, { base: 'invalid_auth' });
     t.equal((await fetch(`${h.base}/api/`)).status, 401, `not banned with ${JSON.stringify(config)}`);
     t.equal((await tryLogin(h.base, OWNER.password)).json.type, 'create_entry');
     await h.hearth.stop();
@@ -159,4 +160,66 @@ t.test('bad values are refused with the key named', async (t) => {
   t.equal(defaults.http.login_attempts_threshold, -1);
   t.equal(defaults.http.use_x_forwarded_for, false);
   t.same(defaults.http.trusted_proxies, []);
+});
+
+/** Opens a WebSocket and sends an auth message with `token`; resolves to the first answer after auth_required, or the HTTP status of a refused upgrade. */
+async function wsAuth(base: string, token: string, headers: Record<string, string> = {}): Promise<{ type?: string; status?: number }> {
+  const { default: WebSocket } = await import('ws');
+  return new Promise((settle, fail) => {
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/api/websocket`, { headers });
+    ws.on('unexpected-response', (_req, res) => settle({ status: res.statusCode }));
+    ws.on('error', fail);
+    ws.on('message', (raw) => {
+      const msg = JSON.parse(raw.toString());
+      if (msg.type === 'auth_required') return ws.send(JSON.stringify({ type: 'auth', access_token: token }));
+      ws.close();
+      settle(msg);
+    });
+  });
+}
+
+t.test('WebSocket: a refused auth message counts as a failed login; a banned address cannot upgrade', async (t) => {
+  const h = await startTestHearth(t, { config: 'http:\n  use_x_forwarded_for: true\n  trusted_proxies: 127.0.0.1/32\n  login_attempts_threshold: 2\n' });
+  const owner = await onboard(h.base, OWNER);
+  const from = { 'X-Forwarded-For': '203.0.113.9' };
+  t.match(await wsAuth(h.base, 'not-a-token', from), { type: 'auth_invalid' });
+  t.match(await wsAuth(h.base, owner.access_token, from), { type: 'auth_ok' }, 'a good token resets the count');
+  t.match(await wsAuth(h.base, 'not-a-token', from), { type: 'auth_invalid' });
+  t.match(await wsAuth(h.base, 'still-not-a-token', from), { type: 'auth_invalid' });
+  t.same(await wsAuth(h.base, owner.access_token, from), { status: 403 }, 'the second failure in a row banned the address: the upgrade is refused');
+  t.equal((await fetch(`${h.base}/api/`, { headers: { Authorization: `Bearer ${owner.access_token}`, ...from } })).status, 403, 'and so is HTTP');
+  t.match(await wsAuth(h.base, owner.access_token), { type: 'auth_ok' }, 'the proxy itself is not banned');
+  t.same(await wsAuth(h.base, owner.access_token, { 'X-Forwarded-For': 'bogus' }), { status: 400 }, 'a malformed forwarded address is refused as on HTTP');
+  let banned: any[] = [];
+  for (let i = 0; i < 50 && banned.length === 0; i++) {
+    banned = await records(h.hearth, 'ip_banned');
+    if (banned.length === 0) await new Promise((ok) => setTimeout(ok, 20));
+  }
+  t.equal(banned[0]?.data.ip_address, '203.0.113.9');
+});
+
+t.test('a brute-force loop is throttled (429, Retry-After doubling) and then banned; the ban survives a restart', async (t) => {
+  const h = await startTestHearth(t, { config: 'http:\n  login_attempts_threshold: 8\n' });
+  await onboard(h.base, OWNER);
+  for (let i = 0; i < 5; i++) t.same((await tryLogin(h.base, 'wrong')).json.errors, { base: 'invalid_auth' }, `free attempt ${i + 1}`);
+
+  let res = await post(h.base, '/auth/login_flow', { client_id: CLIENT_ID, handler: ['core', null], redirect_uri: `${CLIENT_ID}?auth_callback=1` });
+  t.equal(res.status, 429, 'the sixth attempt in a row must wait');
+  const first = await fetch(`${h.base}/auth/login_flow`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_id: CLIENT_ID, handler: ['core', null], redirect_uri: `${CLIENT_ID}?auth_callback=1` }),
+  });
+  t.equal(first.headers.get('retry-after'), '1');
+  t.same(await first.json(), { message: 'Too many failed login attempts; try again in 1 s' });
+  // waiting out the Retry-After lets one more attempt through; failing it doubles the wait
+  await new Promise((ok) => setTimeout(ok, 1100));
+  t.same((await tryLogin(h.base, 'wrong')).json.errors, { base: 'invalid_auth' }, 'after the wait: tried, and wrong');
+  res = await post(h.base, '/auth/login_flow', { client_id: CLIENT_ID, handler: ['core', null], redirect_uri: `${CLIENT_ID}?auth_callback=1` });
+  t.equal(res.status, 403, 'the eighth failure (429s count) banned the address');
+  t.equal(res.text, '403: Forbidden');
+
+  await h.hearth.stop();
+  const again = await startTestHearth(t, { dataDir: h.dataDir });
+  t.equal((await fetch(`${again.base}/auth/providers`)).status, 403, 'still banned after a restart');
 });

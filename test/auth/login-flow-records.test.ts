@@ -1,6 +1,6 @@
 import t from 'tap';
 import { manualClock, randomIds } from '../../actors/clock.ts';
-import { FLOW_TTL_MS, LoginFlows, MAX_OPEN_FLOWS, type FlowInfo } from '../../actors/auth/login-flows.ts';
+import { FLOW_TTL_MS, LoginFlows, MAX_OPEN_FLOWS, type FlowInfo, type FlowProvider } from '../../actors/auth/login-flows.ts';
 import type { EventRecord } from '../../store/types.ts';
 import { CLIENT_ID, OWNER, REDIRECT_URI, allRecords, call, exchange, login, onboardOwner, postForm, startAuthServer, tempDir } from './harness.ts';
 
@@ -99,13 +99,24 @@ function loginFlows(maxOpenFlows?: number): Flows {
   const flows = new LoginFlows({
     clock,
     ids: randomIds(),
-    title: 'Test',
-    verifyCredentials: async (username) => (username === 'u' ? { credentialId: 'c', userId: 'u1', mfaModules: [] } : null),
     verifyMfaCode: async () => false,
     log: (line) => said.push(line),
     maxOpenFlows,
   });
   return { flows, clock, said };
+}
+
+const provider: FlowProvider = {
+  name: 'Test',
+  open: () => ({ kind: 'form', schema: [{ type: 'string', name: 'username', required: true }, { type: 'string', name: 'password', required: true }] }),
+  check: async ({ username }) => (username === 'u' ? { credentialId: 'c', userId: 'u1', mfaModules: [] } : null),
+};
+
+/** Starts a flow and returns its id (each starts with the init form). */
+async function opened(flows: LoginFlows): Promise<string> {
+  const outcome = await flows.start(info, provider);
+  if (outcome.kind !== 'form') throw new Error(`expected a form, got ${outcome.kind}`);
+  return outcome.flow.flowId;
 }
 
 const info: Omit<FlowInfo, 'flowId' | 'createdAt'> = {
@@ -120,9 +131,9 @@ const info: Omit<FlowInfo, 'flowId' | 'createdAt'> = {
 t.test('an abandoned login flow expires after ten minutes', async (t) => {
   const { flows, clock } = loginFlows();
   t.equal(FLOW_TTL_MS, 10 * 60 * 1000);
-  const a = flows.start(info).flow.flowId;
+  const a = (await opened(flows));
   clock.advance(FLOW_TTL_MS - 1);
-  const b = flows.start(info).flow.flowId;
+  const b = (await opened(flows));
   t.ok(flows.get(a), 'still there just before it expires');
   clock.advance(1);
   t.same(await flows.step(a, { username: 'u', password: 'p' }, info.ip), { kind: 'unknown_flow' }, 'expired: a submission finds no flow');
@@ -130,13 +141,14 @@ t.test('an abandoned login flow expires after ten minutes', async (t) => {
   t.equal(flows.abort(a), false);
   t.match(await flows.step(b, { username: 'u', password: 'p' }, info.ip), { kind: 'finished' }, 'the younger flow still works');
   clock.advance(FLOW_TTL_MS);
-  flows.start(info);
+  await flows.start(info, provider);
   t.equal(flows.size, 1, 'starting a flow drops the expired ones');
 });
 
 t.test('past the cap the oldest open flows are dropped, with a line that says so', async (t) => {
   const { flows, said } = loginFlows(5);
-  const ids = Array.from({ length: 8 }, () => flows.start(info).flow.flowId);
+  const ids = [] as string[];
+  for (let i = 0; i < 8; i++) ids.push((await opened(flows)));
   t.equal(flows.size, 5);
   for (const id of ids.slice(0, 3)) t.equal(flows.get(id), undefined, 'an oldest flow was dropped');
   for (const id of ids.slice(3)) t.ok(flows.get(id));
@@ -147,15 +159,15 @@ t.test('past the cap the oldest open flows are dropped, with a line that says so
 
 t.test('a flow pushed out while its password is checked answers as an unknown flow', async (t) => {
   const { flows } = loginFlows(1);
-  const a = flows.start(info).flow.flowId;
+  const a = (await opened(flows));
   const checking = flows.step(a, { username: 'u', password: 'p' }, info.ip);
-  flows.start(info);
+  await flows.start(info, provider);
   t.same(await checking, { kind: 'unknown_flow' });
 });
 
 t.test('100,000 opened flows keep at most the cap in memory', async (t) => {
   const { flows, said } = loginFlows();
-  for (let i = 0; i < 100_000; i++) flows.start(info);
+  for (let i = 0; i < 100_000; i++) await flows.start(info, provider);
   t.equal(flows.size, MAX_OPEN_FLOWS);
   t.ok(said.length >= 1 && said.length <= 2, 'the drops are reported, briefly');
 });

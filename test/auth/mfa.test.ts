@@ -8,7 +8,7 @@ import { totpCode, TOTP_STEP_SECONDS } from '../../actors/auth/totp.ts';
 import { Redactor } from '../../bin/redact.ts';
 import { validateCore } from '../../actors/core/configuration.ts';
 import { manualClock, randomIds } from '../../actors/clock.ts';
-import { LoginFlows } from '../../actors/auth/login-flows.ts';
+import { LoginFlows, type FlowProvider } from '../../actors/auth/login-flows.ts';
 
 const OWNER = { name: 'Owner', username: 'owner', password: 'correct horse battery' };
 const FORM_KEYS = ['type', 'flow_id', 'handler', 'step_id', 'data_schema', 'errors', 'description_placeholders', 'last_step', 'preview'];
@@ -172,13 +172,18 @@ t.test('several enabled modules: the select_mfa_module step first', async (t) =>
   const flows = new LoginFlows({
     clock: manualClock(Date.UTC(2025, 0, 2)),
     ids: randomIds(),
-    title: 'Test',
-    verifyCredentials: async () => ({ credentialId: 'c', userId: 'u1', mfaModules: ['totp', 'second'] }),
     verifyMfaCode: async (_user, module, code) => module === 'second' && code === '123456',
     mfaModuleName: (id) => (id === 'totp' ? 'Authenticator app' : 'Second'),
   });
   const info = { handler: ['core', null] as [string, null], clientId: CLIENT_ID, redirectUri: REDIRECT_URI, ip: '10.0.0.1', flowType: 'authorize', credentialOnly: false };
-  const { flow } = flows.start(info);
+  const provider: FlowProvider = {
+    name: 'Test',
+    open: () => ({ kind: 'form', schema: [{ type: 'string', name: 'username', required: true }, { type: 'string', name: 'password', required: true }] }),
+    check: async () => ({ credentialId: 'c', userId: 'u1', mfaModules: ['totp', 'second'] }),
+  };
+  const started = await flows.start(info, provider);
+  if (started.kind !== 'form') throw new Error(`expected a form, got ${started.kind}`);
+  const { flow } = started;
   const select = await flows.step(flow.flowId, { username: 'u', password: 'p' }, info.ip);
   t.match(select, { kind: 'form', stepId: 'select_mfa_module' });
   if (select.kind !== 'form') return;

@@ -5,7 +5,7 @@ import { createPasswordHasher } from '../../actors/auth/passwords.ts';
 import { AccessTokens } from '../../actors/auth/jwt.ts';
 import { AuthCodes } from '../../actors/auth/codes.ts';
 import { manualClock, sequentialIds } from '../../actors/clock.ts';
-import { loginFlowMachine, type VerifiedCredential } from '../../machines/login-flow.machine.ts';
+import { loginFlowMachine, type CredentialCheck, type VerifiedCredential } from '../../machines/login-flow.machine.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS, refreshTokenMachine } from '../../machines/refresh-token.machine.ts';
 import { userMachine } from '../../machines/user.machine.ts';
 import { TEST_SCRYPT } from './harness.ts';
@@ -188,9 +188,9 @@ t.test('login flow machine', async (t) => {
   const machine = (credential: VerifiedCredential, validCode = '123456') =>
     loginFlowMachine.provide({
       actors: {
-        verifyCredentials: fromPromise(async ({ input }: { input: { username: string; password: string } }) => {
-          seen.push(input);
-          return input.password === 'right' ? credential : null;
+        verifyCredentials: fromPromise<CredentialCheck, { flowId: string; fields: Record<string, string> }>(async ({ input }) => {
+          seen.push(input.fields);
+          return input.fields.password === 'right' ? credential : null;
         }),
         verifyMfaCode: fromPromise(async ({ input }: { input: { userId: string | null; module: string; code: string } }) => input.code === validCode),
       },
