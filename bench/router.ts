@@ -3,6 +3,7 @@
 // headers and bytes). What the router costs on every request, before any actor or the log.
 import uWS from '@trufflesuite/uws-js-unofficial';
 import { Router, json, parseJson, type Principal } from '../gateway/http.ts';
+import { ALL } from '../actors/auth/permissions.ts';
 import { isMain, num, rateRow, runAlone, type BenchOptions, type BenchResult } from './common.ts';
 import { timedLoad, type HttpLoadResult } from './wrk.ts';
 import { hotSpotNotes, startProfile } from './profile.ts';
@@ -13,7 +14,7 @@ const ANSWER =
   '{"entity_id":"sensor.bench_1","state":"1","attributes":{},"last_changed":"2026-01-01T00:00:00.000000+00:00",' +
   '"last_reported":"2026-01-01T00:00:00.000000+00:00","last_updated":"2026-01-01T00:00:00.000000+00:00",' +
   '"context":{"id":"01J00000000000000000000000","parent_id":null,"user_id":"u"}}';
-const PRINCIPAL: Principal = { userId: 'u', isAdmin: true, isOwner: true, refreshTokenId: 'r' };
+const PRINCIPAL: Principal = { userId: 'u', isAdmin: true, isOwner: true, refreshTokenId: 'r', permissions: ALL };
 
 function listen(app: uWS.TemplatedApp): Promise<{ port: number; close(): void }> {
   return new Promise((ok, fail) =>

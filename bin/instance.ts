@@ -6,7 +6,7 @@ import { serveLog } from '../store/log-socket.ts';
 import type { EventLog, EventRecord, Context } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
-import { loadConfiguration, mfaModulesOfCore, authProvidersOfCore, type Configuration } from '../actors/core/configuration.ts';
+import { authGroupsOfCore, authProvidersOfCore, loadConfiguration, mfaModulesOfCore, type Configuration } from '../actors/core/configuration.ts';
 import { CoreConfig } from '../actors/core/core-config.ts';
 import { coreServices } from '../actors/core/services.ts';
 import { EntityActors } from '../actors/entities/registry.ts';
@@ -98,7 +98,13 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     log,
     clock,
     ids,
-    config: { say, mfaModules: mfaModulesOfCore(config.core), providers: authProvidersOfCore(config.core), trustedProxies: config.http.trusted_proxies },
+    config: {
+      say,
+      mfaModules: mfaModulesOfCore(config.core),
+      groups: authGroupsOfCore(config.core),
+      providers: authProvidersOfCore(config.core),
+      trustedProxies: config.http.trusted_proxies,
+    },
   });
   const bans = new IpBans({ log, clock, ids, say, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area];
@@ -109,7 +115,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   runState = 'STARTING';
 
   const bus = new Bus(log, say);
-  const services = new ServiceRegistry({ log, clock, entities });
+  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId) });
   const fireEvent = async (eventType: string, data: Record<string, unknown>, origin: 'LOCAL' | 'REMOTE', context: Context): Promise<EventRecord> => {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
     return record;

@@ -392,6 +392,9 @@ export class Router {
 
   private respond(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply | HttpStream, cors: Record<string, string>) {
     if (state.aborted) return;
+    // a handler's 401 (an entity the user may not read or control) counts as a failed login too,
+    // as the original's ban middleware counts every 401
+    if (reply.status === 401) this.options.bans?.failed(request);
     if ('open' in reply) {
       // HEAD learns the stream's headers without opening it
       if (request.method === 'HEAD') return this.send(res, state, request, { status: reply.status, headers: reply.headers }, cors);

@@ -3,9 +3,6 @@ import type { Clock, Ids } from '../clock.ts';
 import type { UserEvent } from '../../machines/user.machine.ts';
 import type { PasswordHasher } from './passwords.ts';
 import {
-  GROUP_ADMIN,
-  GROUP_READ_ONLY,
-  GROUP_USERS,
   coreCredentialData,
   newUserData,
   normalizeUsername,
@@ -85,13 +82,12 @@ export interface UserAdminDeps {
   revokeWith(rts: RefreshTokenView[], reason: string, extra: NewEvent[]): Promise<void>;
 }
 
-/** The groups a user may be put in (the original's system groups). */
-const GROUPS = new Set([GROUP_ADMIN, GROUP_USERS, GROUP_READ_ONLY]);
-
 const refuse = (reason: AdminRefusal): { ok: false; reason: AdminRefusal } => ({ ok: false, reason });
 
 export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
   const { users, clock, ids, hasher, providerType, record, append } = deps;
+  /** a group id no system or configured group has (the original's "Invalid group specified") */
+  const unknownGroup = (groupIds: string[] | undefined) => groupIds?.some((g) => !users.groups.has(g)) ?? false;
   /** normalised usernames whose credential is being created (the check and the append are apart) */
   const usernamesInProgress = new Set<string>();
 
@@ -122,7 +118,7 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
     listUsers: () => users.all().map(info),
 
     async createUser(actorId, { name, groupIds, localOnly }) {
-      if (groupIds?.some((g) => !GROUPS.has(g))) return refuse('invalid_group');
+      if (unknownGroup(groupIds)) return refuse('invalid_group');
       const now = clock.now();
       const created = newUserData(ids, now, { name, isOwner: !users.hasUsers(), groupIds: groupIds ?? [], localOnly });
       await append(record(userStream(created.id), 'user_created', created, actorId, now));
@@ -135,7 +131,7 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
       if (!user) return refuse('not_found');
       if (user.systemGenerated) return refuse('cannot_modify_system_generated');
       if (user.isOwner && isActive === false) return refuse('cannot_deactivate_owner');
-      if (groupIds?.some((g) => !GROUPS.has(g))) return refuse('invalid_group');
+      if (unknownGroup(groupIds)) return refuse('invalid_group');
       const stream = userStream(userId);
       const events: NewEvent[] = [];
       if (name !== undefined || groupIds !== undefined || localOnly !== undefined) {

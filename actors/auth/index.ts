@@ -10,7 +10,7 @@ import { createPasswordHasher, type ScryptParams } from './passwords.ts';
 import { AccessTokens } from './jwt.ts';
 import { SignedPaths, MAX_EXPIRES_SECONDS, type SignedRequest } from './signed-paths.ts';
 import { fetchPage, isLocalAddress, verifyClientId, verifyRedirectUri, type FetchPage } from './client-id.ts';
-import { CORE_PROVIDER, GROUP_ADMIN, GROUP_READ_ONLY, GROUP_USERS, Users, coreCredentialData, newUserData, normalizeUsername, userStream, type Credential, type CredentialAdded, type UserView, type UsersSnapshot } from './users.ts';
+import { CORE_PROVIDER, GROUP_ADMIN, Users, coreCredentialData, newUserData, normalizeUsername, userStream, type Credential, type CredentialAdded, type UserView, type UsersSnapshot } from './users.ts';
 import { RefreshTokens, refreshTokenStream, type RefreshTokenCreatedRecord, type RefreshTokenView, type TokensSnapshot } from './tokens.ts';
 import { LoginFlows, type FlowInfo, type FlowProvider, type ProviderKey, type StepOutcome } from './login-flows.ts';
 import { createProviders, groupOf, type LoginProvider, type ProviderConfig, type UserMeta } from './providers.ts';
@@ -18,6 +18,8 @@ import { AuthCodes } from './codes.ts';
 import { createUserAdmin, type UserAdmin } from './admin.ts';
 import { MfaSetupFlows, mfaModulesOf, verifyLoginCode, type MfaModuleConfig } from './mfa.ts';
 import { ONBOARDING_STEPS, ONBOARDING_STREAM, Onboarding, type OnboardingStep } from './onboarding.ts';
+import { Groups, unappliedKeys, type Group } from './groups.ts';
+import type { EntityPermissions } from './permissions.ts';
 
 /** Options of the auth system (the `auth_providers:` part of the configuration, and tuning). */
 export interface AuthConfig {
@@ -39,6 +41,8 @@ export interface AuthConfig {
   trustedProxies?: readonly string[];
   /** the `auth_mfa_modules:` of the core section (default: the original's one totp module, "Authenticator app") */
   mfaModules?: MfaModuleConfig[];
+  /** the `auth_groups:` of the core section (checked): groups beside the system ones */
+  groups?: Group[];
   /** where the auth system reports what an operator should know (default: stdout) */
   say?: (line: string) => void;
 }
@@ -101,6 +105,11 @@ export interface CoreAuthService extends AuthService, UserAdmin {
   /** the configured providers a client at `ip` may use, in configuration order (GET /auth/providers) */
   providers(ip: string): AuthProviderInfo[];
   user(userId: string): UserView | undefined;
+  /**
+   * Who a service call's context names, as the service registry checks it: whether the user is
+   * an admin now, and its permissions; undefined for a user that does not exist.
+   */
+  caller(userId: string): { isAdmin: boolean; permissions: EntityPermissions } | undefined;
   refreshToken(id: string): RefreshTokenView | undefined;
 
   /** POST /auth/login_flow: validates the client id and the handler, starts the flow. */
@@ -166,7 +175,6 @@ export interface CoreAuthService extends AuthService, UserAdmin {
 const PROVIDER_TYPE = CORE_PROVIDER;
 // a fresh credential lives as long as the code that carries it may (codes.ts), and a little more
 const FRESH_CREDENTIAL_TTL_MS = 20 * 60 * 1000;
-const KNOWN_GROUPS = new Set([GROUP_ADMIN, GROUP_USERS, GROUP_READ_ONLY]);
 // Strings a client chose are clipped in flow records: a failed login must not write megabytes.
 const RECORDED_TEXT_MAX = 256;
 const DEFAULT_ACCESS_TOKEN_LIFETIME = 1800;
@@ -191,7 +199,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   const hasher = createPasswordHasher(config.scrypt);
   const accessTokens = new AccessTokens(config.accessTokenCacheSize);
   const signedPaths = new SignedPaths();
-  const users = new Users();
+  const users = new Users(new Groups(config.groups));
+  for (const key of unappliedKeys(config.groups ?? [])) {
+    (config.say ?? console.log)(`auth_groups: ${key} grants nothing yet: Hearth has no device or area registry`);
+  }
   const tokens = new RefreshTokens((id) => accessTokens.forget(id));
   const onboarding = new Onboarding();
   const codes = new AuthCodes(clock, ids);
@@ -337,7 +348,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     const key = tokens.liveKey(claims.iss, now);
     const user = key && users.get(key.userId);
     if (!user || !user.isActive) return undefined;
-    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: claims.iss };
+    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: claims.iss, permissions: users.permissions(user.id) };
   }
 
   /**
@@ -352,7 +363,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     const key = refreshTokenId === undefined ? undefined : tokens.liveKey(refreshTokenId, now);
     const user = key && users.get(key.userId);
     if (!key || !user) return undefined;
-    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: key.id };
+    return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId: key.id, permissions: users.permissions(user.id) };
   }
 
   /** Why a user may not log in from `ip`, or undefined when it may. */
@@ -544,7 +555,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       return denied ? { ok: false, error: 'access_denied', description: denied } : grantFor(user, taken, clientId, ip);
     }
     const group = groupOf(entry.meta);
-    if (!KNOWN_GROUPS.has(group)) return { ok: false, error: 'access_denied', description: `Invalid group specified ${group}` };
+    if (!users.groups.has(group)) return { ok: false, error: 'access_denied', description: `Invalid group specified ${group}` };
     if (entry.meta.localOnly && !isLocalAddress(ip)) return { ok: false, error: 'access_denied', description: 'User cannot authenticate remotely' };
     const denied = providerRefusal(entry.credential, ip);
     if (denied) return { ok: false, error: 'access_denied', description: denied };
@@ -617,6 +628,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     hasUsers: () => users.hasUsers(),
     providers: (ip) => providers.filter((p) => p.listedFor(ip)).map((p) => ({ name: p.name, id: p.id, type: p.type })),
     user: (id) => users.get(id),
+    caller(id) {
+      const user = users.get(id);
+      return user && { isAdmin: user.isAdmin, permissions: users.permissions(id) };
+    },
     refreshToken: (id) => tokens.get(id),
 
     async startLoginFlow({ handler, clientId, redirectUri, ip, type }) {

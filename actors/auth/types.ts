@@ -1,5 +1,6 @@
 import type { Area } from '../area.ts';
 import type { SignedRequest } from './signed-paths.ts';
+import type { EntityPermissions } from './permissions.ts';
 
 /** Who made a request: the user behind a valid access token. */
 export interface Principal {
@@ -7,6 +8,11 @@ export interface Principal {
   isAdmin: boolean;
   isOwner: boolean;
   refreshTokenId: string;
+  /**
+   * What the user may do to which entity: the user's own live object (actors/auth/users.ts), so
+   * a WebSocket connection's principal follows a change of the user's groups.
+   */
+  permissions: EntityPermissions;
 }
 
 /** Checks a request's Authorization header (exactly `Bearer <token>`), or its signed path. */

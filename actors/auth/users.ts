@@ -1,13 +1,10 @@
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { userMachine, type UserCreated, type UserEvent } from '../../machines/user.machine.ts';
 import type { EventRecord } from '../../store/types.ts';
+import { GROUP_ADMIN, Groups } from './groups.ts';
+import { ALL, NONE, UserPermissions, compilePolicy, type EntityPermissions } from './permissions.ts';
 
-/** The system groups of the original; admins may use every admin route. */
-export const GROUP_ADMIN = 'system-admin';
-/** Regular users. */
-export const GROUP_USERS = 'system-users';
-/** Users that may only read. */
-export const GROUP_READ_ONLY = 'system-read-only';
+export { GROUP_ADMIN, GROUP_READ_ONLY, GROUP_USERS } from './groups.ts';
 
 /** The stream of one user: its lifecycle and its credentials. */
 export const userStream = (userId: string) => `auth/user/${userId}`;
@@ -99,6 +96,10 @@ export class Users {
   private readonly byUsername = new Map<string, string>();
   /** read on every authenticated request, so built once per transition */
   private readonly views = new Map<string, UserView>();
+  /** compiled once per user, and again when one of its records changes it */
+  private readonly permits = new Map<string, UserPermissions>();
+
+  constructor(readonly groups: Groups = new Groups()) {}
 
   /** Applies one committed record of an `auth/user/...` stream. */
   evolve(record: EventRecord): void {
@@ -106,7 +107,7 @@ export class Users {
     if (type === 'user_created') {
       const created = data as UserCreated;
       this.users.set(created.id, initialTransition(userMachine, created)[0]);
-      this.views.delete(created.id);
+      this.changed(created.id);
     } else if (type === 'credential_added') {
       this.addCredential(data as CredentialAdded);
     } else if (type === 'password_changed') {
@@ -120,7 +121,6 @@ export class Users {
       const event = { ...data, type } as UserEvent;
       if (current?.can(event)) {
         const next = transition(userMachine, current, event)[0];
-        this.views.delete(userId);
         if (next.status === 'done') {
           // a deleted user is gone, and so is every way to log in as it
           this.users.delete(userId);
@@ -128,6 +128,7 @@ export class Users {
         } else {
           this.users.set(userId, next);
         }
+        this.changed(userId);
       }
     }
   }
@@ -157,6 +158,37 @@ export class Users {
     };
     this.views.set(userId, view);
     return view;
+  }
+
+  /**
+   * The user's permissions as they are now: all of them for the owner, else the merged policy
+   * of its groups; none for a user that does not exist. The same object for as long as the user
+   * exists, updated when its records change it.
+   */
+  permissions(userId: string): EntityPermissions {
+    let permits = this.permits.get(userId);
+    if (!permits) {
+      if (!this.users.has(userId)) return NONE;
+      permits = new UserPermissions(this.compile(userId));
+      this.permits.set(userId, permits);
+    }
+    return permits;
+  }
+
+  private compile(userId: string): EntityPermissions {
+    const snapshot = this.users.get(userId);
+    if (!snapshot) return NONE;
+    if (snapshot.context.isOwner) return ALL;
+    return compilePolicy(this.groups.policyOf(snapshot.context.groupIds));
+  }
+
+  /** A record changed the user: its view is built again when next read, its permissions now. */
+  private changed(userId: string): void {
+    this.views.delete(userId);
+    const permits = this.permits.get(userId);
+    if (!permits) return;
+    permits.set(this.compile(userId));
+    if (!this.users.has(userId)) this.permits.delete(userId);
   }
 
   /** Every user, in creation order. */
@@ -220,6 +252,7 @@ export class Users {
       this.users.set(snapshot.context.id, snapshot);
     }
     for (const c of data.credentials) this.addCredential(c);
+    for (const userId of [...this.permits.keys()]) this.changed(userId);
   }
 
   private removeCredential(id: string): void {

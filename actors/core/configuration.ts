@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { parse, type ScalarTag } from 'yaml';
 import { toBool } from '../entities/domains/config.ts';
+import { GroupConfigError, checkGroups, type Group } from '../auth/groups.ts';
 import type { ProviderConfig } from '../auth/providers.ts';
 
 /** Commit mode of the recorder (see store/). */
@@ -225,6 +226,8 @@ const CORE_KEYS = new Set([
   'internal_url', 'external_url', 'allowlist_external_dirs', 'whitelist_external_dirs', 'allowlist_external_urls',
   'packages', 'auth_providers', 'auth_mfa_modules', 'media_dirs', 'legacy_templates', 'currency', 'country',
   'language', 'debug', 'webrtc', 'customize', 'customize_domain', 'customize_glob',
+  // Hearth's own: groups with permission policies, which the original keeps in storage only
+  'auth_groups',
 ]);
 // region codes Intl names that are no country
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ']);
@@ -322,6 +325,11 @@ function validateMfaModules(value: unknown, refuse: (reason: string) => never): 
 /** The checked `auth_mfa_modules` of a checked core section; undefined when not configured (the default applies). */
 export function mfaModulesOfCore(core: Record<string, unknown>): Array<{ type: string; id?: string; name?: string }> | undefined {
   return core.auth_mfa_modules as Array<{ type: string; id?: string; name?: string }> | undefined;
+}
+
+/** The checked `auth_groups` of a checked core section: the groups beside the system ones. */
+export function authGroupsOfCore(core: Record<string, unknown>): Group[] {
+  return (core.auth_groups as Group[] | undefined) ?? [];
 }
 
 // the auth providers Hearth has (the original loads homeassistant.auth.providers.<type>)
@@ -484,6 +492,14 @@ export function validateCore(section: Record<string, unknown>, where = 'core'): 
         break;
       case 'auth_mfa_modules':
         out.auth_mfa_modules = validateMfaModules(value, (reason) => refuse(key, reason));
+        break;
+      case 'auth_groups':
+        try {
+          out.auth_groups = checkGroups(value);
+        } catch (err) {
+          if (!(err instanceof GroupConfigError)) throw err;
+          throw new ConfigurationError(`${where}: ${err.message}`);
+        }
         break;
       case 'auth_providers':
         out.auth_providers = validateAuthProviders(value, (reason) => refuse(key, reason));

@@ -64,6 +64,7 @@ export function coreServices(deps: CoreServiceDeps): ServiceSpec[] {
       description: { name: 'Reload core configuration', description: 'Reloads the core configuration from the YAML-configuration.', fields: {} },
       schema: NO_DATA,
       supportsResponse: 'none',
+      access: 'admin',
       handler: async (call) => deps.reloadCoreConfig(call.context),
     },
     {
@@ -87,6 +88,7 @@ export function coreServices(deps: CoreServiceDeps): ServiceSpec[] {
         { additionalProperties: false },
       ),
       supportsResponse: 'none',
+      access: 'admin',
       handler: async (call) => deps.coreConfig.setLocation(call.data, call.context),
     },
     {
@@ -95,6 +97,7 @@ export function coreServices(deps: CoreServiceDeps): ServiceSpec[] {
       description: { name: 'Update entity', description: 'Forces one or more entities to update their data.', fields: {}, target: ANY_ENTITY },
       schema: NO_DATA,
       supportsResponse: 'none',
+      access: 'entity',
       handler: async (call) => {
         const missing = call.entityIds.filter((id) => !deps.entities.has(id));
         if (missing.length) throw new ServiceError('service_validation_error', `Referenced entities ${missing.join(', ')} are missing or not currently available`);
@@ -107,6 +110,7 @@ export function coreServices(deps: CoreServiceDeps): ServiceSpec[] {
       description: { name: 'Stop', description: 'Stops Hearth.', fields: {} },
       schema: NO_DATA,
       supportsResponse: 'none',
+      access: 'admin',
       handler: async () => deps.stop(),
     },
     {
@@ -115,6 +119,7 @@ export function coreServices(deps: CoreServiceDeps): ServiceSpec[] {
       description: { name: 'Restart', description: 'Restarts Hearth.', fields: {} },
       schema: Type.Object({ safe_mode: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
       supportsResponse: 'none',
+      access: 'admin',
       handler: async () => deps.restart(),
     },
   ];

@@ -108,6 +108,7 @@ export class HelperActors {
       description: s.description,
       schema: s.schema,
       supportsResponse: 'none' as const,
+      access: 'entity' as const,
       handler: async (call) => this.command(call.entityIds, s.toEvent(call.data), call.context),
     }));
     specs.push({
@@ -116,6 +117,7 @@ export class HelperActors {
       description: { name: 'Reload', description: `Reloads helpers from the YAML-configuration.`, fields: {} },
       schema: Type.Object({}, { additionalProperties: false }),
       supportsResponse: 'none',
+      access: 'admin',
       handler: async (call) => reload(call.context),
     });
     return specs;

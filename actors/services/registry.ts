@@ -3,8 +3,15 @@ import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../entities/types.ts';
 import type { EntityActors, StateChangedData } from '../entities/registry.ts';
 import { domainOf, validEntityId } from '../entities/state.ts';
-import { ServiceError, type ServiceDescription, type ServiceSpec } from './types.ts';
+import { ServiceError, Unauthorized, type ServiceDescription, type ServiceSpec } from './types.ts';
 import { validate, pyRepr } from './validate.ts';
+import type { EntityPermissions } from '../auth/permissions.ts';
+
+/** The user a call's context names, as far as the registry checks it. */
+export interface Caller {
+  isAdmin: boolean;
+  permissions: EntityPermissions;
+}
 
 /** Keys of a call that name its targets rather than its data. */
 const TARGET_KEYS = ['entity_id', 'device_id', 'area_id', 'floor_id', 'label_id'] as const;
@@ -38,7 +45,13 @@ export class ServiceRegistry {
   private readonly collectors = new Map<string, EntityState[]>();
 
   constructor(
-    private readonly deps: { log: EventLog; clock: Clock; entities: EntityActors },
+    private readonly deps: {
+      log: EventLog;
+      clock: Clock;
+      entities: EntityActors;
+      /** the user of a context's user_id, undefined when there is none; without it nothing is checked */
+      caller?: (userId: string) => Caller | undefined;
+    },
   ) {
     deps.log.onCommit((records) => {
       if (this.collectors.size === 0) return;
@@ -124,7 +137,8 @@ export class ServiceRegistry {
     if (error) throw new ServiceError('invalid_format', error);
     const checked = validate(spec.schema, rest);
     if (!checked.ok) throw new ServiceError('invalid_format', checked.message);
-    const entityIds = targets === 'all' ? [...this.deps.entities.ids()].filter((id) => domainOf(id) === req.domain) : targets;
+    const named = targets === 'all' ? [...this.deps.entities.ids()].filter((id) => domainOf(id) === req.domain) : targets;
+    const entityIds = this.permitted(spec, req.context.user_id, targets === 'all', named);
 
     const collected: EntityState[] = [];
     const outer = this.collectors.get(req.context.id);
@@ -146,6 +160,8 @@ export class ServiceRegistry {
         () => undefined,
         (err: unknown) => err,
       );
+      // the original checks inside the handler, after call_service was fired
+      if (entityIds instanceof Unauthorized) throw (await failed) ?? entityIds;
       const response = await spec.handler({
         domain: req.domain,
         service: req.service,
@@ -161,6 +177,24 @@ export class ServiceRegistry {
     } finally {
       if (!outer) this.collectors.delete(req.context.id);
     }
+  }
+
+  /**
+   * The entities the call may act on, as the original's admin services and entity_service_call
+   * decide: no check for calls without a user (the system's), admins may do anything, others
+   * no admin service, and of an entity service only entities they may control — every one
+   * named, or, for `all`, those of the domain they may control.
+   */
+  private permitted(spec: ServiceSpec, userId: string | null, all: boolean, entityIds: string[]): string[] | Unauthorized {
+    if (spec.access === undefined || userId === null || !this.deps.caller) return entityIds;
+    const caller = this.deps.caller(userId);
+    if (!caller) return new Unauthorized(); // the original's UnknownUser
+    if (caller.isAdmin) return entityIds;
+    if (spec.access === 'admin') return new Unauthorized();
+    const { permissions } = caller;
+    if (all) return entityIds.filter((id) => permissions.canControl(id));
+    const refused = entityIds.find((id) => !permissions.canControl(id));
+    return refused === undefined ? entityIds : new Unauthorized(refused);
   }
 }
 

@@ -37,6 +37,14 @@ export interface ServiceCall {
   returnResponse: boolean;
 }
 
+/**
+ * Who may call a service, as the original registers it: `admin` for an admin service
+ * (async_register_admin_service), `entity` for one that acts on its target entities (an entity
+ * service: a non-admin must be allowed to control each one); absent: anyone, the services it
+ * calls in turn checking for themselves.
+ */
+export type ServiceAccess = 'admin' | 'entity';
+
 /** A registered service: description, schema and handler. */
 export interface ServiceSpec {
   domain: string;
@@ -44,6 +52,7 @@ export interface ServiceSpec {
   description: ServiceDescription;
   schema: TSchema;
   supportsResponse: SupportsResponse;
+  access?: ServiceAccess;
   handler(call: ServiceCall): Promise<Record<string, unknown> | void>;
 }
 
@@ -55,5 +64,15 @@ export class ServiceError extends Error {
     readonly translation?: { domain: string; key: string; placeholders: Record<string, string> },
   ) {
     super(message);
+  }
+}
+
+/**
+ * The original's Unauthorized: REST answers it with 401; the WebSocket call_service, which
+ * catches it as the HomeAssistantError it is, with `home_assistant_error` "Unauthorized".
+ */
+export class Unauthorized extends ServiceError {
+  constructor(readonly entityId?: string) {
+    super('home_assistant_error', 'Unauthorized');
   }
 }

@@ -3,7 +3,8 @@ import { json, message, parseJson, plainError } from '../http.ts';
 import { isObject } from '../body.ts';
 import { newContext, eventTypeProblem, type CoreDeps } from '../core.ts';
 import { validEntityId, stateJson, stateString, MAX_STATE_LENGTH, wireStateFromDict } from '../../actors/entities/state.ts';
-import { ServiceError } from '../../actors/services/types.ts';
+import { ServiceError, Unauthorized } from '../../actors/services/types.ts';
+import { readableStatesJson } from '../../streams/readable.ts';
 
 /**
  * Reads a JSON body; when it cannot be read, the route's own 400 (`invalid`, the original's
@@ -30,10 +31,12 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
 
   router.get('/api/components', user, () => json(200, deps.coreConfig.loadedComponents()));
 
-  router.get('/api/states', user, () => json(200, deps.entities.statesJson()));
+  router.get('/api/states', user, (req) => json(200, readableStatesJson(deps.entities, req.principal!.permissions)));
 
   router.get('/api/states/:entity_id', user, (req) => {
     const id = req.params.entity_id;
+    // checked before the lookup, as the original does: 401 whether it exists or not, so nobody learns which ids exist
+    if (!req.principal!.permissions.canRead(id)) return plainError(401);
     const state = deps.entities.get(id) ?? deps.entities.get(id.toLowerCase());
     return state ? json(200, stateJson(state)) : message(404, 'Entity not found.');
   });
@@ -120,6 +123,7 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
       if (wantsResponse) return json(200, `{"changed_states":${changed},"service_response":${JSON.stringify(result.response ?? {})}}`);
       return json(200, changed);
     } catch (err) {
+      if (err instanceof Unauthorized) return plainError(401);
       if (err instanceof ServiceError) {
         if (err.code === 'not_found' || err.code === 'invalid_format') return plainError(400);
         return message(400, err.message);

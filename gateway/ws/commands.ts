@@ -8,6 +8,7 @@ import { ServiceError } from '../../actors/services/types.ts';
 import { toJson } from '../../actors/entities/state.ts';
 import { eventJson } from '../../streams/event-json.ts';
 import { compressedState } from '../../streams/compressed.ts';
+import { readableEntities, readableStateChanged, readableStatesJson } from '../../streams/readable.ts';
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
 import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
@@ -127,7 +128,7 @@ const commands: Record<string, Command> = {
   get_states: {
     schema: cmd(),
     handle(conn, msg, deps) {
-      conn.result(msg.id, deps.entities.statesJson());
+      conn.result(msg.id, readableStatesJson(deps.entities, conn.principal!.permissions));
     },
   },
 
@@ -347,7 +348,15 @@ const commands: Record<string, Command> = {
       const eventType: string = msg.event_type ?? '*';
       if (!conn.principal!.isAdmin && !SUBSCRIBE_ALLOWLIST.has(eventType)) throw new CommandError('unauthorized', 'Unauthorized');
       const release = deps.bus.countListener(eventType);
-      const sub = deps.bus.listen(eventType, `subscribe_events of ${conn.ip}`, (r: EventRecord) => conn.event(msg.id, eventJson(r)));
+      const send = (r: EventRecord) => conn.event(msg.id, eventJson(r));
+      // state changes go only to those who may read the entity; other events to all who may subscribe
+      const readable = eventType === 'state_changed' ? readableStateChanged(conn.principal!.permissions) : undefined;
+      const forward = readable
+        ? (r: EventRecord) => {
+            if (readable(r)) send(r);
+          }
+        : send;
+      const sub = deps.bus.listen(eventType, `subscribe_events of ${conn.ip}`, forward);
       conn.subscribe(msg.id, () => {
         sub.unsubscribe();
         release();
@@ -374,7 +383,7 @@ const commands: Record<string, Command> = {
       exclude: Type.Optional(EntityFilter),
     }),
     handle(conn, msg, deps) {
-      const matches = entityMatcher(msg);
+      const matches = readableEntities(conn.principal!.permissions, entityMatcher(msg));
       const release = deps.bus.countListener('state_changed');
       // subscribe before the snapshot so no change can fall between them
       const stop = deps.entityFanout.subscribe(matches, (payload) => conn.event(msg.id, payload));
