@@ -436,7 +436,8 @@ export class Router {
     state.aborted = true; // one answer per request
     res.cork(() => {
       res.writeStatus(statusLine(reply.status));
-      for (const [k, v] of DEFAULT_HEADERS) res.writeHeader(k, v);
+      // a route may replace a default (the login page: X-Frame-Options DENY), never send both
+      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers?.[k] === undefined) res.writeHeader(k, v);
       for (const k in cors) res.writeHeader(k, cors[k]);
       if (reply.headers) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
       if (request.method === 'HEAD') return void res.endWithoutBody();
@@ -457,7 +458,7 @@ export class Router {
   private stream(res: UwsResponse, state: Answering, reply: HttpStream, cors: Record<string, string>) {
     res.cork(() => {
       res.writeStatus(statusLine(reply.status));
-      for (const [k, v] of DEFAULT_HEADERS) res.writeHeader(k, v);
+      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers?.[k] === undefined) res.writeHeader(k, v);
       for (const k in cors) res.writeHeader(k, cors[k]);
       for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
     });
