@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { refreshTokenMachine, type RefreshTokenContext, type RefreshTokenCreated, type RefreshTokenEvent } from '../../machines/refresh-token.machine.ts';
 import type { EventRecord } from '../../store/types.ts';
+
+const secretKey = (token: string) => createHash('sha256').update(token).digest('base64');
 
 /** The stream of one refresh token. */
 export const refreshTokenStream = (id: string) => `auth/refresh_token/${id}`;
@@ -39,6 +42,10 @@ const TOKEN_EVENTS = new Set<RefreshTokenEvent['type']>(['refresh_token_used', '
 /** The live refresh tokens, rebuilt from their log records; revoked ones are dropped. */
 export class RefreshTokens {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Tokens by the SHA-256 of their secret: a lookup compares digests, so how long it takes says
+   * nothing about how much of a guessed secret was right.
+   */
   private readonly bySecret = new Map<string, string>();
 
   /** `onRemoved` runs when a token is revoked (caches of its access tokens go). */
@@ -60,7 +67,7 @@ export class RefreshTokens {
     entry.snapshot = transition(refreshTokenMachine, entry.snapshot, event)[0];
     if (entry.snapshot.status === 'done') {
       this.entries.delete(id);
-      this.bySecret.delete(entry.token);
+      this.bySecret.delete(secretKey(entry.token));
       this.onRemoved(id);
     }
   }
@@ -85,7 +92,7 @@ export class RefreshTokens {
 
   /** The token a client presented as `refresh_token`. */
   bySecretToken(token: string): RefreshTokenView | undefined {
-    const id = this.bySecret.get(token);
+    const id = this.bySecret.get(secretKey(token));
     return id === undefined ? undefined : this.get(id);
   }
 
@@ -112,7 +119,7 @@ export class RefreshTokens {
   private add(snapshot: TokenSnapshot, token: string, jwtKey: string): void {
     const { id, userId } = snapshot.context;
     this.entries.set(id, { snapshot, token, jwtKey, key: { id, jwtKey, userId } });
-    this.bySecret.set(token, snapshot.context.id);
+    this.bySecret.set(secretKey(token), snapshot.context.id);
   }
 }
 
