@@ -10,6 +10,8 @@ import { randomIds, systemClock } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { createPasswordHasher } from '../actors/auth/passwords.ts';
+import { IP_BAN_STREAM, IpBans, canonicalIp } from '../actors/auth/ip-bans.ts';
+import { isIP } from 'node:net';
 import { CORE_PROVIDER, GROUP_ADMIN, GROUP_USERS, coreCredentialData, newUserData, normalizeUsername, userStream, type PasswordChanged, type UsersSnapshot } from '../actors/auth/users.ts';
 
 export const AUTH_USAGE = `usage:
@@ -20,6 +22,8 @@ export const AUTH_USAGE = `usage:
                                                                        to the username)
   hearth auth validate <username> <password> [--data DIR]              check a username and password (exit 0 or 1)
   hearth auth change_password <username> <new_password> [--data DIR]   set a new password
+  hearth auth bans [--data DIR]                                        list the banned addresses (http: login_attempts_threshold)
+  hearth auth unban <address> [--data DIR]                             lift the ban of an address
 
 Works only while Hearth is stopped (it holds the log's lock); DIR defaults to HEARTH_DATA or ./data.
 The onboarding state is left untouched, and users are added only once onboarding has created
@@ -46,10 +50,11 @@ export async function authMain(argv: string[]): Promise<number> {
     return 0;
   }
   const [command, ...args] = positionals;
-  const arity: Record<string, number> = { list: 0, add: 2, validate: 2, change_password: 2 };
+  const arity: Record<string, number> = { list: 0, add: 2, validate: 2, change_password: 2, bans: 0, unban: 1 };
+  const takes: Record<number, string> = { 0: 'no arguments', 1: 'one address', 2: '<username> and a password' };
   if (command === undefined) return usage('give a command');
   if (!Object.hasOwn(arity, command)) return usage(`unknown auth command ${JSON.stringify(command)}`);
-  if (args.length !== arity[command]) return usage(`${command} takes ${arity[command] === 0 ? 'no arguments' : '<username> and a password'}`);
+  if (args.length !== arity[command]) return usage(`${command} takes ${takes[arity[command]]}`);
   if (command !== 'add' && (values.name !== undefined || values.admin !== undefined)) return usage('--name and --admin go with add only');
   if (args.some((a) => a.length === 0)) return usage('usernames and passwords cannot be empty');
 
@@ -57,6 +62,7 @@ export async function authMain(argv: string[]): Promise<number> {
   const log = await openLog(dataDir);
   if (typeof log === 'number') return log;
   try {
+    if (command === 'bans' || command === 'unban') return await banCommand(log, command, args[0]);
     const session = await openAuth(log);
     const [username, password] = args;
     switch (command) {
@@ -110,6 +116,30 @@ async function restoreArea(log: EventLog, area: Area): Promise<void> {
     return;
   }
   for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+}
+
+/** `bans` and `unban`: the ban list as Hearth restores it at start, changed by an `ip_unbanned` record. */
+async function banCommand(log: EventLog, command: 'bans' | 'unban', address: string | undefined): Promise<number> {
+  const clock = systemClock();
+  const ids = randomIds();
+  const bans = new IpBans({ log, clock, ids, say: (line) => console.error(line), config: { enabled: true, threshold: -1 } });
+  await restoreArea(log, bans.area);
+  if (command === 'bans') {
+    for (const b of bans.banned()) console.log(`${b.ip_address} (banned ${new Date(b.banned_at).toISOString()})`);
+    console.log();
+    console.log(`Total banned: ${bans.banned().length}`);
+    return 0;
+  }
+  const ip = canonicalIp(address!);
+  if (isIP(ip) === 0) return usage(`not an IP address: ${JSON.stringify(address)}`);
+  if (!bans.isBanned(ip)) {
+    console.log(`Not banned: ${ip}`);
+    return 1;
+  }
+  const time = clock.now();
+  await log.append([{ time, stream: IP_BAN_STREAM, type: 'ip_unbanned', data: { ip_address: ip }, context: { id: ids.ulid(time), parent_id: null, user_id: null } }]);
+  console.log(`Unbanned ${ip}`);
+  return 0;
 }
 
 async function openAuth(log: EventLog) {

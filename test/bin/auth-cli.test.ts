@@ -127,3 +127,27 @@ t.test('bad usage prints the usage and exits 2; a missing data directory exits 1
   t.equal(nowhere.code, 1);
   t.match(nowhere.err, /no data directory at .*missing/);
 });
+
+t.test('bans and unban: a banned address is let back in by hearth auth unban', async (t) => {
+  const first = await startTestHearth(t, { config: 'http:\n  use_x_forwarded_for: true\n  trusted_proxies: 127.0.0.1/32\n  login_attempts_threshold: 1\n' });
+  const dataDir = first.dataDir;
+  await onboard(first.base);
+  const from = { 'X-Forwarded-For': '203.0.113.77' };
+  t.equal((await fetch(`${first.base}/api/`, { headers: from })).status, 401, 'one 401 ...');
+  t.equal((await fetch(`${first.base}/api/`, { headers: from })).status, 403, '... bans at threshold 1');
+  await first.hearth.stop();
+
+  const listed = await hearthAuth(['bans', '--data', dataDir]);
+  t.equal(listed.code, 0);
+  t.match(listed.out, /^203\.0\.113\.77 \(banned \d{4}-\d\d-\d\dT[^)]+\)\n\nTotal banned: 1\n$/);
+  t.match(await hearthAuth(['unban', '198.51.100.1', '--data', dataDir]), { code: 1, out: 'Not banned: 198.51.100.1\n' });
+  t.match(await hearthAuth(['unban', 'nonsense', '--data', dataDir]), { code: 2, err: /not an IP address: "nonsense"/ });
+  t.match(await hearthAuth(['unban', '--data', dataDir]), { code: 2, err: /unban takes one address/ });
+  t.match(await hearthAuth(['unban', '203.0.113.77', '--data', dataDir]), { code: 0, out: 'Unbanned 203.0.113.77\n' });
+  t.match(await hearthAuth(['bans', '--data', dataDir]), { code: 0, out: '\nTotal banned: 0\n' });
+
+  const again = await startTestHearth(t, { dataDir });
+  t.equal((await fetch(`${again.base}/api/`, { headers: from })).status, 401, 'let back in: 401, not 403');
+  const records = await allRecords(again.hearth.log);
+  t.ok(records.some((r: any) => r.type === 'ip_unbanned' && r.data.ip_address === '203.0.113.77'), 'the unban is a record in the log');
+});
