@@ -186,6 +186,27 @@ export async function verifyRedirectUri(clientId: string, redirectUri: string, f
   const redirect = parseUrl(redirectUri);
   if (client.scheme === redirect.scheme && client.netloc === redirect.netloc) return true;
   if (OFFICIAL_REDIRECTS[clientId]?.includes(redirectUri)) return true;
-  const html = await fetch(clientId, PAGE_LIMIT);
-  return findRedirectUris(html, clientId).includes(redirectUri);
+  const page = await fetch(clientId, PAGE_LIMIT);
+  return (metadataRedirectUris(page, clientId) ?? findRedirectUris(page, clientId)).includes(redirectUri);
+}
+
+/**
+ * The `redirect_uris` of a client metadata document (the OAuth client-id metadata draft that
+ * `client_id_metadata_document_supported` in /.well-known/oauth-authorization-server
+ * advertises): a JSON object whose `client_id` is the URL it was fetched from. Undefined when
+ * the page is no such document (then it is read as HTML).
+ */
+export function metadataRedirectUris(page: string, clientId: string): string[] | undefined {
+  if (!page.trimStart().startsWith('{')) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(page);
+  } catch {
+    return undefined; // cut at the size limit, or not JSON at all
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
+  const { client_id, redirect_uris } = doc as Record<string, unknown>;
+  // a document naming another client is someone else's: it vouches for nothing here
+  if (client_id !== clientId || !Array.isArray(redirect_uris)) return [];
+  return redirect_uris.filter((u): u is string => typeof u === 'string');
 }

@@ -74,6 +74,18 @@ t.test('redirect URIs', async (t) => {
   t.notOk(await verifyRedirectUri('https://app.example/start', 'https://no.example/', fetchPage));
   t.same(fetched, ['https://app.example/start 10240', 'https://app.example/start 10240']);
   t.notOk(await verifyRedirectUri('https://app.example/', 'app://done', async () => ''), 'an unreachable page lists nothing');
+
+  // a client metadata document (JSON) names its redirect URIs itself
+  const doc = JSON.stringify({ client_id: 'https://mcp.example/client.json', client_name: 'An agent', redirect_uris: ['https://mcp.example/cb', 42] });
+  t.ok(await verifyRedirectUri('https://mcp.example/client.json', 'https://mcp.example/cb', async () => doc));
+  t.ok(await verifyRedirectUri('https://mcp.example/client.json', 'https://other.example/cb', async () => JSON.stringify({ client_id: 'https://mcp.example/client.json', redirect_uris: ['https://other.example/cb'] })), 'another host, listed');
+  t.notOk(await verifyRedirectUri('https://mcp.example/client.json', 'https://evil.example/cb', async () => doc), 'not listed');
+  t.notOk(
+    await verifyRedirectUri('https://mcp.example/client.json', 'https://evil.example/cb', async () => JSON.stringify({ client_id: 'https://evil.example/c.json', redirect_uris: ['https://evil.example/cb'] })),
+    "a document for another client id vouches for nothing",
+  );
+  const far = JSON.stringify({ client_id: 'https://mcp.example/client.json', redirect_uris: ['https://other.example/cb'] });
+  t.notOk(await verifyRedirectUri('https://mcp.example/client.json', 'https://other.example/cb', async () => far.slice(0, -2)), 'a cut document is not read');
 });
 
 t.test('passwords', async (t) => {
