@@ -9,7 +9,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestHearth, onboard } from '../helpers/hearth.ts';
 import { authedClient } from '../helpers/ws.ts';
 import { exchange } from './harness.ts';
-import { totpCode, TOTP_STEP_SECONDS } from '../../actors/auth/totp.ts';
+import { totpCode } from '../../actors/auth/totp.ts';
+import { wrongCode } from '../helpers/totp.ts';
 import { manualClock } from '../../actors/clock.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -73,16 +74,6 @@ async function logIn(page: Page, username: string, password: string) {
 }
 
 const errorText = async (page: Page) => (await page.getByRole('alert').textContent())?.trim();
-
-/** A code of none of the steps the login accepts now. */
-function wrongCode(secret: string): string {
-  const now = Date.now();
-  const near = new Set([-1, 0, 1].map((k) => totpCode(secret, now + k * TOTP_STEP_SECONDS * 1000)));
-  for (let n = 0; ; n++) {
-    const code = String(n).padStart(6, '0');
-    if (!near.has(code)) return code;
-  }
-}
 
 /** Turns TOTP on for the token's user over WebSocket; the secret. */
 async function enableTotp(base: string, token: string): Promise<string> {

@@ -4,7 +4,8 @@ import t from 'tap';
 import { startTestHearth, onboard } from '../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
 import { allRecords, call, exchange, CLIENT_ID, REDIRECT_URI } from './harness.ts';
-import { totpCode, TOTP_STEP_SECONDS } from '../../actors/auth/totp.ts';
+import { totpCode } from '../../actors/auth/totp.ts';
+import { freshCode, wrongCode } from '../helpers/totp.ts';
 import { Redactor } from '../../bin/redact.ts';
 import { validateCore } from '../../actors/core/configuration.ts';
 import { manualClock, randomIds } from '../../actors/clock.ts';
@@ -20,24 +21,6 @@ async function ask(c: RawClient, msg: Record<string, unknown>): Promise<any> {
   const id = nextId++;
   c.send({ id, ...msg });
   return c.until((m) => m.id === id && m.type === 'result');
-}
-
-/** The code of now, waiting out the last seconds of a step so it is still current when checked. */
-async function freshCode(secret: string): Promise<string> {
-  const stepMs = TOTP_STEP_SECONDS * 1000;
-  const left = stepMs - (Date.now() % stepMs);
-  if (left < 3000) await new Promise((r) => setTimeout(r, left + 50));
-  return totpCode(secret, Date.now());
-}
-
-/** A code of none of the steps around now. */
-function wrongCode(secret: string): string {
-  const now = Date.now();
-  const near = new Set([-1, 0, 1].map((k) => totpCode(secret, now + k * TOTP_STEP_SECONDS * 1000)));
-  for (let n = 0; ; n++) {
-    const code = String(n).padStart(6, '0');
-    if (!near.has(code)) return code;
-  }
 }
 
 async function startLogin(base: string, password = OWNER.password) {
