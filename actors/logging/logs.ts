@@ -105,6 +105,14 @@ export class Logs {
     return known.logger;
   }
 
+  /**
+   * A logger of this name that is not kept: for names a client chooses (`system_log.write`),
+   * so no client can make the instance hold one logger per name it sends.
+   */
+  passing(name: string): Logger {
+    return this.loggers.get(name)?.logger ?? loggerOn(name, this.root.child({ name }, { level: levelAtOrAbove(this.levels.thresholdOf(name)) }));
+  }
+
   /** `logger.set_default_level`: a threshold for every logger without its own. */
   setDefaultLevel(threshold: number): void {
     this.levels.setDefault(threshold);

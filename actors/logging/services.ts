@@ -82,7 +82,7 @@ export function loggingServices(deps: {
       supportsResponse: 'none',
       handler: async (call) => {
         const level = (call.data.level ?? 'error') as LevelName;
-        logs.get(call.data.logger ?? EXTERNAL_LOGGER)[level](call.data.message);
+        logs.passing(call.data.logger ?? EXTERNAL_LOGGER)[level](call.data.message);
       },
     },
   ];

@@ -31,6 +31,14 @@ export interface CapturedRecord {
 const MESSAGES_KEPT = 5;
 
 /**
+ * Longest message or stack kept, in characters: any user may write a line (`system_log.write`),
+ * so the capture's memory is bounded by entries × messages × this (about 20 MiB), not by bodies.
+ */
+export const CAPTURED_TEXT_MAX = 64 * 1024;
+
+const bounded = (text: string) => (text.length > CAPTURED_TEXT_MAX ? `${text.slice(0, CAPTURED_TEXT_MAX - 1)}…` : text);
+
+/**
  * The original's DedupStore: records of the same logger, source and failing frame count as one
  * entry, moved to the newest place on each repeat; past `maxEntries` the oldest entry goes.
  */
@@ -40,7 +48,8 @@ export class SystemLog {
   constructor(private readonly maxEntries: number) {}
 
   /** Captures a record; returns the entry of this occurrence alone (what `system_log_event` carries). */
-  add(record: CapturedRecord): SystemLogEntry {
+  add(captured: CapturedRecord): SystemLogEntry {
+    const record = { ...captured, message: bounded(captured.message), exception: bounded(captured.exception) };
     const seconds = record.time / 1000;
     const fresh: SystemLogEntry = {
       name: record.name,

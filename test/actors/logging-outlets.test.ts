@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Logs } from '../../actors/logging/logs.ts';
 import { LogLevels, severityOf } from '../../actors/logging/levels.ts';
 import { manualClock } from '../../actors/clock.ts';
+import { SystemLog, CAPTURED_TEXT_MAX } from '../../actors/logging/system-log.ts';
 
 const T0 = Date.UTC(2024, 4, 1, 12, 0, 0, 123);
 
@@ -57,4 +58,13 @@ t.test('thresholds: nearest configured parent, else the default; NOTSET inherits
   levels.set({ hearth: 0 });
   t.equal(levels.thresholdOf('hearth.auth'), 20);
   t.same(['warn', 'Fatal', 'NOTSET', 'loud', 10].map(severityOf), [30, 50, 0, undefined, undefined]);
+});
+
+t.test('the capture keeps a bounded copy of a long message', async (t) => {
+  const capture = new SystemLog(50);
+  const long = 'x'.repeat(CAPTURED_TEXT_MAX * 2);
+  capture.add({ name: 'hearth.test', message: long, level: 'ERROR', source: ['a.ts', 1], time: T0, exception: '' });
+  const [entry] = capture.list();
+  t.equal(entry.message[0].length, CAPTURED_TEXT_MAX);
+  t.ok(entry.message[0].endsWith('…'), 'marked as cut');
 });

@@ -200,7 +200,7 @@ t.test('a bad logger: or system_log: section is refused at start, naming the pro
   for (const [config, message] of cases) {
     const dataDir = await dataDirWith(config);
     await t.rejects(startHearth({ dataDir, port: 0, host: '127.0.0.1', log: () => {} }), { message }, config.trim());
-    await t.rejects(stat(join(dataDir, 'log')), undefined, 'nothing was opened');
+    await t.rejects(stat(join(dataDir, 'log')), { code: 'ENOENT' }, 'nothing was opened');
   }
 });
 
