@@ -4,6 +4,8 @@ import { guardProcess } from './guard.ts';
 
 const USAGE = `usage:
   hearth [serve] [--port P] [--data DIR]     start Hearth (env HEARTH_PORT, HEARTH_DATA; default 1702, ./data)
+         [--log-format text|json]           stdout as readable lines or JSON lines (env HEARTH_LOG_FORMAT; default text)
+         [--log-file PATH | --no-log-file]  the log file GET /api/error_log serves (default DIR/hearth.log)
   hearth replay [--data DIR] [options]       print the event log (hearth replay --help)
   hearth auth <list|add|validate|change_password> [--data DIR]
                                              manage users while Hearth is stopped (hearth auth --help)`;
@@ -11,7 +13,15 @@ const USAGE = `usage:
 async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { port: { type: 'string', short: 'p' }, data: { type: 'string', short: 'd' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      port: { type: 'string', short: 'p' },
+      data: { type: 'string', short: 'd' },
+      host: { type: 'string' },
+      'log-format': { type: 'string' },
+      'log-file': { type: 'string' },
+      'no-log-file': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     console.log(USAGE);
@@ -22,16 +32,20 @@ async function serve(argv: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${JSON.stringify(portText)}: give a number from 0 to 65535`);
   const dataDir = values.data ?? process.env.HEARTH_DATA ?? './data';
   const host = values.host ?? process.env.HEARTH_HOST ?? '0.0.0.0';
+  const logFormat = values['log-format'] ?? process.env.HEARTH_LOG_FORMAT ?? 'text';
+  if (logFormat !== 'text' && logFormat !== 'json') throw new Error(`invalid log format ${JSON.stringify(logFormat)}: give text or json`);
+  if (values['no-log-file'] && values['log-file'] !== undefined) throw new Error('give --log-file or --no-log-file, not both');
+  const logFile = values['no-log-file'] ? false : values['log-file'];
 
   // loaded only to serve, so `hearth replay` starts fast
   const { startHearth } = await import('./instance.ts');
-  let instance: Hearth;
+  let instance: Hearth | undefined;
   let exiting = false;
   const exit = async (code: number) => {
     if (exiting) return;
     exiting = true;
     try {
-      await instance.stop();
+      await instance?.stop();
       console.log('Hearth stopped; the log is flushed');
     } finally {
       process.exit(code);
@@ -42,10 +56,12 @@ async function serve(argv: string[]): Promise<void> {
       dataDir,
       port,
       host,
+      logFormat,
+      logFile,
       onStop: () => void exit(0),
       onRestart: async () => {
         console.log('Hearth restarting');
-        await instance.stop();
+        await instance!.stop();
         await boot();
       },
     });
@@ -53,7 +69,9 @@ async function serve(argv: string[]): Promise<void> {
       `Hearth listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; restored ${instance.restore.records} events in ${instance.restore.ms.toFixed(0)} ms)`,
     );
   };
-  guardProcess({ say: (line) => console.error(line), stop: (code) => void exit(code) });
+  // into the running instance's log (its file, its system log) when there is one
+  const guardSay = (line: string, level: 'critical' | 'error') => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line));
+  guardProcess({ say: guardSay, stop: (code) => void exit(code) });
   process.on('SIGINT', () => void exit(0));
   process.on('SIGTERM', () => void exit(0));
   await boot();

@@ -30,6 +30,10 @@ import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
+import { Logs } from '../actors/logging/logs.ts';
+import { loggingConfigOf } from '../actors/logging/config.ts';
+import { loggingServices } from '../actors/logging/services.ts';
+import { registerLoggingRoutes } from '../gateway/routes/logging.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -40,7 +44,12 @@ export interface HearthOptions {
   host?: string;
   clock?: Clock;
   ids?: Ids;
+  /** receives the text of every record logged (tests); without it records go to stdout */
   log?: (line: string) => void;
+  /** stdout as readable lines (default) or JSON lines */
+  logFormat?: 'text' | 'json';
+  /** the log file that GET /api/error_log serves: `<data>/hearth.log` by default, false for none */
+  logFile?: string | false;
   /** SSE keep-alive interval (tests shorten it) */
   streamPingMs?: number;
   /** WebSocket limits (tests shrink them to see a slow client dropped) */
@@ -60,6 +69,8 @@ export interface Hearth {
   port: number;
   dataDir: string;
   log: EventLog;
+  /** its loggers, their levels and the system log */
+  logs: Logs;
   /** how long the restore from snapshot plus log tail took, and how many records it read */
   restore: { ms: number; records: number };
   /** saves snapshots of every area now */
@@ -80,14 +91,23 @@ export function assertNativeUws(): void {
 /** Builds and starts an instance: restore, services, helpers, gateway. */
 export async function startHearth(options: HearthOptions): Promise<Hearth> {
   assertNativeUws();
-  const say = options.log ?? ((line: string) => console.log(line));
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? randomIds();
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const config: Configuration = await loadConfiguration(dataDir);
+  const logging = loggingConfigOf(config.sections, join(dataDir, 'configuration.yaml'));
+  const logs = new Logs({
+    clock,
+    config: logging,
+    lines: options.log,
+    format: options.logFormat,
+    file: options.logFile === false ? undefined : (options.logFile ?? join(dataDir, 'hearth.log')),
+  });
+  const coreLog = logs.get('hearth.core');
+  const httpLog = logs.get('hearth.http');
 
-  const log = await openEventLog({ path: join(dataDir, 'log'), commit: config.recorder.commit, log: say });
+  const log = await openEventLog({ path: join(dataDir, 'log'), commit: config.recorder.commit, log: logs.get('hearth.store').warning });
   let runState = 'NOT_RUNNING';
   const systemContext = (): Context => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: null });
 
@@ -99,35 +119,42 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     clock,
     ids,
     config: {
-      say,
+      say: logs.get('hearth.auth').warning,
       mfaModules: mfaModulesOfCore(config.core),
       groups: authGroupsOfCore(config.core),
       providers: authProvidersOfCore(config.core),
       trustedProxies: config.http.trusted_proxies,
     },
   });
-  const bans = new IpBans({ log, clock, ids, say, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
+  const bans = new IpBans({ log, clock, ids, say: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area];
 
   const started = performance.now();
-  const records = await restore(log, areas, say);
+  const records = await restore(log, areas, coreLog.warning);
   const restoreMs = performance.now() - started;
   runState = 'STARTING';
 
-  const bus = new Bus(log, say);
+  const bus = new Bus(log, logs.get('hearth.bus').error);
   const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId) });
   const fireEvent = async (eventType: string, data: Record<string, unknown>, origin: 'LOCAL' | 'REMOTE', context: Context): Promise<EventRecord> => {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
     return record;
   };
+  if (logging.systemLog.fireEvent) {
+    logs.onCaptured((entry) => {
+      // the store reports its own failures: an event for each would fail, and report, again
+      if (entry.name === 'hearth.store') return;
+      fireEvent('system_log_event', { ...entry }, 'LOCAL', systemContext()).catch(() => {});
+    });
+  }
 
-  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, say));
+  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, logs.get('hearth.entities').warning));
   // a broken file is refused as a whole before anything changes
   const reloading = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (err) {
-      say(`reload of ${what} refused: ${(err as Error).message}`);
+      coreLog.error(`reload of ${what} refused: ${(err as Error).message}`);
       throw new ServiceError('home_assistant_error', `Cannot reload ${what}: ${(err as Error).message}`);
     }
   };
@@ -154,30 +181,32 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
       }),
     stop: () => setImmediate(() => (options.onStop ? options.onStop() : void instance.stop!())),
     restart: () => setImmediate(() => options.onRestart?.()),
-    log: say,
+    log: coreLog.warning,
   });
   await Promise.all(core.map((spec) => services.register(spec, systemContext())));
+  await Promise.all(loggingServices({ logs, fireEvent }).map((spec) => services.register(spec, systemContext())));
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'onboarding', 'websocket_api', ...configured]);
+  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'logger', 'onboarding', 'system_log', 'websocket_api', ...configured]);
 
   const entityFanout = new EntityFanout(bus);
-  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: say };
+  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
   await entities.warmJson();
 
   const app = uWS.App();
-  const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, say);
+  const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, httpLog.warning);
   const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
   const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded });
-  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: say, budget, bans, forwarded });
+  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
   registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
   registerAuthorizePage(router);
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
+  registerLoggingRoutes(router, { logs });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
@@ -189,7 +218,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   // `hearth replay` reads the log through this socket while LevelDB's lock keeps it out
   const socketPath = join(dataDir, 'hearth.sock');
   const logSocket = await serveLog(log, socketPath).catch((err) => {
-    say(`hearth replay cannot reach this instance: no log socket at ${socketPath} (${err.message})`);
+    coreLog.warning(`hearth replay cannot reach this instance: no log socket at ${socketPath} (${err.message})`);
     return undefined;
   });
 
@@ -213,7 +242,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     if (sinceSnapshot >= snapshotEvery && !snapshotting) {
       sinceSnapshot = 0;
       snapshotting = snapshot()
-        .catch((err) => say(`snapshot failed: ${err.message}`))
+        .catch((err) => coreLog.error('snapshot failed', err))
         .finally(() => (snapshotting = undefined));
     }
   });
@@ -225,16 +254,17 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     const covered = Math.min(...snaps.map((s) => s!.seq));
     // users, tokens and core settings live only in their records: retention is for history
     const removed = await log.purge(clock.now() - purgeKeepMs, covered, (r) => r.stream.startsWith('auth/') || r.stream.startsWith('core/'));
-    if (removed) say(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
+    if (removed) logs.get('hearth.recorder').info(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
     return removed;
   };
-  const purgeTimer = setInterval(() => purge().catch((err) => say(`purge failed: ${err.message}`)), 3_600_000);
+  const purgeTimer = setInterval(() => purge().catch((err) => logs.get('hearth.recorder').error('purge failed', err)), 3_600_000);
   purgeTimer.unref();
 
   Object.assign(instance, {
     port,
     dataDir,
     log,
+    logs,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
@@ -255,6 +285,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         runState = 'STOPPED';
         bus.complete();
         await log.close();
+        logs.close();
       })()),
   });
   return instance as Hearth;

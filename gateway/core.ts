@@ -4,6 +4,7 @@ import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
 import type { CoreAuthService } from '../actors/auth/index.ts';
 import type { Bus } from '../streams/bus.ts';
+import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
 import type { Context, EventRecord, Origin } from '../store/types.ts';
 
@@ -23,6 +24,8 @@ export interface CoreDeps {
   /** fires a bus event; resolves with the committed record */
   fireEvent(eventType: string, data: Record<string, unknown>, origin: Origin, context: Context): Promise<EventRecord>;
   log(line: string): void;
+  /** named loggers (`hearth.websocket`), their levels and the system log's capture */
+  logs: Logs;
 }
 
 /** A fresh context for a request made by `userId`. */

@@ -43,13 +43,15 @@ function pathText(path: string): string {
 /**
  * The first schema error in the words of the original's validator (voluptuous):
  * `required key not provided @ data['x']`, `extra keys not allowed @ data['x']`,
- * `expected str for dictionary value @ data['x']`.
+ * `expected str for dictionary value @ data['x']`; a schema's `refusal` option, when it has one.
  */
-export function schemaErrorText(e: { type: ValueErrorType; path: string; message: string; value: unknown } | undefined): string {
+export function schemaErrorText(e: { type: ValueErrorType; path: string; message: string; value: unknown; schema?: TSchema } | undefined): string {
   if (!e) return 'invalid value';
   if (e.path === '') return 'expected a dictionary';
   const where = `@ ${pathText(e.path)}`;
   if (e.type === ValueErrorType.ObjectRequiredProperty || e.value === undefined) return `required key not provided ${where}`;
+  // a schema may carry the original's own words for a value it refuses (`value must be one of [...]`)
+  if (typeof e.schema?.refusal === 'string') return `${e.schema.refusal} for dictionary value ${where}`;
   if (e.type === ValueErrorType.ObjectAdditionalProperties) return `extra keys not allowed ${where}`;
   if (e.type === ValueErrorType.String) return `expected str for dictionary value ${where}`;
   return `${e.message.toLowerCase()} for dictionary value ${where}`;

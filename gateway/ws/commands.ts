@@ -12,6 +12,7 @@ import { readableEntities, readableStateChanged, readableStatesJson } from '../.
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
 import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
+import { loggingCommands } from './logging-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -233,7 +234,7 @@ const commands: Record<string, Command> = {
         await auth.revokeRefreshTokens(others);
         conn.result(msg.id, '{}');
       } catch (err) {
-        deps.log(`Error during refresh token removal: ${(err as Error)?.stack ?? err}`);
+        deps.logs.get('hearth.websocket').error('Error during refresh token removal', err);
         conn.error(msg.id, 'token_removing_error', 'During removal, an error was raised.');
       }
       const current = all.find((rt) => rt.is_current);
@@ -457,6 +458,7 @@ const commands: Record<string, Command> = {
       conn.result(msg.id, `{"context":${JSON.stringify(context)}}`);
     },
   },
+  ...loggingCommands,
 };
 
 const byType = new Map(Object.entries(commands));

@@ -27,6 +27,7 @@ export function registerWebSocket(
   const scheduler = new FlushScheduler();
   const connections = new Set<Connection>();
   const byToken = new Map<string, Set<Connection>>();
+  const log = deps.logs.get('hearth.websocket');
 
   deps.auth.onRefreshTokenRevoked((tokenId) => {
     for (const conn of byToken.get(tokenId) ?? []) conn.close();
@@ -43,7 +44,7 @@ export function registerWebSocket(
       const headers: Record<string, string | undefined> = {};
       for (const name of FORWARD_HEADERS) headers[name] = req.getHeader(name) || undefined;
       if (headers['x-forwarded-for'] !== undefined) {
-        const client = forwardedClient(ip, headers, gate.forwarded, deps.log);
+        const client = forwardedClient(ip, headers, gate.forwarded, log.error);
         if (client === undefined) return void res.writeStatus('400 Bad Request').end('400: Bad Request');
         ip = client;
       }
@@ -58,7 +59,7 @@ export function registerWebSocket(
     },
     open: (ws) => {
       const data = ws.getUserData();
-      data.conn = new Connection(ws, data.ip, deps.log, connLimits, scheduler, budget);
+      data.conn = new Connection(ws, data.ip, log.error, connLimits, scheduler, budget);
       connections.add(data.conn);
     },
     message: (ws, raw, isBinary) => {
@@ -98,7 +99,7 @@ export function registerWebSocket(
     try {
       handshake(conn, msg);
     } catch (err) {
-      deps.log(`Error in the auth handshake of ${conn.ip}: ${(err as Error)?.stack ?? err}`);
+      log.error(`Error in the auth handshake of ${conn.ip}`, err);
       conn.authInvalid('Invalid access token or password');
     }
   }
@@ -113,7 +114,7 @@ export function registerWebSocket(
     if (!principal) {
       // the ban keeper says it itself, with the host name
       if (gate.bans) gate.bans.failed(attempt);
-      else deps.log(`Login attempt or request with invalid authentication from ${conn.ip}`);
+      else log.warning(`Login attempt or request with invalid authentication from ${conn.ip}`);
       return conn.authInvalid('Invalid access token or password');
     }
     gate.bans?.succeeded(attempt);
@@ -136,7 +137,7 @@ export function registerWebSocket(
     const type = msg.type;
     const fail = (err: unknown) => {
       if (err instanceof CommandError) return conn.error(id, err.code, err.message, err.extra);
-      deps.log(`Error handling message ${type} (${id}) from ${conn.ip}: ${(err as Error)?.stack ?? err}`);
+      log.error(`Error handling message ${type} (${id}) from ${conn.ip}`, err);
       conn.error(id, 'unknown_error', 'Unknown error');
     };
     try {
