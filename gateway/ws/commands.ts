@@ -12,6 +12,7 @@ import { readableEntities, readableStateChanged, readableStatesJson } from '../.
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
 import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
+import { historyCommands } from './history-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -457,6 +458,8 @@ const commands: Record<string, Command> = {
       conn.result(msg.id, `{"context":${JSON.stringify(context)}}`);
     },
   },
+
+  ...historyCommands,
 };
 
 const byType = new Map(Object.entries(commands));
