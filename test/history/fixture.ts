@@ -24,6 +24,9 @@ export const CONFIG = `core:
 `;
 
 let nextId = 1_000;
+/** A message id above every one used before (a connection refuses ids that do not grow). */
+export const freshId = () => nextId++;
+
 /** Sends a command and waits for its result. */
 export async function ask(c: RawClient, msg: Record<string, unknown>): Promise<any> {
   const id = nextId++;
