@@ -42,6 +42,9 @@ const MICROSECOND = 0.001;
 
 const STATE_STREAM = 'entity/';
 
+// Entities read at once: a request naming thousands must not open thousands of iterators together.
+const CONCURRENT_ENTITIES = 32;
+
 /**
  * The state a `state_changed` record set: null for a removal, undefined when the record holds
  * no state (a client may fire a `state_changed` event with anything in it; one whose new state
@@ -71,7 +74,16 @@ export class History {
   async read(q: HistoryQuery): Promise<EntityHistory[]> {
     const ids = [...new Set(q.entityIds)];
     if (!q.includeStart && !this.mayHaveChangesAfter(ids, q.start, q.noAttributes)) return [];
-    return Promise.all(ids.map((id) => this.entity(id, q)));
+    const out: EntityHistory[] = new Array(ids.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) {
+        const i = next++;
+        out[i] = await this.entity(ids[i], q);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENT_ENTITIES, ids.length) }, worker));
+    return out;
   }
 
   /** The REST answer: a list with one list of state dicts per entity. */
