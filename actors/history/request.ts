@@ -77,8 +77,9 @@ type WsRefusal = { code: string; message: string };
 const invalidStart: WsRefusal = { code: 'invalid_start_time', message: 'Invalid start_time' };
 const invalidEnd: WsRefusal = { code: 'invalid_end_time', message: 'Invalid end_time' };
 const invalidIds: WsRefusal = { code: 'invalid_entity_ids', message: 'Invalid entity_ids' };
-// the original's recorder raises ValueError for no ids, which its connection answers as unknown_error
-const noIds: WsRefusal = { code: 'unknown_error', message: 'entity_ids must be provided' };
+// the original's recorder raises ValueError for no ids, which its connection answers as
+// unknown_error; a clear format error says what is wrong instead
+const noIds: WsRefusal = { code: 'invalid_format', message: 'entity_ids must be provided' };
 
 function wsQuery(msg: HistoryMessage, start: number, end: number | undefined, ctx: RequestContext): HistoryQuery {
   return {

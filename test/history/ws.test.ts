@@ -83,7 +83,7 @@ t.test('history over the WebSocket', async (t) => {
       [{ start_time: 'x', entity_ids: ['sensor.temp'] }, 'invalid_start_time', 'Invalid start_time'],
       [{ ...DAY, end_time: 'x', entity_ids: ['sensor.temp'] }, 'invalid_end_time', 'Invalid end_time'],
       [{ ...DAY, entity_ids: ['sensor.temp', 'li-ght.cow'] }, 'invalid_entity_ids', 'Invalid entity_ids'],
-      [{ ...DAY, entity_ids: [] }, 'unknown_error', 'entity_ids must be provided'],
+      [{ ...DAY, entity_ids: [] }, 'invalid_format', 'entity_ids must be provided'],
     ];
     for (const [msg, code, message] of cases) {
       const r = await during(msg);
