@@ -27,6 +27,8 @@ import { registerAuthRoutes } from '../gateway/routes/auth.ts';
 import { registerAuthorizePage } from '../gateway/routes/authorize-page.ts';
 import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
 import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
+import { registerHistoryRoutes } from '../gateway/routes/history.ts';
+import { History } from '../actors/history/history.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
@@ -186,10 +188,11 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await Promise.all(core.map((spec) => services.register(spec, systemContext())));
   await Promise.all(loggingServices({ logs, fireEvent }).map((spec) => services.register(spec, systemContext())));
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'logger', 'onboarding', 'system_log', 'websocket_api', ...configured]);
+  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'websocket_api', ...configured]);
 
   const entityFanout = new EntityFanout(bus);
-  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  const history = new History({ log, current: (id) => entities.get(id) });
+  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, history, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -207,6 +210,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
   registerLoggingRoutes(router, { logs });
+  registerHistoryRoutes(router, deps);
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';

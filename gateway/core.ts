@@ -3,6 +3,7 @@ import type { EntityActors } from '../actors/entities/registry.ts';
 import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
 import type { CoreAuthService } from '../actors/auth/index.ts';
+import type { History } from '../actors/history/history.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
@@ -17,6 +18,8 @@ export interface CoreDeps {
   bus: Bus;
   /** subscribe_entities delivery, shared by every subscriber */
   entityFanout: EntityFanout;
+  /** state history from the log (the entity-and-time index) */
+  history: History;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

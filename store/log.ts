@@ -475,7 +475,7 @@ class LevelEventLog implements EventLog {
     const range = historyRange(options);
     const limit = limitOf(options.limit);
     if (!range || limit === 0) return;
-    yield* this.#lookup(this.#byEntityTime.keys({ ...range, reverse: options.reverse ?? false, limit }));
+    yield* this.#lookup(this.#byEntityTime.keys({ ...range, reverse: options.reverse ?? false, limit }), undefined, options.rebuild ?? true);
   }
 
   /**

@@ -64,6 +64,12 @@ export interface HistoryOptions {
   to?: number;
   reverse?: boolean;
   limit?: number;
+  /**
+   * false: an entity's `old_state` (a reference to the record before) stays null. History
+   * wants each record's new state only, and rebuilding the old one costs an index lookup per
+   * record in this order.
+   */
+  rebuild?: boolean;
 }
 
 export interface Snapshot<T = unknown> {

@@ -56,6 +56,11 @@ export class CoreConfig {
     return this.components;
   }
 
+  /** The configured time zone (IANA name): times given without an offset are its wall-clock times. */
+  timeZone(): string {
+    return (this.yaml.time_zone as string | undefined) ?? 'UTC';
+  }
+
   /** The original's set_location: recorded, so it survives a restart. */
   async setLocation(loc: Partial<Location>, context: Context): Promise<void> {
     const data = locationOf(loc);

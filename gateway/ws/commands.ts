@@ -13,6 +13,7 @@ import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
 import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
 import { loggingCommands } from './logging-commands.ts';
+import { historyCommands } from './history-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -459,6 +460,7 @@ const commands: Record<string, Command> = {
     },
   },
   ...loggingCommands,
+  ...historyCommands,
 };
 
 const byType = new Map(Object.entries(commands));

@@ -552,6 +552,19 @@ export const REST_ROUTES: RestRoute[] = [
     stream: true,
     query: (rng) => rng.pick(['', '?restrict=fuzz_event', '?restrict=state_changed,fuzz_event', '?restrict=']),
   },
+  {
+    method: 'GET',
+    path: '/api/history/period',
+    access: 'user',
+    query: (rng) => rng.pick(['?filter_entity_id=input_boolean.x', '?filter_entity_id=sensor.fuzz_1,input_boolean.x&minimal_response&no_attributes', '?filter_entity_id=sensor.posted&significant_changes_only=0&skip_initial_state']),
+  },
+  {
+    method: 'GET',
+    path: '/api/history/period/:timestamp',
+    access: 'user',
+    params: (rng) => ({ timestamp: seg(rng.pick(['2020-01-01T00:00:00+00:00', '2024-01-01', '2030-01-01T00:00:00Z']), 'timestamp') }),
+    query: (rng) => rng.pick(['?filter_entity_id=input_boolean.x', '?filter_entity_id=sensor.fuzz_1&end_time=2040-01-01T00:00:00Z']),
+  },
   { method: 'GET', path: '/auth/providers', access: 'none' },
   {
     method: 'POST',
@@ -663,6 +676,25 @@ export const WS_COMMANDS: WsCommand[] = [
         ? { event_type: 'state_changed', event_data: { entity_id: 'sensor.ws_fired', new_state: { entity_id: 'sensor.ws_fired', state: '1' } } }
         : { event_type: 'fuzz_event', event_data: { answer: 42 } },
     fires: (msg) => (typeof msg.event_type === 'string' ? msg.event_type : undefined),
+  },
+  {
+    type: 'history/history_during_period',
+    valid: (rng, ctx) => ({
+      start_time: rng.pick(['2020-01-01T00:00:00+00:00', '2024-01-01', '2040-01-01T00:00:00Z']),
+      entity_ids: [rng.pick(ctx.entityIds), 'sensor.fuzz_1'],
+      minimal_response: rng.chance(0.5),
+      no_attributes: rng.chance(0.5),
+      significant_changes_only: rng.chance(0.5),
+    }),
+  },
+  {
+    type: 'history/stream',
+    valid: (rng, ctx) => ({
+      start_time: '2020-01-01T00:00:00+00:00',
+      ...(rng.chance(0.5) ? { end_time: rng.pick(['2021-01-01T00:00:00+00:00', '2040-01-01T00:00:00Z']) } : {}),
+      entity_ids: [rng.pick(ctx.entityIds)],
+      include_start_time_state: rng.chance(0.5),
+    }),
   },
 ];
 

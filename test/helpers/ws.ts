@@ -36,11 +36,16 @@ export async function rawClient(base: string): Promise<RawClient> {
   const next = (timeoutMs = 3000) =>
     new Promise<any>((resolve, reject) => {
       if (queue.length) return resolve(queue.shift());
-      const timer = setTimeout(() => reject(new Error('no message within timeout')), timeoutMs);
-      waiters.push((m) => {
+      const waiter = (m: any) => {
         clearTimeout(timer);
         resolve(m);
-      });
+      };
+      // a waiter that timed out leaves the queue, so it cannot swallow a later message
+      const timer = setTimeout(() => {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        reject(new Error('no message within timeout'));
+      }, timeoutMs);
+      waiters.push(waiter);
     });
   return {
     ws,

@@ -53,3 +53,19 @@ t.test('history needs an entity id', async (t) => {
   await t.rejects(collect(log.history({ entityId: '' })), { code: 'HEARTH_INVALID_OPTIONS' });
   await t.rejects(collect(log.history({ entityId: 'light.a', from: Number.NaN })), { code: 'HEARTH_INVALID_OPTIONS' });
 });
+
+t.test('history with rebuild: false leaves what a record inherits null', async (t) => {
+  const log = await openEventLog({ path: t.testdir() });
+  t.teardown(() => log.close());
+  const inheriting = (time: number, state: string, old: string) => ({
+    ...stateChanged('light.hall', time, state),
+    data: { entity_id: 'light.hall', old_state: { entity_id: 'light.hall', state: old }, new_state: { entity_id: 'light.hall', state } },
+    inherit: { field: 'old_state', from: 'new_state' },
+  });
+  await log.append([stateChanged('light.hall', T0, 'on')]);
+  await log.append([inheriting(T0 + 1, 'off', 'on'), inheriting(T0 + 2, 'on', 'off')]);
+  const rebuilt = await collect(log.history({ entityId: 'light.hall', from: T0 + 1 }));
+  t.same(rebuilt.map((r) => r.data.old_state?.state), ['on', 'off'], 'by default the old state is rebuilt');
+  const bare = await collect(log.history({ entityId: 'light.hall', from: T0 + 1, rebuild: false }));
+  t.same(bare.map((r) => [r.data.new_state.state, r.data.old_state]), [['off', null], ['on', null]]);
+});
