@@ -17,6 +17,8 @@ import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { IpBans, proxyList } from '../actors/auth/ip-bans.ts';
 import { LoginThrottle } from '../actors/auth/login-throttle.ts';
+import { Registries, REGISTRY_PREFIX } from '../actors/registries/index.ts';
+import { helperEntries } from '../actors/registries/helper-entries.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Router } from '../gateway/http.ts';
@@ -64,6 +66,8 @@ export interface Hearth {
   restore: { ms: number; records: number };
   /** saves snapshots of every area now */
   snapshot(): Promise<void>;
+  /** areas, floors, labels, devices and entities (platforms call ensureDevice/ensureEntity) */
+  registries: Registries;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -107,7 +111,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     },
   });
   const bans = new IpBans({ log, clock, ids, say, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
-  const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area];
+  const registries = new Registries({ log, clock, ids, say, states: entities });
+  const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
 
   const started = performance.now();
   const records = await restore(log, areas, say);
@@ -115,7 +120,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   runState = 'STARTING';
 
   const bus = new Bus(log, say);
-  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId) });
+  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId), targets: registries, say });
   const fireEvent = async (eventType: string, data: Record<string, unknown>, origin: 'LOCAL' | 'REMOTE', context: Context): Promise<EventRecord> => {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
     return record;
@@ -135,10 +140,14 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     reloading(h.domain.domain, async () => {
       const fresh = await loadConfiguration(dataDir);
       await h.configure(fresh.sections[h.domain.domain], context);
+      await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, fresh.sections[h.domain.domain]), context);
     });
   // registrations share group commits instead of one fsync each
   await Promise.all(helpers.flatMap((h) => h.specs(reloadDomain(h)).map((spec) => services.register(spec, systemContext()))));
-  for (const h of helpers) await h.configure(config.sections[h.domain.domain], systemContext());
+  for (const h of helpers) {
+    await h.configure(config.sections[h.domain.domain], systemContext());
+    await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, config.sections[h.domain.domain]), systemContext());
+  }
 
   let stopping: Promise<void> | undefined;
   const instance: Partial<Hearth> = {};
@@ -161,7 +170,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'onboarding', 'websocket_api', ...configured]);
 
   const entityFanout = new EntityFanout(bus);
-  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: say };
+  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: say };
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -223,8 +232,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     const snaps = await Promise.all(areas.map((a) => log.loadSnapshot(a.name)));
     if (snaps.some((s) => !s)) return 0;
     const covered = Math.min(...snaps.map((s) => s!.seq));
-    // users, tokens and core settings live only in their records: retention is for history
-    const removed = await log.purge(clock.now() - purgeKeepMs, covered, (r) => r.stream.startsWith('auth/') || r.stream.startsWith('core/'));
+    // users, tokens, core settings and registries live only in their records: retention is for history
+    const kept = (r: EventRecord) => r.stream.startsWith('auth/') || r.stream.startsWith('core/') || r.stream.startsWith(REGISTRY_PREFIX);
+    const removed = await log.purge(clock.now() - purgeKeepMs, covered, kept);
     if (removed) say(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
     return removed;
   };
@@ -235,6 +245,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     port,
     dataDir,
     log,
+    registries,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,

@@ -3,6 +3,7 @@ import type { EntityActors } from '../actors/entities/registry.ts';
 import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
 import type { CoreAuthService } from '../actors/auth/index.ts';
+import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
 import type { Context, EventRecord, Origin } from '../store/types.ts';
@@ -13,6 +14,8 @@ export interface CoreDeps {
   services: ServiceRegistry;
   coreConfig: CoreConfig;
   auth: CoreAuthService;
+  /** areas, floors, labels, devices and entities (config/*_registry commands) */
+  registries: Registries;
   bus: Bus;
   /** subscribe_entities delivery, shared by every subscriber */
   entityFanout: EntityFanout;

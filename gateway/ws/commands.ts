@@ -12,6 +12,7 @@ import { readableEntities, readableStateChanged, readableStatesJson } from '../.
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
 import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
+import { registryCommands } from './registry-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -110,6 +111,7 @@ function serviceErrorExtra(err: ServiceError): Record<string, unknown> | undefin
 
 /** The commands of this slice, by type. */
 const commands: Record<string, Command> = {
+  ...registryCommands,
   ping: {
     schema: cmd(),
     handle(conn, msg) {
