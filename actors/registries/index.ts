@@ -73,8 +73,9 @@ export class Registries implements TargetResolver {
       name: 'registries',
       snapshotVersion: 1,
       streamPrefix: REGISTRY_PREFIX,
-      // every record holds its entry whole (or says it went)
-      latestSuffices: true,
+      // each record holds its entry whole, but lists keep the order entries were made in, which
+      // only the whole history has (registries are small and their records few)
+      latestSuffices: false,
       owns,
       evolve: (r) => this.state.evolve(r),
       snapshot: () => this.state.snapshot(),

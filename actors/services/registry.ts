@@ -135,7 +135,8 @@ export class ServiceRegistry {
     }
     const merged: Record<string, unknown> = { ...req.data };
     if (req.target) {
-      for (const key of TARGET_KEYS) if (req.target[key] !== undefined) merged[key] = listify(req.target[key]);
+      // as given: the original merges the target into the data unchanged (`none`, `a, b`)
+      for (const key of TARGET_KEYS) if (req.target[key] !== undefined) merged[key] = req.target[key];
     }
     const { targets, refs, rest, untargeted, error } = splitTargets(merged);
     if (error) throw new ServiceError('invalid_format', error);
@@ -245,10 +246,6 @@ export class ServiceRegistry {
     const refused = entityIds.find((id) => !permissions.canControl(id));
     return refused === undefined ? entityIds : new Unauthorized(refused);
   }
-}
-
-function listify(v: unknown): unknown {
-  return Array.isArray(v) ? v : [v];
 }
 
 /** The target keys that name ids to look up in the registries. */
