@@ -2,7 +2,7 @@ import { createArea } from './places.ts';
 import { normalizeName } from './names.ts';
 import type { Plan } from './plan.ts';
 import { RECORD, pairKey, registryStream, type RegistryState } from './state.ts';
-import { RegistryError, unknownId, type DeviceChanges, type DeviceEntry, type DeviceInfo, type Pair } from './types.ts';
+import { RegistryError, noDevice, type DeviceChanges, type DeviceEntry, type DeviceInfo, type Pair } from './types.ts';
 import { EVENT, changedFields, distinct, dropDevice, dropEntity, putDevice, putEntity } from './writes.ts';
 
 /**
@@ -146,7 +146,7 @@ function followDisabled(s: RegistryState, p: Plan, device: DeviceEntry): void {
 /** What a client may change of a device (config/device_registry/update). */
 export function updateDevice(s: RegistryState, p: Plan, deviceId: string, input: DeviceChanges): DeviceEntry {
   const old = s.devices.get(deviceId);
-  if (!old) throw unknownId();
+  if (!old) throw noDevice();
   const changes = changedFields(old, { ...input, labels: input.labels && distinct(input.labels) });
   if (!Object.keys(changes).length) return old;
   const next = putDevice(p, old, changes);

@@ -2,7 +2,7 @@ import { domainOf } from '../entities/state.ts';
 import { normalizeName, uniqueSlug } from './names.ts';
 import type { Plan } from './plan.ts';
 import { RECORD, registryStream, type RegistryState } from './state.ts';
-import { RegistryError, unknownId, type AreaEntry, type AreaInput, type FloorEntry, type FloorInput, type LabelEntry, type LabelInput } from './types.ts';
+import { RegistryError, noSuch, type AreaEntry, type AreaInput, type FloorEntry, type FloorInput, type LabelEntry, type LabelInput } from './types.ts';
 import { EVENT, changedFields, distinct, putArea, putDevice, putEntity, touchArea } from './writes.ts';
 
 /**
@@ -65,7 +65,7 @@ export function createArea(s: RegistryState, p: Plan, input: AreaInput & { name:
 /** Updates an area; the original fires its event even when nothing changed. */
 export function updateArea(s: RegistryState, p: Plan, areaId: string, input: AreaInput, states?: StatesView): AreaEntry {
   const old = s.areas.get(areaId);
-  if (!old) throw unknownId();
+  if (!old) throw noSuch('Area');
   const wanted = { ...input, aliases: input.aliases && distinct(input.aliases), labels: input.labels && distinct(input.labels) };
   const changes = changedFields(old, wanted);
   checkAreaSensors(states, { humidity_entity_id: changes.humidity_entity_id, motion_entity_id: changes.motion_entity_id, temperature_entity_id: changes.temperature_entity_id });
@@ -77,7 +77,7 @@ export function updateArea(s: RegistryState, p: Plan, areaId: string, input: Are
 
 /** Deletes an area: its devices and entities are cleared of it first, as the original does. */
 export function deleteArea(s: RegistryState, p: Plan, areaId: string): void {
-  if (!s.areas.has(areaId)) throw new RegistryError('invalid_info', "Area ID doesn't exist");
+  if (!s.areas.has(areaId)) throw noSuch('Area');
   for (const device of s.devices.find('area', areaId)) putDevice(p, device, { area_id: null });
   for (const entity of s.entities.find('area', areaId)) putEntity(p, entity, { area_id: null });
   p.record(registryStream('area', areaId), RECORD.areaRemoved, { area_id: areaId });
@@ -103,7 +103,7 @@ export function createFloor(s: RegistryState, p: Plan, input: FloorInput & { nam
 /** Updates a floor; no change, no record and no event. */
 export function updateFloor(s: RegistryState, p: Plan, floorId: string, input: FloorInput): FloorEntry {
   const old = s.floors.get(floorId);
-  if (!old) throw unknownId();
+  if (!old) throw noSuch('Floor');
   const changes = changedFields(old, { ...input, aliases: input.aliases && distinct(input.aliases) });
   if (!Object.keys(changes).length) return old;
   checkRename(input.name === undefined ? undefined : s.floors.first('name', normalizeName(input.name)), old.name, changes.name);
@@ -115,7 +115,7 @@ export function updateFloor(s: RegistryState, p: Plan, floorId: string, input: F
 
 /** Deletes a floor; its areas are then on no floor. */
 export function deleteFloor(s: RegistryState, p: Plan, floorId: string): void {
-  if (!s.floors.has(floorId)) throw new RegistryError('invalid_info', "Floor ID doesn't exist");
+  if (!s.floors.has(floorId)) throw noSuch('Floor');
   p.record(registryStream('floor', floorId), RECORD.floorRemoved, { floor_id: floorId });
   p.event(EVENT.floor, { action: 'remove', floor_id: floorId });
   for (const area of s.areas.find('floor', floorId)) touchArea(p, area, { floor_id: null });
@@ -139,7 +139,7 @@ export function createLabel(s: RegistryState, p: Plan, input: LabelInput & { nam
 
 export function updateLabel(s: RegistryState, p: Plan, labelId: string, input: LabelInput): LabelEntry {
   const old = s.labels.get(labelId);
-  if (!old) throw unknownId();
+  if (!old) throw noSuch('Label');
   const changes = changedFields(old, input);
   if (!Object.keys(changes).length) return old;
   checkRename(input.name === undefined ? undefined : s.labels.first('name', normalizeName(input.name)), old.name, changes.name);
@@ -151,7 +151,7 @@ export function updateLabel(s: RegistryState, p: Plan, labelId: string, input: L
 
 /** Deletes a label; areas, devices and entities then no longer carry it. */
 export function deleteLabel(s: RegistryState, p: Plan, labelId: string): void {
-  if (!s.labels.has(labelId)) throw new RegistryError('invalid_info', "Label ID doesn't exist");
+  if (!s.labels.has(labelId)) throw noSuch('Label');
   p.record(registryStream('label', labelId), RECORD.labelRemoved, { label_id: labelId });
   p.event(EVENT.label, { action: 'remove', label_id: labelId });
   const without = (labels: string[]) => labels.filter((l) => l !== labelId);

@@ -109,20 +109,24 @@ export interface EntityEntry {
 
 /**
  * A refusal with the original's WebSocket code and message: `invalid_info` for a value the
- * registry refuses, `not_found`, `home_assistant_error`, and `unknown_error` where the original
- * fails on a missing key.
+ * registry refuses, `not_found`, `home_assistant_error`.
  */
 export class RegistryError extends Error {
   constructor(
-    readonly code: 'invalid_info' | 'not_found' | 'home_assistant_error' | 'unknown_error',
+    readonly code: 'invalid_info' | 'not_found' | 'home_assistant_error',
     message: string,
   ) {
     super(message);
   }
 }
 
-/** The original's answer to an id it looks up without checking (a KeyError). */
-export const unknownId = () => new RegistryError('unknown_error', 'Unknown error');
+/**
+ * An update of an id no entry has. The original looks it up unchecked and answers the KeyError
+ * as `unknown_error`, which reads as a crash; here it is the refusal its delete commands give
+ * (`invalid_info`, "Area ID doesn't exist"), and for a device the `not_found` of its device commands.
+ */
+export const noSuch = (kind: 'Area' | 'Floor' | 'Label') => new RegistryError('invalid_info', `${kind} ID doesn't exist`);
+export const noDevice = () => new RegistryError('not_found', 'Device not found');
 
 /** Fields of an area a client may set. */
 export interface AreaInput {

@@ -150,7 +150,7 @@ t.test('device registry', async (t) => {
   const updated = await ask({ type: 'config/device_registry/update', device_id: hub.id, name_by_user: 'Main hub', labels: ['core'], area_id: null });
   t.match(updated.result, { name_by_user: 'Main hub', labels: ['core'], area_id: null });
   t.same((await deviceEvents.next()).data, { action: 'update', device_id: hub.id, changes: { name_by_user: null, labels: [], area_id: 'utility_room' } });
-  t.same((await ask({ type: 'config/device_registry/update', device_id: 'nope', name_by_user: 'x' })).error, { code: 'unknown_error', message: 'Unknown error' });
+  t.same((await ask({ type: 'config/device_registry/update', device_id: 'nope', name_by_user: 'x' })).error, { code: 'not_found', message: 'Device not found' });
   t.equal((await ask({ type: 'config/device_registry/update', device_id: hub.id, disabled_by: 'integration' })).error.code, 'invalid_format');
 
   // a device disabled by the user takes its entities with it

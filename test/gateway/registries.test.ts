@@ -46,7 +46,7 @@ t.test('areas', async (t) => {
   const clash = await ask({ type: 'config/area_registry/update', area_id: 'living_room', name: 'living-room' });
   t.same(clash.error, { code: 'invalid_info', message: 'The name living-room (living-room) is already in use' });
   const unknown = await ask({ type: 'config/area_registry/update', area_id: 'attic', name: 'Attic' });
-  t.same(unknown.error, { code: 'unknown_error', message: 'Unknown error' });
+  t.same(unknown.error, { code: 'invalid_info', message: "Area ID doesn't exist" });
   const extra = await ask({ type: 'config/area_registry/update', area_id: 'living_room', colour: 'red' });
   t.equal(extra.error.code, 'invalid_format');
 
@@ -98,7 +98,8 @@ t.test('floors and labels, and what their deletion clears', async (t) => {
   const raised = await ask({ type: 'config/floor_registry/update', floor_id: 'ground_floor', level: 1, icon: 'mdi:home-floor-1' });
   t.match(raised.result, { level: 1, icon: 'mdi:home-floor-1' });
   t.same((await floorEvents.next()).data, { action: 'update', floor_id: 'ground_floor' }, 'only a change is an event');
-  t.same((await ask({ type: 'config/floor_registry/update', floor_id: 'roof', level: 3 })).error.code, 'unknown_error');
+  t.same((await ask({ type: 'config/floor_registry/update', floor_id: 'roof', level: 3 })).error, { code: 'invalid_info', message: "Floor ID doesn't exist" });
+  t.same((await ask({ type: 'config/label_registry/update', label_id: 'roof', name: 'x' })).error, { code: 'invalid_info', message: "Label ID doesn't exist" });
 
   const red = await ask({ type: 'config/label_registry/create', name: 'Christmas', color: '#ff0000', icon: 'mdi:pine-tree', description: 'Seasonal' });
   t.same(Object.keys(red.result), ['color', 'created_at', 'description', 'icon', 'label_id', 'name', 'modified_at']);
