@@ -93,6 +93,9 @@ export function ensureEntity(s: RegistryState, p: Plan, info: EntityInfo, newId:
   const entityId = freeEntityId(s, p, info.entity_id);
   p.newEntityIds.add(entityId);
   const blank = blankEntity(entityId, s.deletedEntities.get(key)?.id ?? newId(), info, p.now);
+  // a new entity of a device the user disabled starts disabled with it, as in the original
+  const device = info.device_id ? s.devices.get(info.device_id) : undefined;
+  if (info.disabled_by === undefined && device?.disabled_by && device.disabled_by !== 'config_entry') blank.disabled_by = 'device';
   const entry: EntityEntry = { ...blank, ...changedFields(blank, reported(info)) };
   p.record(registryStream('entity', entityId), RECORD.entityCreated, entry);
   p.event(EVENT.entity, { action: 'create', entity_id: entityId });

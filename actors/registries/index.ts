@@ -323,11 +323,6 @@ export class Registries implements TargetResolver {
     return this.change(context, (p) => entities.removeEntity(this.state, p, entityId));
   }
 
-  /** True when a config entry is known (an entity enabled again then needs no restart). */
-  hasConfigEntry(entryId: string): boolean {
-    return this.configEntries.has(entryId);
-  }
-
   // ---- the queue ----
 
   /**

@@ -158,12 +158,16 @@ t.test('device registry', async (t) => {
   await deviceEvents.next();
   t.same((await entityEvents.next()).data, { action: 'update', entity_id: 'switch.relay', changes: { disabled_by: null } });
   t.equal(reg.getEntity('switch.relay')!.disabled_by, 'device');
+  const late = await reg.ensureEntity({ entity_id: 'switch.late', unique_id: 'late', platform: 'virtual', device_id: hub.id });
+  t.equal(late.disabled_by, 'device', 'a new entity of a disabled device starts disabled');
+  await entityEvents.next();
   const refused = await ask({ type: 'config/entity_registry/update', entity_id: 'switch.relay', disabled_by: null });
   t.same(refused.error, { code: 'invalid_info', message: 'Device is disabled' });
   await ask({ type: 'config/device_registry/update', device_id: hub.id, disabled_by: null });
   await deviceEvents.next();
   await entityEvents.next();
-  t.equal(reg.getEntity('switch.relay')!.disabled_by, null, 'and brings them back');
+  await entityEvents.next();
+  t.same([reg.getEntity('switch.relay')!.disabled_by, reg.getEntity('switch.late')!.disabled_by], [null, null], 'and brings them back');
 
   // removing a config entry from a device, with the original's refusals in its order
   const remove = (config_entry_id: string, device_id = hub.id) => ask({ type: 'config/device_registry/remove_config_entry', config_entry_id, device_id });
@@ -183,6 +187,7 @@ t.test('device registry', async (t) => {
   const removal = await deviceEvents.next();
   t.same([removal.data.action, removal.data.device_id, removal.data.device.name_by_user], ['remove', hub.id, 'Main hub']);
   t.same((await entityEvents.next()).data, { action: 'remove', entity_id: 'switch.relay' }, 'its entities go with it');
+  t.same((await entityEvents.next()).data, { action: 'remove', entity_id: 'switch.late' });
   t.equal(reg.getEntity('switch.relay'), undefined);
 
   const returned = await reg.ensureDevice({ identifiers: [['virtual', 'hub1']], config_entry_id: 'entry1' });
