@@ -17,6 +17,8 @@ import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { IpBans, proxyList } from '../actors/auth/ip-bans.ts';
 import { LoginThrottle } from '../actors/auth/login-throttle.ts';
+import { Registries, REGISTRY_PREFIX } from '../actors/registries/index.ts';
+import { helperEntries } from '../actors/registries/helper-entries.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Router } from '../gateway/http.ts';
@@ -77,6 +79,8 @@ export interface Hearth {
   restore: { ms: number; records: number };
   /** saves snapshots of every area now */
   snapshot(): Promise<void>;
+  /** areas, floors, labels, devices and entities (platforms call ensureDevice/ensureEntity) */
+  registries: Registries;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -129,7 +133,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     },
   });
   const bans = new IpBans({ log, clock, ids, say: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
-  const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area];
+  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').warning, states: entities });
+  const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -137,7 +142,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   runState = 'STARTING';
 
   const bus = new Bus(log, logs.get('hearth.bus').error);
-  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId) });
+  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId), targets: registries, say: logs.get('hearth.services').warning });
   const fireEvent = async (eventType: string, data: Record<string, unknown>, origin: 'LOCAL' | 'REMOTE', context: Context): Promise<EventRecord> => {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
     return record;
@@ -164,10 +169,14 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     reloading(h.domain.domain, async () => {
       const fresh = await loadConfiguration(dataDir);
       await h.configure(fresh.sections[h.domain.domain], context);
+      await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, fresh.sections[h.domain.domain]), context);
     });
   // registrations share group commits instead of one fsync each
   await Promise.all(helpers.flatMap((h) => h.specs(reloadDomain(h)).map((spec) => services.register(spec, systemContext()))));
-  for (const h of helpers) await h.configure(config.sections[h.domain.domain], systemContext());
+  for (const h of helpers) {
+    await h.configure(config.sections[h.domain.domain], systemContext());
+    await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, config.sections[h.domain.domain]), systemContext());
+  }
 
   let stopping: Promise<void> | undefined;
   const instance: Partial<Hearth> = {};
@@ -192,7 +201,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
-  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, history, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -256,8 +265,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     const snaps = await Promise.all(areas.map((a) => log.loadSnapshot(a.name)));
     if (snaps.some((s) => !s)) return 0;
     const covered = Math.min(...snaps.map((s) => s!.seq));
-    // users, tokens and core settings live only in their records: retention is for history
-    const removed = await log.purge(clock.now() - purgeKeepMs, covered, (r) => r.stream.startsWith('auth/') || r.stream.startsWith('core/'));
+    // users, tokens, core settings and registries live only in their records: retention is for history
+    const kept = (r: EventRecord) => r.stream.startsWith('auth/') || r.stream.startsWith('core/') || r.stream.startsWith(REGISTRY_PREFIX);
+    const removed = await log.purge(clock.now() - purgeKeepMs, covered, kept);
     if (removed) logs.get('hearth.recorder').info(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
     return removed;
   };
@@ -269,6 +279,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     dataDir,
     log,
     logs,
+    registries,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,

@@ -4,6 +4,7 @@ import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
 import type { CoreAuthService } from '../actors/auth/index.ts';
 import type { History } from '../actors/history/history.ts';
+import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
@@ -15,6 +16,8 @@ export interface CoreDeps {
   services: ServiceRegistry;
   coreConfig: CoreConfig;
   auth: CoreAuthService;
+  /** areas, floors, labels, devices and entities (config/*_registry commands) */
+  registries: Registries;
   bus: Bus;
   /** subscribe_entities delivery, shared by every subscriber */
   entityFanout: EntityFanout;

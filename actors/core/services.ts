@@ -52,6 +52,7 @@ export function coreServices(deps: CoreServiceDeps): ServiceSpec[] {
     description: { name, description, fields: {}, target: ANY_ENTITY },
     schema: Type.Object({}, { additionalProperties: true }),
     supportsResponse: 'none',
+    anyDomain: true,
     handler: dispatch(service),
   });
   return [
@@ -98,6 +99,7 @@ export function coreServices(deps: CoreServiceDeps): ServiceSpec[] {
       schema: NO_DATA,
       supportsResponse: 'none',
       access: 'entity',
+      anyDomain: true,
       handler: async (call) => {
         const missing = call.entityIds.filter((id) => !deps.entities.has(id));
         if (missing.length) throw new ServiceError('service_validation_error', `Referenced entities ${missing.join(', ')} are missing or not currently available`);

@@ -6,6 +6,7 @@ import { domainOf, validEntityId } from '../entities/state.ts';
 import { ServiceError, Unauthorized, type ServiceDescription, type ServiceSpec } from './types.ts';
 import { validate, pyRepr } from './validate.ts';
 import type { EntityPermissions } from '../auth/permissions.ts';
+import type { TargetRefs, TargetResolver } from './targets.ts';
 
 /** The user a call's context names, as far as the registry checks it. */
 export interface Caller {
@@ -51,6 +52,9 @@ export class ServiceRegistry {
       entities: EntityActors;
       /** the user of a context's user_id, undefined when there is none; without it nothing is checked */
       caller?: (userId: string) => Caller | undefined;
+      /** the registries, which turn device, area, floor and label targets into entities */
+      targets?: TargetResolver;
+      say?: (line: string) => void;
     },
   ) {
     deps.log.onCommit((records) => {
@@ -131,13 +135,14 @@ export class ServiceRegistry {
     }
     const merged: Record<string, unknown> = { ...req.data };
     if (req.target) {
-      for (const key of TARGET_KEYS) if (req.target[key] !== undefined) merged[key] = listify(req.target[key]);
+      // as given: the original merges the target into the data unchanged (`none`, `a, b`)
+      for (const key of TARGET_KEYS) if (req.target[key] !== undefined) merged[key] = req.target[key];
     }
-    const { targets, rest, untargeted, error } = splitTargets(merged);
+    const { targets, refs, rest, untargeted, error } = splitTargets(merged);
     if (error) throw new ServiceError('invalid_format', error);
     const checked = validate(spec.schema, rest);
     if (!checked.ok) throw new ServiceError('invalid_format', checked.message);
-    const named = targets === 'all' ? [...this.deps.entities.ids()].filter((id) => domainOf(id) === req.domain) : targets;
+    const named = targets === 'all' ? this.allOf(req.domain) : this.reached(spec, targets, refs);
     const entityIds = this.permitted(spec, req.context.user_id, targets === 'all', named);
 
     const collected: EntityState[] = [];
@@ -179,6 +184,51 @@ export class ServiceRegistry {
     }
   }
 
+  /** `entity_id: all`: every enabled entity of the domain. */
+  private allOf(domain: string): string[] {
+    const disabled = this.deps.targets ? (id: string) => this.deps.targets!.isDisabled(id) : () => false;
+    return [...this.deps.entities.ids()].filter((id) => domainOf(id) === domain && !disabled(id));
+  }
+
+  /**
+   * The entities a call names and those its devices, areas, floors and labels reach, without
+   * those the registry disabled (the original never loads them). What the registries do not
+   * know is logged, as the original warns, never refused. An entity service acts on its own
+   * domain's entities only, so what the registries reach of other domains is left out of it.
+   */
+  private reached(spec: ServiceSpec, named: string[], refs: TargetRefs): string[] {
+    const resolver = this.deps.targets;
+    if (!resolver) return named;
+    const ids = new Set<string>();
+    const disabled: string[] = [];
+    for (const id of named) {
+      if (resolver.isDisabled(id)) disabled.push(id);
+      else ids.add(id);
+    }
+    const missing = { floors: [] as string[], areas: [] as string[], devices: [] as string[], labels: [] as string[] };
+    if (refs.device_id.length || refs.area_id.length || refs.floor_id.length || refs.label_id.length) {
+      const expansion = resolver.expand(refs);
+      Object.assign(missing, expansion.missing);
+      for (const id of expansion.entityIds) {
+        if ((spec.anyDomain || domainOf(id) === spec.domain) && !resolver.isDisabled(id)) ids.add(id);
+      }
+    }
+    const parts = (
+      [
+        ['floors', missing.floors],
+        ['areas', missing.areas],
+        ['devices', missing.devices],
+        ['entities', disabled],
+        ['labels', missing.labels],
+      ] as const
+    ).filter(([, items]) => items.length > 0);
+    if (parts.length) {
+      const listed = parts.map(([what, items]) => `${what} ${[...items].sort().join(', ')}`).join(', ');
+      this.deps.say?.(`Referenced ${listed} are missing or not currently available`);
+    }
+    return [...ids];
+  }
+
   /**
    * The entities the call may act on, as the original's admin services and entity_service_call
    * decide: no check for calls without a user (the system's), admins may do anything, others
@@ -198,13 +248,30 @@ export class ServiceRegistry {
   }
 }
 
-function listify(v: unknown): unknown {
-  return Array.isArray(v) ? v : [v];
+/** The target keys that name ids to look up in the registries. */
+const REF_KEYS = ['device_id', 'area_id', 'floor_id', 'label_id'] as const;
+
+/** The original's value matching nothing, for any target key. */
+const MATCH_NONE = 'none';
+
+/**
+ * The ids of one device/area/floor/label key as the original's schema takes them: a string or
+ * a list of strings (`none`, or nothing, names none). Anything else gets its message.
+ */
+function refList(key: string, v: unknown): string[] | string {
+  if (v === MATCH_NONE || v === null || v === undefined) return [];
+  const list = Array.isArray(v) ? v : [v];
+  const bad = list.findIndex((x) => typeof x !== 'string');
+  return bad < 0 ? (list as string[]) : `expected str @ data['${key}'][${bad}]`;
 }
 
-/** Separates the entity targets (lower-cased ids, or `all`) from the service data. */
+/**
+ * Separates the targets from the service data: entity ids (lower-cased, or `all`) and the
+ * device, area, floor and label ids the registries expand.
+ */
 function splitTargets(data: Record<string, unknown>): {
   targets: string[] | 'all';
+  refs: TargetRefs;
   rest: Record<string, unknown>;
   untargeted: boolean;
   error?: string;
@@ -212,7 +279,9 @@ function splitTargets(data: Record<string, unknown>): {
   // entries, not assignments: a key named __proto__ stays data, for the schema to refuse
   const restEntries: [string, unknown][] = [];
   let ids: string[] | 'all' = [];
+  const refs: TargetRefs = { device_id: [], area_id: [], floor_id: [], label_id: [] };
   let untargeted = true;
+  const failed = (error: string) => ({ targets: [], refs, rest: Object.fromEntries(restEntries), untargeted, error });
   for (const [k, v] of Object.entries(data)) {
     if (k === 'entity_id') {
       untargeted = false;
@@ -220,16 +289,19 @@ function splitTargets(data: Record<string, unknown>): {
         ids = 'all';
         continue;
       }
+      if (v === MATCH_NONE) continue;
       const list = typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v;
       const bad = Array.isArray(list) ? list.find((x) => typeof x !== 'string' || !validEntityId(x.toLowerCase())) : v;
       if (bad !== undefined) {
-        const rest = Object.fromEntries(restEntries);
-        return { targets: [], rest, untargeted, error: `Entity ID ${typeof bad === 'string' ? bad : pyRepr(bad)} is an invalid entity ID for dictionary value @ data['entity_id']` };
+        return failed(`Entity ID ${typeof bad === 'string' ? bad : pyRepr(bad)} is an invalid entity ID for dictionary value @ data['entity_id']`);
       }
       ids = (list as string[]).map((x) => x.toLowerCase());
-    } else if ((TARGET_KEYS as readonly string[]).includes(k)) {
+    } else if ((REF_KEYS as readonly string[]).includes(k)) {
       untargeted = false;
+      const list = refList(k, v);
+      if (typeof list === 'string') return failed(list);
+      refs[k as (typeof REF_KEYS)[number]] = [...new Set(list)];
     } else restEntries.push([k, v]);
   }
-  return { targets: ids, rest: Object.fromEntries(restEntries), untargeted };
+  return { targets: ids, refs, rest: Object.fromEntries(restEntries), untargeted };
 }

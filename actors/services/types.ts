@@ -53,6 +53,12 @@ export interface ServiceSpec {
   schema: TSchema;
   supportsResponse: SupportsResponse;
   access?: ServiceAccess;
+  /**
+   * True for a service acting on entities of any domain (the core's turn_on, toggle...). Other
+   * services act on their own domain's entities: what devices, areas, floors and labels reach
+   * of other domains is left out of their calls.
+   */
+  anyDomain?: boolean;
   handler(call: ServiceCall): Promise<Record<string, unknown> | void>;
 }
 

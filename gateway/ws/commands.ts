@@ -14,6 +14,7 @@ import type { EntityState } from '../../actors/entities/types.ts';
 import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
 import { loggingCommands } from './logging-commands.ts';
 import { historyCommands } from './history-commands.ts';
+import { registryCommands } from './registry-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -112,6 +113,7 @@ function serviceErrorExtra(err: ServiceError): Record<string, unknown> | undefin
 
 /** The commands of this slice, by type. */
 const commands: Record<string, Command> = {
+  ...registryCommands,
   ping: {
     schema: cmd(),
     handle(conn, msg) {

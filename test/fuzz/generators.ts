@@ -696,7 +696,37 @@ export const WS_COMMANDS: WsCommand[] = [
       include_start_time_state: rng.chance(0.5),
     }),
   },
+  ...registryCommands(),
 ];
+
+/** The config/*_registry commands, valid for an empty registry or one the fuzz filled. */
+function registryCommands(): WsCommand[] {
+  const n = (rng: Rng) => rng.range(1, 20);
+  const list = (kind: string): WsCommand => ({ type: `config/${kind}_registry/list`, valid: () => ({}) });
+  return [
+    list('area'),
+    { type: 'config/area_registry/create', valid: (rng) => ({ name: `Fuzz area ${n(rng)}`, aliases: ['nook'], labels: ['fuzz_label_1'], floor_id: 'fuzz_floor_1' }) },
+    { type: 'config/area_registry/update', valid: (rng) => ({ area_id: `fuzz_area_${n(rng)}`, name: `Fuzz area ${n(rng)}`, icon: null }) },
+    { type: 'config/area_registry/delete', valid: (rng) => ({ area_id: `fuzz_area_${n(rng)}` }) },
+    list('floor'),
+    { type: 'config/floor_registry/create', valid: (rng) => ({ name: `Fuzz floor ${n(rng)}`, level: n(rng) }) },
+    { type: 'config/floor_registry/update', valid: (rng) => ({ floor_id: `fuzz_floor_${n(rng)}`, level: null }) },
+    { type: 'config/floor_registry/delete', valid: (rng) => ({ floor_id: `fuzz_floor_${n(rng)}` }) },
+    list('label'),
+    { type: 'config/label_registry/create', valid: (rng) => ({ name: `Fuzz label ${n(rng)}`, color: '#00ff00', icon: 'mdi:tag' }) },
+    { type: 'config/label_registry/update', valid: (rng) => ({ label_id: `fuzz_label_${n(rng)}`, description: 'fuzzed' }) },
+    { type: 'config/label_registry/delete', valid: (rng) => ({ label_id: `fuzz_label_${n(rng)}` }) },
+    list('device'),
+    { type: 'config/device_registry/update', valid: () => ({ device_id: 'fuzz_device', name_by_user: 'x' }) },
+    { type: 'config/device_registry/remove_config_entry', valid: () => ({ device_id: 'fuzz_device', config_entry_id: 'fuzz_entry' }) },
+    list('entity'),
+    { type: 'config/entity_registry/list_for_display', valid: () => ({}) },
+    { type: 'config/entity_registry/get', valid: () => ({ entity_id: 'input_boolean.x' }) },
+    { type: 'config/entity_registry/get_entries', valid: () => ({ entity_ids: ['input_boolean.x', 'sensor.fuzz_1'] }) },
+    { type: 'config/entity_registry/update', valid: (rng) => ({ entity_id: 'input_boolean.x', area_id: `fuzz_area_${n(rng)}`, labels: ['fuzz_label_1'], aliases: ['ex'] }) },
+    { type: 'config/entity_registry/remove', valid: () => ({ entity_id: 'sensor.fuzz_1' }) },
+  ];
+}
 
 /** Printable, bounded preview of a body or path for failure messages. */
 export function preview(b: Body | undefined, max = 240): string {

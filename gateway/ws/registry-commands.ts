@@ -1,0 +1,321 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { CoreDeps } from '../core.ts';
+import { newContext } from '../core.ts';
+import { CommandError, type Connection } from './connection.ts';
+import type { Command } from './commands.ts';
+import { validEntityId } from '../../actors/entities/state.ts';
+import { pyRepr } from '../../actors/services/validate.ts';
+import { RegistryError, wire, type EntityChanges } from '../../actors/registries/index.ts';
+
+/**
+ * The original's config/area_registry, floor_registry, label_registry, device_registry and
+ * entity_registry commands. Lists are open to every user; changes need an admin (checked after
+ * the schema, on the user as now, as the original's require_admin). The registries decide;
+ * their refusals carry the original's codes and messages.
+ */
+
+const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
+const cmd = (props: Record<string, TSchema> = {}) => Type.Object({ ...base, ...props }, { additionalProperties: false });
+const opt = Type.Optional;
+const Str = Type.String();
+const NullableStr = Type.Union([Type.String(), Type.Null()]);
+const StrList = Type.Array(Type.String());
+
+function requireAdmin(conn: Connection, deps: CoreDeps): void {
+  if (!deps.auth.user(conn.principal!.userId)?.isAdmin) throw new CommandError('unauthorized', 'Unauthorized');
+}
+
+/** The registries' answer, or their refusal as the command's error. */
+async function settled<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof RegistryError) throw new CommandError(err.code, err.message);
+    throw err;
+  }
+}
+
+/** A value the original's schema refuses, in humanize_error's words. */
+const invalid = (key: string, reason: string, value: unknown) => new CommandError('invalid_format', `${reason} for dictionary value @ data['${key}']. Got ${pyRepr(value)}`);
+
+/** The theme colors a label may have besides #RRGGBB. */
+const LABEL_THEME_COLORS = new Set([
+  'primary', 'accent', 'disabled', 'red', 'pink', 'purple', 'deep-purple', 'indigo', 'blue', 'light-blue', 'cyan', 'teal', 'green',
+  'light-green', 'lime', 'yellow', 'amber', 'orange', 'deep-orange', 'brown', 'light-grey', 'grey', 'dark-grey', 'blue-grey', 'black', 'white',
+]);
+
+/** cv.color_hex or a theme color; cv.icon. */
+function checkLabel(msg: { color?: string | null; icon?: string | null }): void {
+  if (typeof msg.color === 'string' && !/^#[0-9a-f]{6}$/i.test(msg.color) && !LABEL_THEME_COLORS.has(msg.color)) {
+    throw invalid('color', 'Color should be in the format #RRGGBB', msg.color);
+  }
+  if (typeof msg.icon === 'string' && !msg.icon.includes(':')) throw invalid('icon', 'Icons should be specified in the form "prefix:name"', msg.icon);
+}
+
+/** cv.entity_id: lower-cased, then it must be a valid entity id. */
+function entityIdOf(key: string, value: string): string {
+  const id = value.toLowerCase();
+  if (!validEntityId(id)) throw invalid(key, `Entity ID ${value} is an invalid entity ID`, value);
+  return id;
+}
+
+/** Only the keys the client sent (a key absent leaves a field as it is; null clears it). */
+function sent<K extends string>(msg: Record<string, unknown>, keys: readonly K[]): Partial<Record<K, any>> {
+  return Object.fromEntries(keys.filter((k) => msg[k] !== undefined).map((k) => [k, msg[k]])) as Partial<Record<K, any>>;
+}
+
+const AREA_FIELDS = ['name', 'aliases', 'floor_id', 'humidity_entity_id', 'icon', 'labels', 'motion_entity_id', 'picture', 'temperature_entity_id'] as const;
+const FLOOR_FIELDS = ['name', 'aliases', 'icon', 'level'] as const;
+const LABEL_FIELDS = ['name', 'color', 'description', 'icon'] as const;
+
+const json = (v: unknown) => JSON.stringify(v);
+
+export const registryCommands: Record<string, Command> = {
+  'config/area_registry/list': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, json(deps.registries.areas().map(wire.areaDict)));
+    },
+  },
+
+  'config/area_registry/create': {
+    schema: cmd({
+      name: Str,
+      aliases: opt(StrList),
+      floor_id: opt(Str),
+      humidity_entity_id: opt(NullableStr),
+      icon: opt(Str),
+      labels: opt(StrList),
+      motion_entity_id: opt(NullableStr),
+      picture: opt(NullableStr),
+      temperature_entity_id: opt(NullableStr),
+    }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      const input = sent(msg, AREA_FIELDS) as Parameters<CoreDeps['registries']['createArea']>[0];
+      const area = await settled(deps.registries.createArea(input, newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, json(wire.areaDict(area)));
+    },
+  },
+
+  'config/area_registry/update': {
+    schema: cmd({
+      area_id: Str,
+      name: opt(Str),
+      aliases: opt(StrList),
+      floor_id: opt(NullableStr),
+      humidity_entity_id: opt(NullableStr),
+      icon: opt(NullableStr),
+      labels: opt(StrList),
+      motion_entity_id: opt(NullableStr),
+      picture: opt(NullableStr),
+      temperature_entity_id: opt(NullableStr),
+    }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      const area = await settled(deps.registries.updateArea(msg.area_id, sent(msg, AREA_FIELDS), newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, json(wire.areaDict(area)));
+    },
+  },
+
+  'config/area_registry/delete': {
+    schema: cmd({ area_id: Str }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      await settled(deps.registries.deleteArea(msg.area_id, newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, '"success"');
+    },
+  },
+
+  'config/floor_registry/list': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, json(deps.registries.floors().map(wire.floorDict)));
+    },
+  },
+
+  'config/floor_registry/create': {
+    schema: cmd({ name: Str, aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      const input = sent(msg, FLOOR_FIELDS) as Parameters<CoreDeps['registries']['createFloor']>[0];
+      const floor = await settled(deps.registries.createFloor(input, newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, json(wire.floorDict(floor)));
+    },
+  },
+
+  'config/floor_registry/update': {
+    schema: cmd({ floor_id: Str, name: opt(Str), aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      const floor = await settled(deps.registries.updateFloor(msg.floor_id, sent(msg, FLOOR_FIELDS), newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, json(wire.floorDict(floor)));
+    },
+  },
+
+  'config/floor_registry/delete': {
+    schema: cmd({ floor_id: Str }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      await settled(deps.registries.deleteFloor(msg.floor_id, newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  'config/label_registry/list': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, json(deps.registries.labels().map(wire.labelDict)));
+    },
+  },
+
+  'config/label_registry/create': {
+    schema: cmd({ name: Str, color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
+    async handle(conn, msg, deps) {
+      checkLabel(msg);
+      requireAdmin(conn, deps);
+      const input = sent(msg, LABEL_FIELDS) as Parameters<CoreDeps['registries']['createLabel']>[0];
+      const label = await settled(deps.registries.createLabel(input, newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, json(wire.labelDict(label)));
+    },
+  },
+
+  'config/label_registry/update': {
+    schema: cmd({ label_id: Str, name: opt(Str), color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
+    async handle(conn, msg, deps) {
+      checkLabel(msg);
+      requireAdmin(conn, deps);
+      const label = await settled(deps.registries.updateLabel(msg.label_id, sent(msg, LABEL_FIELDS), newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, json(wire.labelDict(label)));
+    },
+  },
+
+  'config/label_registry/delete': {
+    schema: cmd({ label_id: Str }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      await settled(deps.registries.deleteLabel(msg.label_id, newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  'config/device_registry/list': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, json(deps.registries.devices().map(wire.deviceDict)));
+    },
+  },
+
+  'config/device_registry/update': {
+    schema: cmd({
+      device_id: Str,
+      area_id: opt(NullableStr),
+      // a client may disable a device as the user, or enable it, nothing else
+      disabled_by: opt(Type.Union([Type.Literal('user'), Type.Null()])),
+      labels: opt(StrList),
+      name_by_user: opt(NullableStr),
+    }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      const changes = sent(msg, ['area_id', 'disabled_by', 'labels', 'name_by_user'] as const);
+      const device = await settled(deps.registries.updateDevice(msg.device_id, changes, newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, json(wire.deviceDict(device)));
+    },
+  },
+
+  'config/device_registry/remove_config_entry': {
+    schema: cmd({ config_entry_id: Str, device_id: Str }),
+    async handle(conn, msg, deps) {
+      requireAdmin(conn, deps);
+      const context = newContext(deps, conn.principal!.userId);
+      const device = await settled(deps.registries.removeConfigEntryFromDevice(msg.config_entry_id, msg.device_id, context));
+      conn.result(msg.id, device ? json(wire.deviceDict(device)) : 'null');
+    },
+  },
+
+  'config/entity_registry/list': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, json(deps.registries.entities().map(wire.entityPartialDict)));
+    },
+  },
+
+  'config/entity_registry/list_for_display': {
+    schema: cmd(),
+    handle(conn, msg, deps) {
+      const shown = deps.registries.entities().filter((e) => e.disabled_by === null);
+      conn.result(msg.id, json({ entity_categories: wire.ENTITY_CATEGORIES, entities: shown.map(wire.entityDisplayDict) }));
+    },
+  },
+
+  'config/entity_registry/get': {
+    schema: cmd({ entity_id: Str }),
+    handle(conn, msg, deps) {
+      const entry = deps.registries.getEntity(entityIdOf('entity_id', msg.entity_id));
+      if (!entry) throw new CommandError('not_found', 'Entity not found');
+      conn.result(msg.id, json(wire.entityExtendedDict(entry)));
+    },
+  },
+
+  'config/entity_registry/get_entries': {
+    schema: cmd({ entity_ids: Type.Union([Str, StrList]) }),
+    handle(conn, msg, deps) {
+      // cv.entity_ids: a list, or one string of comma-separated ids
+      const given: string[] = typeof msg.entity_ids === 'string' ? msg.entity_ids.split(',').map((s: string) => s.trim()).filter(Boolean) : msg.entity_ids;
+      const out: Record<string, unknown> = {};
+      for (const id of given.map((v) => entityIdOf('entity_ids', v))) {
+        const entry = deps.registries.getEntity(id);
+        out[id] = entry ? wire.entityExtendedDict(entry) : null;
+      }
+      conn.result(msg.id, json(out));
+    },
+  },
+
+  'config/entity_registry/update': {
+    schema: cmd({
+      entity_id: Str,
+      aliases: opt(StrList),
+      area_id: opt(NullableStr),
+      categories: opt(Type.Record(Type.String(), NullableStr)),
+      device_class: opt(NullableStr),
+      icon: opt(NullableStr),
+      labels: opt(StrList),
+      name: opt(NullableStr),
+      new_entity_id: opt(Str),
+      disabled_by: opt(Type.Union([Type.Literal('user'), Type.Null()])),
+      hidden_by: opt(Type.Union([Type.Literal('user'), Type.Null()])),
+      options_domain: opt(Str),
+      options: opt(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+    }),
+    async handle(conn, msg, deps) {
+      const entityId = entityIdOf('entity_id', msg.entity_id);
+      if ((msg.options_domain === undefined) !== (msg.options === undefined)) {
+        throw new CommandError('invalid_format', "some but not all values in the same group of inclusion 'entity_option' @ data[<entity_option>]");
+      }
+      for (const scope of Object.keys(msg.categories ?? {})) {
+        if (!/^[a-z0-9]+(?:_[a-z0-9]+)*$/.test(scope)) throw invalid('categories', `invalid slug ${scope}`, msg.categories);
+      }
+      requireAdmin(conn, deps);
+      const changes: EntityChanges = sent(msg, ['aliases', 'area_id', 'categories', 'device_class', 'disabled_by', 'hidden_by', 'icon', 'labels', 'name', 'new_entity_id'] as const);
+      if (msg.options_domain !== undefined) changes.options = { domain: msg.options_domain, options: msg.options };
+      const entry = await settled(deps.registries.updateEntity(entityId, changes, newContext(deps, conn.principal!.userId)));
+      const result: Record<string, unknown> = { entity_entry: wire.entityExtendedDict(entry) };
+      // an entity enabled again appears after its config entry reloads, or after a restart
+      if (msg.disabled_by === null) {
+        if (entry.config_entry_id === null) result.require_restart = true;
+        else result.reload_delay = 30;
+      }
+      conn.result(msg.id, json(result));
+    },
+  },
+
+  'config/entity_registry/remove': {
+    schema: cmd({ entity_id: Str }),
+    async handle(conn, msg, deps) {
+      const entityId = entityIdOf('entity_id', msg.entity_id);
+      requireAdmin(conn, deps);
+      await settled(deps.registries.removeEntity(entityId, newContext(deps, conn.principal!.userId)));
+      conn.result(msg.id, 'null');
+    },
+  },
+};
