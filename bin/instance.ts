@@ -19,6 +19,7 @@ import { IpBans, proxyList } from '../actors/auth/ip-bans.ts';
 import { LoginThrottle } from '../actors/auth/login-throttle.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
+import { Templates } from '../actors/templates/index.ts';
 import { Router } from '../gateway/http.ts';
 import type { CoreDeps } from '../gateway/core.ts';
 import { registerApiRoutes } from '../gateway/routes/api.ts';
@@ -27,6 +28,7 @@ import { registerAuthRoutes } from '../gateway/routes/auth.ts';
 import { registerAuthorizePage } from '../gateway/routes/authorize-page.ts';
 import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
 import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
+import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
@@ -161,7 +163,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'onboarding', 'websocket_api', ...configured]);
 
   const entityFanout = new EntityFanout(bus);
-  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: say };
+  const templates = new Templates({ entities, coreConfig, clock });
+  bus.listen('state_changed', 'subscribed templates', (r) => r.stream.startsWith('entity/') && templates.stateChanged(r.data.entity_id, r.data.old_state, r.data.new_state));
+  const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, templates, clock, ids, runState: () => runState, fireEvent, log: say };
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -178,6 +182,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerAuthorizePage(router);
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
+  registerTemplateRoutes(router, deps);
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';

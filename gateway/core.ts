@@ -6,6 +6,7 @@ import type { CoreAuthService } from '../actors/auth/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
 import type { Context, EventRecord, Origin } from '../store/types.ts';
+import type { Templates } from '../actors/templates/index.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
 export interface CoreDeps {
@@ -16,6 +17,8 @@ export interface CoreDeps {
   bus: Bus;
   /** subscribe_entities delivery, shared by every subscriber */
   entityFanout: EntityFanout;
+  /** POST /api/template and render_template */
+  templates: Templates;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

@@ -12,6 +12,7 @@ import { readableEntities, readableStateChanged, readableStatesJson } from '../.
 import type { EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
 import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
+import { templateCommands } from './template-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -459,7 +460,7 @@ const commands: Record<string, Command> = {
   },
 };
 
-const byType = new Map(Object.entries(commands));
+const byType = new Map(Object.entries({ ...commands, ...templateCommands }));
 
 /** The command of a message type; only the commands above, never a member every object has. */
 export function commandFor(type: string): Command | undefined {
