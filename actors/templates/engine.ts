@@ -136,6 +136,8 @@ class Sink {
   }
 }
 
+const NO_KEYWORDS: Map<string, unknown> = new Map();
+
 const LITERALS: Record<string, unknown> = { true: true, false: false, none: null, True: true, False: false, None: null };
 
 /** Jinja's `loop` variable. */
@@ -370,19 +372,19 @@ export class Render implements RenderEnv {
 
   // ---- calls ----
 
-  call(fn: unknown, args: unknown[], kwargs: Map<string, unknown> = new Map()): unknown {
+  call(fn: unknown, args: unknown[], kwargs: Map<string, unknown> = NO_KEYWORDS): unknown {
     if (fn instanceof Callable) return fn.call(this, args, kwargs);
     if (fn instanceof Undefined) this.hardUndefined(fn);
     throw typeError(`'${pyType(fn)}' object is not callable`);
   }
 
-  filter(name: string, value: unknown, args: unknown[], kwargs: Map<string, unknown> = new Map()): unknown {
+  filter(name: string, value: unknown, args: unknown[], kwargs: Map<string, unknown> = NO_KEYWORDS): unknown {
     const f = this.library.filters.get(name);
     if (!f) throw new TemplateError('TemplateAssertionError', `No filter named '${name}'.`);
     return f(this, value, args, kwargs);
   }
 
-  test(name: string, value: unknown, args: unknown[], kwargs: Map<string, unknown> = new Map()): boolean {
+  test(name: string, value: unknown, args: unknown[], kwargs: Map<string, unknown> = NO_KEYWORDS): boolean {
     const t = this.library.tests.get(name);
     if (!t) throw new TemplateError('TemplateAssertionError', `No test named '${name}'.`);
     return t(this, value, args, kwargs);
@@ -390,8 +392,10 @@ export class Render implements RenderEnv {
 
   private args(nodes: Node[], scope: Scope): [unknown[], Map<string, unknown>] {
     const positional: unknown[] = [];
-    const keywords = new Map<string, unknown>();
+    // most calls pass no keyword: they share one empty map, which no function changes
+    let keywords = NO_KEYWORDS;
     for (const a of nodes) {
+      if (keywords === NO_KEYWORDS && (a.type === 'KeywordArgumentExpression' || a.type === 'KeywordSpreadExpression')) keywords = new Map();
       if (a.type === 'KeywordArgumentExpression') keywords.set(a.key.value, this.eval(a.value, scope));
       else if (a.type === 'SpreadExpression') positional.push(...this.iterate(this.eval(a.argument, scope)));
       else if (a.type === 'KeywordSpreadExpression') {
@@ -650,7 +654,7 @@ export class Render implements RenderEnv {
 
   private applyFilter(value: unknown, filter: Node, scope: Scope): unknown {
     const name: string = filter.type === 'Identifier' ? filter.value : filter.callee.value;
-    const [args, kwargs] = filter.type === 'Identifier' ? [[], new Map<string, unknown>()] : this.args(filter.args, scope);
+    const [args, kwargs] = filter.type === 'Identifier' ? [[], NO_KEYWORDS] : this.args(filter.args, scope);
     if (name.startsWith(NEGATED_TEST_PREFIX)) return !this.test(name.slice(NEGATED_TEST_PREFIX.length), value, args, kwargs);
     if (name.startsWith(TEST_PREFIX)) return this.test(name.slice(TEST_PREFIX.length), value, args, kwargs);
     return this.filter(name, value, args, kwargs);

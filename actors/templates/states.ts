@@ -208,6 +208,11 @@ export class AllStates extends Callable {
   constructor() {
     super('states', (ctx, args, kwargs) => {
       const r = ctx as RenderEnv;
+      if (args.length === 1 && kwargs.size === 0 && typeof args[0] === 'string') {
+        // the common `states('light.x')`: no state object needed
+        r.collectEntity(args[0]);
+        return r.world.states.get(args[0])?.state ?? 'unknown';
+      }
       const state = getState(r, args[0]);
       if (!state) return 'unknown';
       const rounded = argument(args, kwargs, 1, 'rounded', MISSING);
