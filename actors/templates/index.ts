@@ -38,7 +38,8 @@ export interface RenderOptions {
   log?: (level: 'WARNING' | 'ERROR', message: string) => void;
 }
 
-export type RenderOutcome = { ok: true; text: string; info: RenderInfo } | { ok: false; error: TemplateError; info: RenderInfo };
+/** A render's text (`isStatic` when the text held no template syntax), or its error; what it read either way. */
+export type RenderOutcome = { ok: true; text: string; info: RenderInfo; isStatic?: true } | { ok: false; error: TemplateError; info: RenderInfo };
 
 /** The original's is_template_string: text without `{{`, `{%` or `{#` renders as itself. */
 const isTemplateString = (t: string) => t.includes('{') && (t.includes('{%') || t.includes('{{') || t.includes('{#'));
@@ -95,7 +96,7 @@ export class Templates {
   render(source: string, variables: Record<string, unknown> | undefined, options: RenderOptions = {}): RenderOutcome {
     const text = source.trim();
     const info = new RenderInfo();
-    if (!isTemplateString(text)) return { ok: true, text, info };
+    if (!isTemplateString(text)) return { ok: true, text, info, isStatic: true };
     const program = this.compile(text);
     if (program instanceof TemplateError) return { ok: false, error: program, info };
     const limits = options.timeout && options.timeout.ms < this.limits.timeMs ? { ...this.limits, timeMs: options.timeout.ms } : this.limits;
@@ -106,7 +107,9 @@ export class Templates {
       return { ok: true, text: render.run(program, vars).trim(), info: render.info };
     } catch (err) {
       if (err instanceof TemplateError) return { ok: false, error: err, info: render.info };
-      throw err;
+      // a fault of a function is that render's error, as any exception is in the original
+      const e = err instanceof Error ? err : new Error(String(err));
+      return { ok: false, error: new TemplateError(e.name, e.message), info: render.info };
     }
   }
 

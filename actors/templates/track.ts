@@ -79,7 +79,8 @@ export class TrackedTemplate {
       this.problem(outcome.error.toString());
       return;
     }
-    const json = resultJson(outcome.text);
+    // the original parses rendered results, but hands a static text back as it is
+    const json = outcome.isStatic ? JSON.stringify(outcome.text) : resultJson(outcome.text);
     if (json === this.last) return;
     this.last = json;
     this.options.onResult(json, this.listeners());

@@ -237,6 +237,17 @@ t.test('render_template subscription', async (t) => {
     for (let i = 0; i < 3; i++) errs.push(await ws.until((m) => m.id === err));
     const event = { error: "TemplateAssertionError: No filter named 'unknown_filter'.", level: 'ERROR' };
     t.same(errs.map((m) => (m.type === 'result' ? 'result' : m.event)), [event, 'result', event]);
+    const strict = nextId++;
+    ws.send({ id: strict, type: 'render_template', template: '{{ my_unknown_var }}', strict: true, report_errors: true });
+    const strictSeen: any[] = [];
+    for (let i = 0; i < 3; i++) strictSeen.push(await ws.until((m) => m.id === strict));
+    const undefinedError = { error: "UndefinedError: 'my_unknown_var' is undefined", level: 'ERROR' };
+    t.same(strictSeen.map((m) => (m.type === 'result' ? 'result' : m.event)), [undefinedError, 'result', undefinedError], 'strict: an undefined name is an error');
+    const plain = nextId++;
+    ws.send({ id: plain, type: 'render_template', template: '42' });
+    t.same((await eventOf(plain)).event.result, '42', 'a text without template syntax is sent as it is');
+    await ask(ws, { type: 'unsubscribe_events', subscription: strict });
+    await ask(ws, { type: 'unsubscribe_events', subscription: plain });
     const quiet = nextId++;
     ws.send({ id: quiet, type: 'render_template', template: '{{ my_unknown_var + 1 }}' });
     t.same(await ws.until((m) => m.id === quiet), { id: quiet, type: 'result', success: true, result: null }, 'without report_errors: only the result');
