@@ -352,11 +352,7 @@ export class Render implements RenderEnv {
       if (i < 0 || i >= obj.length) return MISSING;
       return typeof obj === 'string' ? obj[i] : obj[i];
     }
-    if (isDict(obj)) {
-      const v = dictGet(obj, key);
-      if (v !== MISSING || typeof key !== 'number' || !(obj instanceof Map)) return v;
-      return dictGet(obj, float(key));
-    }
+    if (isDict(obj)) return dictGet(obj, key);
     if (obj instanceof PyObject) return obj.item(key, this);
     return MISSING;
   }

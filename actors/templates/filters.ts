@@ -16,7 +16,6 @@ import {
   isDict,
   isFloatish,
   isNumber,
-  isTuple,
   numberOf,
   pyCompare,
   pyEq,
