@@ -2,6 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { RenderInfo } from './engine.ts';
 import type { RenderOptions, RenderOutcome } from './index.ts';
 import { resultJson } from './json.ts';
+import { RenderLimitError } from './errors.ts';
 
 /**
  * Subscribed templates (render_template), re-rendered as the original's
@@ -65,14 +66,19 @@ export class TrackedTemplate {
   setup(): void {
     const outcome = this.renderOnce();
     if (!outcome.ok) this.problem(outcome.error.toString());
+    // a render cut off by its bounds is not run a second time straight away
+    if (!outcome.ok && outcome.error instanceof RenderLimitError) this.spent = outcome;
   }
+
+  private spent: RenderOutcome | undefined;
 
   /** Renders now and sends the result if it changed. */
   refresh(): void {
     if (this.stopped) return;
     clearTimeout(this.rateTimer);
     this.rateTimer = undefined;
-    const outcome = this.renderOnce();
+    const outcome = this.spent ?? this.renderOnce();
+    this.spent = undefined;
     if (!outcome.ok) {
       if (this.last === ERROR) return;
       this.last = ERROR;
