@@ -21,6 +21,8 @@ import { Registries, REGISTRY_PREFIX } from '../actors/registries/index.ts';
 import { helperEntries } from '../actors/registries/helper-entries.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
+import { Templates } from '../actors/templates/index.ts';
+import { templateHomeOf } from '../actors/registries/template-home.ts';
 import { Router } from '../gateway/http.ts';
 import type { CoreDeps } from '../gateway/core.ts';
 import { registerApiRoutes } from '../gateway/routes/api.ts';
@@ -31,6 +33,7 @@ import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
 import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
 import { registerHistoryRoutes } from '../gateway/routes/history.ts';
 import { History } from '../actors/history/history.ts';
+import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
@@ -201,7 +204,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
-  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  const templates = new Templates({ entities, coreConfig, clock, home: templateHomeOf(registries) });
+  bus.listen('state_changed', 'subscribed templates', (r) => r.stream.startsWith('entity/') && templates.stateChanged(r.data.entity_id, r.data.old_state, r.data.new_state));
+  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, templates, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -220,6 +225,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerOnboardingRoutes(router, { auth });
   registerLoggingRoutes(router, { logs });
   registerHistoryRoutes(router, deps);
+  registerTemplateRoutes(router, deps);
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';

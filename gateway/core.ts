@@ -9,6 +9,7 @@ import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
 import type { Context, EventRecord, Origin } from '../store/types.ts';
+import type { Templates } from '../actors/templates/index.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
 export interface CoreDeps {
@@ -23,6 +24,8 @@ export interface CoreDeps {
   entityFanout: EntityFanout;
   /** state history from the log (the entity-and-time index) */
   history: History;
+  /** POST /api/template and render_template */
+  templates: Templates;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

@@ -15,6 +15,7 @@ import type { AdminOutcome, AdminRefusal } from '../../actors/auth/admin.ts';
 import { loggingCommands } from './logging-commands.ts';
 import { historyCommands } from './history-commands.ts';
 import { registryCommands } from './registry-commands.ts';
+import { templateCommands } from './template-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -465,7 +466,7 @@ const commands: Record<string, Command> = {
   ...historyCommands,
 };
 
-const byType = new Map(Object.entries(commands));
+const byType = new Map(Object.entries({ ...commands, ...templateCommands }));
 
 /** The command of a message type; only the commands above, never a member every object has. */
 export function commandFor(type: string): Command | undefined {

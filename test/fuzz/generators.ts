@@ -26,6 +26,13 @@ const FIELD_NAMES = [
   'entity_globs', 'entities', 'access_token', 'api_password', 'client_id', 'handler', 'redirect_uri', 'username',
   'password', 'name', 'language', 'grant_type', 'code', 'refresh_token', 'token', 'action', 'latitude', 'longitude',
   'elevation', 'value', 'option', 'options', 'device_id', 'area_id', 'parent_id', 'user_id',
+  'template', 'variables', 'timeout', 'strict', 'report_errors',
+];
+
+/** Templates the template route and command render: plain, reading states, failing, runaway. */
+const TEMPLATES = [
+  "{{ states('input_boolean.x') }}", '{{ states | count }}', '{% for s in states.sensor %}{{ s.entity_id }}{% endfor %}',
+  '{{ x + 1 }}', '{{ now() }}', '{{ 1 | nope }}', '{{ {% }}', "{{ float('x') }}", '{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}',
 ];
 
 // JSON number texts that JavaScript reads oddly: overflow to Infinity, -0, beyond 2^53
@@ -615,6 +622,13 @@ export const REST_ROUTES: RestRoute[] = [
     body: 'json',
     valid: (_rng, ctx) => ({ name: 'Second', username: 'second', password: 'pw pw pw pw', client_id: ctx.clientId, language: 'en' }),
   },
+  {
+    method: 'POST',
+    path: '/api/template',
+    access: 'admin',
+    body: 'json',
+    valid: (rng) => ({ template: rng.pick(TEMPLATES), variables: { x: rng.int(10) } }),
+  },
   { method: 'POST', path: '/api/onboarding/core_config', access: 'user', body: 'json', valid: () => ({}) },
   { method: 'POST', path: '/api/onboarding/analytics', access: 'user', body: 'json', valid: () => ({}) },
   {
@@ -697,6 +711,10 @@ export const WS_COMMANDS: WsCommand[] = [
     }),
   },
   ...registryCommands(),
+  {
+    type: 'render_template',
+    valid: (rng) => ({ template: rng.pick(TEMPLATES), variables: { x: rng.int(10) }, report_errors: rng.chance(0.5), strict: rng.chance(0.2) }),
+  },
 ];
 
 /** The config/*_registry commands, valid for an empty registry or one the fuzz filled. */

@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import type { Command } from './commands.ts';
+import { CommandError } from './connection.ts';
+import { TemplateError } from '../../actors/templates/index.ts';
+import { floatRepr } from '../../actors/templates/values.ts';
+
+const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
+
+/**
+ * render_template (core-wire §4.7): result null, then an event per new result
+ * `{result, listeners}`; with report_errors, render warnings and errors as events
+ * `{error, level}`. Open to every user, as in the original (dashboards' Markdown cards use it),
+ * but a user who may not read every entity sees only those they may read.
+ */
+export const templateCommands: Record<string, Command> = {
+  render_template: {
+    schema: Type.Object(
+      {
+        ...base,
+        template: Type.String(),
+        entity_ids: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+        variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        timeout: Type.Optional(Type.Number()),
+        strict: Type.Optional(Type.Boolean()),
+        report_errors: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+    handle(conn, msg, deps) {
+      const id: number = msg.id;
+      const permissions = conn.principal!.permissions;
+      const canRead = permissions.readAll ? undefined : (entityId: string) => permissions.canRead(entityId);
+      const strict = msg.strict === true;
+      const reportErrors = msg.report_errors === true;
+      const onError = (message: string, level: 'WARNING' | 'ERROR') => conn.event(id, JSON.stringify({ error: message, level }));
+      const timeout: number | undefined = msg.timeout;
+      if (timeout) {
+        // the original's async_render_will_timeout: a render bounded by the caller's timeout first
+        const exceeded = new TemplateError('', `Exceeded maximum execution time of ${floatRepr(timeout)}s`);
+        const trial = deps.templates.render(msg.template, msg.variables, {
+          strict,
+          canRead,
+          timeout: { ms: Math.max(0, timeout * 1000), error: () => exceeded },
+          log: reportErrors ? (level, message) => onError(message, level) : undefined,
+        });
+        if (!trial.ok && trial.error === exceeded) throw new CommandError('template_error', exceeded.message);
+      }
+      const tracked = deps.templates.track(msg.template, msg.variables, {
+        strict,
+        canRead,
+        reportErrors,
+        onResult: (result, listeners) => conn.event(id, `{"result":${result},"listeners":${JSON.stringify(listeners)}}`),
+        onError,
+        log: (line) => deps.log(`render_template of ${conn.ip}: ${line}`),
+      });
+      conn.subscribe(id, () => tracked.stop());
+      conn.result(id, 'null');
+      tracked.refresh();
+    },
+  },
+};
