@@ -123,6 +123,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
+  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').warning, states: entities });
+  // policies by device and area ask the registries where an entity sits, when a check runs
+  const placement = { deviceOf: (id: string) => registries.deviceOf(id), areaIdOf: (id: string) => registries.areaOf(id)?.area_id };
   const auth = createAuth({
     log,
     clock,
@@ -133,10 +136,10 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
       groups: authGroupsOfCore(config.core),
       providers: authProvidersOfCore(config.core),
       trustedProxies: config.http.trusted_proxies,
+      placement,
     },
   });
   const bans = new IpBans({ log, clock, ids, say: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
-  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').warning, states: entities });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
 
   const started = performance.now();

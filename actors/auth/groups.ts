@@ -136,14 +136,3 @@ export function checkGroups(value: unknown): Group[] {
     return { id, name: typeof name === 'string' ? name : null, policy: checkPolicy(entry.policy, `${where}.policy`) };
   });
 }
-
-/** A group's policy keys that Hearth cannot apply yet, for a warning at start. */
-export function unappliedKeys(groups: readonly Group[]): string[] {
-  const out: string[] = [];
-  for (const g of groups) {
-    const entities = g.policy.entities;
-    if (!isMapping(entities)) continue;
-    for (const key of ['device_ids', 'area_ids']) if (isMapping(entities[key]) && Object.keys(entities[key] as Mapping).length) out.push(`${g.id}: ${key}`);
-  }
-  return out;
-}

@@ -18,7 +18,8 @@ import { AuthCodes } from './codes.ts';
 import { createUserAdmin, type UserAdmin } from './admin.ts';
 import { MfaSetupFlows, mfaModulesOf, verifyLoginCode, type MfaModuleConfig } from './mfa.ts';
 import { ONBOARDING_STEPS, ONBOARDING_STREAM, Onboarding, type OnboardingStep } from './onboarding.ts';
-import { Groups, unappliedKeys, type Group } from './groups.ts';
+import { Groups, type Group } from './groups.ts';
+import type { EntityPlacement } from './permissions.ts';
 import type { EntityPermissions } from './permissions.ts';
 
 /** Options of the auth system (the `auth_providers:` part of the configuration, and tuning). */
@@ -35,6 +36,8 @@ export interface AuthConfig {
   accessTokenCacheSize?: number;
   /** open login flows kept at most */
   maxOpenLoginFlows?: number;
+  /** where entities sit (the registries): policies by device_ids and area_ids ask it */
+  placement?: EntityPlacement;
   /** the `auth_providers:` of the core section (default: the `core` provider alone) */
   providers?: ProviderConfig[];
   /** `http: trusted_proxies`: trusted_networks refuses logins that come through them */
@@ -199,10 +202,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   const hasher = createPasswordHasher(config.scrypt);
   const accessTokens = new AccessTokens(config.accessTokenCacheSize);
   const signedPaths = new SignedPaths();
-  const users = new Users(new Groups(config.groups));
-  for (const key of unappliedKeys(config.groups ?? [])) {
-    (config.say ?? console.log)(`auth_groups: ${key} grants nothing yet: Hearth has no device or area registry`);
-  }
+  const users = new Users(new Groups(config.groups), config.placement);
   const tokens = new RefreshTokens((id) => accessTokens.forget(id));
   const onboarding = new Onboarding();
   const codes = new AuthCodes(clock, ids);

@@ -35,6 +35,20 @@ export interface Policy {
   entities?: boolean | EntityPolicy | null;
 }
 
+/**
+ * Where an entity sits, as the registries know it (device_ids and area_ids are asked through
+ * it when a check runs, so a move in the registries counts at once).
+ */
+export interface EntityPlacement {
+  /** the entity's device id */
+  deviceOf(entityId: string): string | undefined;
+  /** the entity's area id: its own, else its device's */
+  areaIdOf(entityId: string): string | undefined;
+}
+
+/** No registries: no entity is on a device or in an area. */
+export const NOWHERE: EntityPlacement = { deviceOf: () => undefined, areaIdOf: () => undefined };
+
 /** A compiled entity policy. */
 export interface EntityPermissions {
   /** every category of every entity: owners, admins, `entities: true` */
@@ -75,7 +89,7 @@ function grants(grant: unknown, category: Category): true | undefined {
 /** The order of the original's compile_entities: the most precise first. */
 const SUB_CATEGORIES = ['entity_ids', 'device_ids', 'area_ids', 'domains', 'all'] as const;
 
-function testFor(key: (typeof SUB_CATEGORIES)[number], value: Mapping): Test | undefined {
+function testFor(key: (typeof SUB_CATEGORIES)[number], value: Mapping, placement: EntityPlacement): Test {
   switch (key) {
     case 'entity_ids': {
       const byId = new Map(Object.entries(value));
@@ -88,11 +102,22 @@ function testFor(key: (typeof SUB_CATEGORIES)[number], value: Mapping): Test | u
         return grants(byDomain.get(dot < 0 ? id : id.slice(0, dot)), category);
       };
     }
+    case 'device_ids': {
+      const byDevice = new Map(Object.entries(value));
+      return (id, category) => {
+        const device = placement.deviceOf(id);
+        return device === undefined ? undefined : grants(byDevice.get(device), category);
+      };
+    }
+    case 'area_ids': {
+      const byArea = new Map(Object.entries(value));
+      return (id, category) => {
+        const area = placement.areaIdOf(id);
+        return area === undefined ? undefined : grants(byArea.get(area), category);
+      };
+    }
     case 'all':
       return (_id, category) => grants(value, category);
-    default:
-      // no device or area registry yet: no entity belongs to a device or an area
-      return undefined;
   }
 }
 
@@ -105,7 +130,7 @@ function grantsAll(policy: unknown, category: Category): boolean {
 }
 
 /** Compiles the `entities` part of a (merged) policy into a checker. */
-export function compileEntities(policy: unknown): EntityPermissions {
+export function compileEntities(policy: unknown, placement: EntityPlacement = NOWHERE): EntityPermissions {
   if (policy === true) return ALL;
   if (!isMapping(policy)) return NONE;
   const tests: Test[] = [];
@@ -114,8 +139,7 @@ export function compileEntities(policy: unknown): EntityPermissions {
     // as in the original, `true` for any sub-category allows everything, whatever came before it
     if (value === true) return ALL;
     if (!isMapping(value)) continue;
-    const test = testFor(key, value);
-    if (test) tests.push(test);
+    tests.push(testFor(key, value, placement));
   }
   if (tests.length === 0) return NONE;
   const check = (entityId: string, category: Category): boolean => {
@@ -132,8 +156,8 @@ export function compileEntities(policy: unknown): EntityPermissions {
 }
 
 /** Compiles a whole (merged) policy. */
-export function compilePolicy(policy: Policy): EntityPermissions {
-  return compileEntities(policy.entities);
+export function compilePolicy(policy: Policy, placement: EntityPlacement = NOWHERE): EntityPermissions {
+  return compileEntities(policy.entities, placement);
 }
 
 /**

@@ -2,7 +2,7 @@ import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { userMachine, type UserCreated, type UserEvent } from '../../machines/user.machine.ts';
 import type { EventRecord } from '../../store/types.ts';
 import { GROUP_ADMIN, Groups } from './groups.ts';
-import { ALL, NONE, UserPermissions, compilePolicy, type EntityPermissions } from './permissions.ts';
+import { ALL, NONE, NOWHERE, UserPermissions, compilePolicy, type EntityPermissions, type EntityPlacement } from './permissions.ts';
 
 export { GROUP_ADMIN, GROUP_READ_ONLY, GROUP_USERS } from './groups.ts';
 
@@ -99,7 +99,11 @@ export class Users {
   /** compiled once per user, and again when one of its records changes it */
   private readonly permits = new Map<string, UserPermissions>();
 
-  constructor(readonly groups: Groups = new Groups()) {}
+  constructor(
+    readonly groups: Groups = new Groups(),
+    /** where entities sit (the registries), for policies by device and area */
+    private readonly placement: EntityPlacement = NOWHERE,
+  ) {}
 
   /** Applies one committed record of an `auth/user/...` stream. */
   evolve(record: EventRecord): void {
@@ -179,7 +183,7 @@ export class Users {
     const snapshot = this.users.get(userId);
     if (!snapshot) return NONE;
     if (snapshot.context.isOwner) return ALL;
-    return compilePolicy(this.groups.policyOf(snapshot.context.groupIds));
+    return compilePolicy(this.groups.policyOf(snapshot.context.groupIds), this.placement);
   }
 
   /** A record changed the user: its view is built again when next read, its permissions now. */

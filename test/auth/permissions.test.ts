@@ -51,15 +51,24 @@ t.test('categories of an entity, a domain, all', async (t) => {
   t.equal(compileEntities({ all: { read: true, control: true } }).canControl('lock.door'), true);
 });
 
-t.test('false grants nothing, device_ids and area_ids grant nothing yet', async (t) => {
+t.test('false grants nothing; device_ids and area_ids ask where the entity sits', async (t) => {
   const c = compileEntities({ entity_ids: { 'light.a': { read: false }, 'light.b': false }, domains: { light: { read: true } } });
   t.ok(c.canRead('light.a'), 'false is no opinion: the domain decides');
   t.ok(c.canRead('light.b'));
   t.equal(compileEntities({ all: false }), NONE);
   t.equal(compileEntities({ entity_ids: false, domains: { light: true } }).canRead('light.a'), true, 'a false sub-category is skipped');
-  const devices = compileEntities({ device_ids: { abc: true }, area_ids: { kitchen: true } });
-  t.notOk(devices.canRead('light.kitchen'), 'no device or area registry: no entity is in one');
-  t.equal(compileEntities({ device_ids: true }), ALL, 'but true there is true, as in the original');
+  const devices = compileEntities({ device_ids: { abc: true }, area_ids: { kitchen: { read: true } } });
+  t.notOk(devices.canRead('light.kitchen'), 'without a placement no entity is on a device or in an area');
+  const placed = new Map([['light.kitchen', { device: 'xyz', area: 'kitchen' }], ['light.desk', { device: 'abc', area: 'office' }]]);
+  const placement = { deviceOf: (id: string) => placed.get(id)?.device, areaIdOf: (id: string) => placed.get(id)?.area };
+  const located = compileEntities({ device_ids: { abc: true }, area_ids: { kitchen: { read: true } } }, placement);
+  t.ok(located.canControl('light.desk'), 'its device grants all');
+  t.ok(located.canRead('light.kitchen'), 'its area grants read ...');
+  t.notOk(located.canControl('light.kitchen'), '... and only read');
+  t.notOk(located.canRead('light.hall'), 'nowhere: nothing');
+  placed.set('light.hall', { device: 'abc', area: 'hall' });
+  t.ok(located.canRead('light.hall'), 'a move counts at once, without compiling again');
+  t.equal(compileEntities({ device_ids: true }), ALL, 'true there is true, as in the original');
 });
 
 t.test('merge: true wins, mappings merge key by key', async (t) => {
@@ -346,4 +355,35 @@ t.test('groups applied by a running Hearth', async (t) => {
     t.same(list.result.find((u: any) => u.id === kid.id).group_ids, ['kids'], 'the user keeps the group id');
     ws.ws.close();
   });
+});
+
+t.test('a group whose policy names an area sees what the registries put there, as they change', async (t) => {
+  const config = [
+    'core:',
+    '  auth_groups:',
+    '    - id: kitchen_staff',
+    '      policy:',
+    '        entities:',
+    '          area_ids:',
+    '            kitchen: true',
+    'input_boolean:',
+    '  kettle: { name: Kettle }',
+    '  oven: { name: Oven }',
+    '  porch: { name: Porch }',
+  ].join('\n');
+  const h = await startTestHearth(t, { config });
+  const owner = await onboard(h.base);
+  const ownerWs = await authedClient(h.base, owner.access_token);
+  const area = await ask(ownerWs, { type: 'config/area_registry/create', name: 'Kitchen' });
+  t.equal(area.result.area_id, 'kitchen');
+  await ask(ownerWs, { type: 'config/entity_registry/update', entity_id: 'input_boolean.kettle', area_id: 'kitchen' });
+  const cook = await userIn(h.base, ownerWs, 'cook', ['kitchen_staff']);
+  const visible = async () => idsOf((await cook.rest('GET', '/api/states')).json);
+  t.same(await visible(), ['input_boolean.kettle']);
+  t.equal((await cook.rest('GET', '/api/states/input_boolean.oven')).status, 401);
+  await ask(ownerWs, { type: 'config/entity_registry/update', entity_id: 'input_boolean.oven', area_id: 'kitchen' });
+  t.same(await visible(), ['input_boolean.kettle', 'input_boolean.oven'], 'moved into the kitchen: readable at once');
+  t.equal((await cook.rest('POST', '/api/services/input_boolean/turn_on', { entity_id: 'input_boolean.oven' })).status, 200, 'and controllable');
+  t.equal((await cook.rest('POST', '/api/services/input_boolean/turn_on', { entity_id: 'input_boolean.porch' })).status, 401);
+  ownerWs.ws.close();
 });
