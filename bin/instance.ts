@@ -12,6 +12,7 @@ import { coreServices } from '../actors/core/services.ts';
 import { EntityActors } from '../actors/entities/registry.ts';
 import { HelperActors } from '../actors/entities/helpers.ts';
 import { helperDomains } from '../actors/entities/domains/index.ts';
+import { VirtualPlatforms } from '../actors/entities/platforms/index.ts';
 import { ServiceRegistry } from '../actors/services/registry.ts';
 import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
@@ -139,6 +140,16 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   // registrations share group commits instead of one fsync each
   await Promise.all(helpers.flatMap((h) => h.specs(reloadDomain(h)).map((spec) => services.register(spec, systemContext()))));
   for (const h of helpers) await h.configure(config.sections[h.domain.domain], systemContext());
+  const platforms = new VirtualPlatforms({
+    entities,
+    services,
+    clock,
+    log: say,
+    newContext: systemContext,
+    fireEvent: (eventType, data, context) => fireEvent(eventType, data, 'LOCAL', context),
+    readSections: async () => (await loadConfiguration(dataDir)).sections,
+  });
+  await platforms.configure(config.sections, systemContext());
 
   let stopping: Promise<void> | undefined;
   const instance: Partial<Hearth> = {};
@@ -158,7 +169,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   });
   await Promise.all(core.map((spec) => services.register(spec, systemContext())));
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'onboarding', 'websocket_api', ...configured]);
+  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'http', 'onboarding', 'websocket_api', ...configured, ...platforms.components()]);
 
   const entityFanout = new EntityFanout(bus);
   const deps: CoreDeps = { entities, services, coreConfig, auth, bus, entityFanout, clock, ids, runState: () => runState, fireEvent, log: say };
@@ -245,6 +256,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
         uWS.us_listen_socket_close(listenSocket);
         for (const c of ws.connections) c.close();
+        // no machine moves (a cover, a timer) once the log is closing
+        await platforms.stop();
         await snapshotting;
         await bans.settled();
         await snapshot();

@@ -1,0 +1,84 @@
+import { Type } from '@sinclair/typebox';
+import type { Context } from '../../../store/types.ts';
+import type { ServiceRegistry } from '../../services/registry.ts';
+import { ServiceError } from '../../services/types.ts';
+import { PlatformActors, type PlatformDeps } from './actors.ts';
+import { parsePlatformSection, VIRTUAL } from './config.ts';
+import { noRegistrar, type PlatformDomain, type PlatformEntry } from './types.ts';
+import { switchDomain } from './switch.ts';
+
+/** The domains the virtual platform provides, in the order they are set up. */
+export const platformDomains: PlatformDomain[] = [switchDomain];
+
+export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
+  services: ServiceRegistry;
+  /** the sections of configuration.yaml as it is now (for `virtual.reload`) */
+  readSections(): Promise<Record<string, unknown>>;
+  registrar?: PlatformDeps['registrar'];
+  /** platforms other parts of Hearth set up: their entries are left to them */
+  elsewhere?: ReadonlySet<string>;
+}
+
+/**
+ * The `virtual` platform: every domain's `- platform: virtual` entries as live machines, the
+ * services of each configured domain, and `virtual.reload`.
+ */
+export class VirtualPlatforms {
+  private readonly actors = new Map<string, PlatformActors>();
+  private readonly registered = new Set<string>();
+  private readonly elsewhere: ReadonlySet<string>;
+
+  constructor(private readonly deps: VirtualPlatformsDeps) {
+    const platformDeps: PlatformDeps = { ...deps, registrar: deps.registrar ?? noRegistrar };
+    for (const domain of platformDomains) this.actors.set(domain.domain, new PlatformActors(domain, platformDeps));
+    this.elsewhere = deps.elsewhere ?? new Set();
+  }
+
+  /**
+   * Reads every domain's section, then sets them up: a broken section refuses the whole
+   * configuration before anything changes. Services of a domain are registered the first time
+   * it has a section.
+   */
+  async configure(sections: Record<string, unknown>, context: Context): Promise<void> {
+    const parsed: Array<[PlatformActors, PlatformEntry[]]> = platformDomains.map((d) => [this.actors.get(d.domain)!, parsePlatformSection(d, sections[d.domain], this.elsewhere)]);
+    const fresh = platformDomains.filter((d) => sections[d.domain] !== undefined && !this.registered.has(d.domain));
+    if (fresh.length && !this.registered.has(VIRTUAL)) {
+      this.registered.add(VIRTUAL);
+      await this.deps.services.register(this.reloadSpec(), context);
+    }
+    for (const d of fresh) {
+      this.registered.add(d.domain);
+      await Promise.all(this.actors.get(d.domain)!.specs().map((spec) => this.deps.services.register(spec, context)));
+    }
+    for (const [actors, entries] of parsed) await actors.apply(entries, context);
+  }
+
+  /** `virtual` and the domains with a section, for the components list. */
+  components(): string[] {
+    return [...this.registered];
+  }
+
+  /** Stops every machine; nothing is written afterwards. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.actors.values()].map((a) => a.stop()));
+  }
+
+  private reloadSpec() {
+    return {
+      domain: VIRTUAL,
+      service: 'reload',
+      description: { name: 'Reload', description: 'Reloads virtual entities from the YAML-configuration.', fields: {} },
+      schema: Type.Object({}, { additionalProperties: false }),
+      supportsResponse: 'none' as const,
+      access: 'admin' as const,
+      handler: async (call: { context: Context }) => {
+        try {
+          await this.configure(await this.deps.readSections(), call.context);
+        } catch (err) {
+          this.deps.log(`reload of ${VIRTUAL} refused: ${(err as Error).message}`);
+          throw new ServiceError('home_assistant_error', `Cannot reload ${VIRTUAL}: ${(err as Error).message}`);
+        }
+      },
+    };
+  }
+}
