@@ -201,6 +201,8 @@ export class PlatformActors {
    * transition of its machine), so a refusal anywhere leaves all of them as they were.
    */
   async command(service: PlatformService, call: ServiceCall): Promise<void> {
+    const problem = service.refine?.(call.data);
+    if (problem) throw new ServiceError('invalid_format', problem);
     const now = this.deps.clock.now();
     // machines never read a clock: the time of a command comes in with it
     const event = { ...service.toEvent(call.data), time: now } as EventObject;

@@ -6,9 +6,10 @@ import { PlatformActors, type PlatformDeps } from './actors.ts';
 import { parsePlatformSection, VIRTUAL } from './config.ts';
 import { noRegistrar, type PlatformDomain, type PlatformEntry } from './types.ts';
 import { switchDomain } from './switch.ts';
+import { lightDomain } from './light.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;

@@ -40,6 +40,11 @@ export interface PlatformService {
    * these masks, or the call is refused naming entity and service.
    */
   requiredFeatures?: number[];
+  /**
+   * What the schema cannot say (keys that exclude each other): the problem in the original's
+   * words, refused as invalid data before any entity is asked.
+   */
+  refine?(data: Record<string, any>): string | undefined;
   /** the event sent to each target entity's machine; the platform adds `time` (epoch ms) */
   toEvent(data: Record<string, any>): EventObject;
 }
