@@ -229,8 +229,8 @@ export class PlatformActors {
       const [, actions] = transition(this.domain.machine, live.actor.getSnapshot(), event);
       const refusal = actions.find((a: any) => a.type === 'xstate.emit' && a.params?.event?.type === 'rejected') as any;
       if (refusal) {
-        const { message, code } = refusal.params.event;
-        throw new ServiceError(code ?? 'service_validation_error', String(message));
+        const { message, code, translation } = refusal.params.event;
+        throw new ServiceError(code ?? 'service_validation_error', String(message), translation);
       }
     }
     const before = targets.map((live) => live.actor.getPersistedSnapshot());

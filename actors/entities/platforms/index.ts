@@ -7,9 +7,10 @@ import { parsePlatformSection, VIRTUAL } from './config.ts';
 import { noRegistrar, type PlatformDomain, type PlatformEntry } from './types.ts';
 import { switchDomain } from './switch.ts';
 import { lightDomain } from './light.ts';
+import { fanDomain } from './fan.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;

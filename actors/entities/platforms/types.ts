@@ -53,7 +53,7 @@ export interface PlatformService {
  * A platform domain (light, cover, ...): the options of its entries, its machine, how a
  * snapshot renders, and its services as data.
  *
- * A machine refuses a command by emitting `{ type: 'rejected', message, code? }`; the call then
+ * A machine refuses a command by emitting `{ type: 'rejected', message, code?, translation? }`; the call then
  * fails with that message and nothing is written. A machine announces a bus event (timer
  * finished, ...) by emitting `{ type: 'bus_event', event_type, data }`; it is fired after the
  * state it goes with is written.
