@@ -12,8 +12,13 @@ export interface VirtualHome extends TestHearth {
   wsCall(domain: string, service: string, data?: Record<string, unknown>, target?: Record<string, unknown>): Promise<any>;
   /** GET /api/states/<entity_id> (the JSON, or undefined on 404) */
   state(entityId: string): Promise<any>;
-  /** the next state_changed of an entity the WebSocket client sees (matching `pred` when given) */
+  /**
+   * The next state_changed of an entity the WebSocket client sees (the first matching `pred`;
+   * that entity's changes before it are passed over).
+   */
   changed(entityId: string, pred?: (newState: any) => boolean, timeoutMs?: number): Promise<{ old_state: any; new_state: any; context: any }>;
+  /** the state_changed new states of an entity seen and not yet taken */
+  pending(entityId: string): any[];
   /** the next bus event of a type the WebSocket client sees */
   event(eventType: string, timeoutMs?: number): Promise<any>;
 }
@@ -30,13 +35,20 @@ export async function virtualHome(t: { teardown(fn: () => unknown): void }, conf
   ws.send({ id: 1, type: 'subscribe_events' });
   await ws.until((m) => m.id === 1 && m.type === 'result');
   const seen: any[] = [];
-  const waiting: Array<{ pred: (m: any) => boolean; resolve: (m: any) => void }> = [];
-  const take = async (pred: (m: any) => boolean, timeoutMs: number) => {
+  const waiting: Array<{ pred: (m: any) => boolean; kind: (m: any) => boolean; resolve: (m: any) => void }> = [];
+  // the first event of its kind (an entity's changes, a type of event) that matches; the ones of
+  // that kind before it are passed over for good, so a later wait never meets a stale one
+  const take = async (pred: (m: any) => boolean, timeoutMs: number, kind: (m: any) => boolean = pred) => {
     const i = seen.findIndex(pred);
-    if (i >= 0) return seen.splice(i, 1)[0];
+    if (i >= 0) {
+      const match = seen[i];
+      for (let j = i; j >= 0; j--) if (kind(seen[j])) seen.splice(j, 1);
+      return match;
+    }
+    for (let j = seen.length - 1; j >= 0; j--) if (kind(seen[j])) seen.splice(j, 1);
     return new Promise<any>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no such event within timeout')), timeoutMs);
-      waiting.push({ pred, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+      waiting.push({ pred, kind, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   };
   // events are kept until a test asks for them; results go to their caller
@@ -52,7 +64,8 @@ export async function virtualHome(t: { teardown(fn: () => unknown): void }, conf
       if (m.type !== 'event') continue;
       const w = waiting.findIndex((x) => x.pred(m.event));
       if (w >= 0) waiting.splice(w, 1)[0].resolve(m.event);
-      else seen.push(m.event);
+      // passed over by a wait for its kind: never met again
+      else if (!waiting.some((x) => x.kind(m.event))) seen.push(m.event);
     }
   });
   return {
@@ -72,10 +85,12 @@ export async function virtualHome(t: { teardown(fn: () => unknown): void }, conf
       return res.status === 200 ? res.json : undefined;
     },
     changed: async (entityId, pred = () => true, timeoutMs = 5000) => {
-      const e = await take((ev) => ev.event_type === 'state_changed' && ev.data.entity_id === entityId && pred(ev.data.new_state), timeoutMs);
+      const ofEntity = (ev: any) => ev.event_type === 'state_changed' && ev.data.entity_id === entityId;
+      const e = await take((ev) => ofEntity(ev) && pred(ev.data.new_state), timeoutMs, ofEntity);
       return { ...e.data, context: e.context };
     },
     event: (eventType, timeoutMs = 5000) => take((ev) => ev.event_type === eventType, timeoutMs),
+    pending: (entityId) => seen.filter((ev) => ev.event_type === 'state_changed' && ev.data.entity_id === entityId).map((ev) => ev.data.new_state),
   };
 }
 

@@ -8,9 +8,10 @@ import { noRegistrar, type PlatformDomain, type PlatformEntry } from './types.ts
 import { switchDomain } from './switch.ts';
 import { lightDomain } from './light.ts';
 import { fanDomain } from './fan.ts';
+import { coverDomain } from './cover.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;
