@@ -9,9 +9,10 @@ import { switchDomain } from './switch.ts';
 import { lightDomain } from './light.ts';
 import { fanDomain } from './fan.ts';
 import { coverDomain } from './cover.ts';
+import { valveDomain } from './valve.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;
