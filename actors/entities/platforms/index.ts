@@ -10,9 +10,10 @@ import { lightDomain } from './light.ts';
 import { fanDomain } from './fan.ts';
 import { coverDomain } from './cover.ts';
 import { valveDomain } from './valve.ts';
+import { lockDomain } from './lock.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;
