@@ -11,9 +11,11 @@ import { fanDomain } from './fan.ts';
 import { coverDomain } from './cover.ts';
 import { valveDomain } from './valve.ts';
 import { lockDomain } from './lock.ts';
+import { buttonDomain } from './button.ts';
+import { binarySensorDomain, sensorDomain } from './sensor.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain, buttonDomain, sensorDomain, binarySensorDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;
