@@ -13,9 +13,10 @@ import { valveDomain } from './valve.ts';
 import { lockDomain } from './lock.ts';
 import { buttonDomain } from './button.ts';
 import { binarySensorDomain, sensorDomain } from './sensor.ts';
+import { climateDomain } from './climate.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain, buttonDomain, sensorDomain, binarySensorDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain, buttonDomain, sensorDomain, binarySensorDomain, climateDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;
