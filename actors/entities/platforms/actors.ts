@@ -46,7 +46,7 @@ function commonAttributes(entry: PlatformEntry, features: number | undefined, un
   if (unit !== undefined) attributes.unit_of_measurement = unit;
   if (entry.deviceClass !== undefined) attributes.device_class = entry.deviceClass;
   if (entry.icon !== undefined) attributes.icon = entry.icon;
-  attributes.friendly_name = entry.name;
+  if (entry.name !== undefined) attributes.friendly_name = entry.name;
   if (features !== undefined) attributes.supported_features = features;
   return attributes;
 }
@@ -100,7 +100,7 @@ export class PlatformActors {
     if (entry.uniqueId === undefined) return entry.entityId;
     const { registrar } = this.deps;
     const deviceId = await registrar.ensureDevice(
-      { identifiers: [['virtual', entry.uniqueId]], name: entry.name, manufacturer: 'Hearth', model: `Virtual ${entry.domain}` },
+      { identifiers: [['virtual', entry.uniqueId]], name: entry.name ?? entry.entityId, manufacturer: 'Hearth', model: `Virtual ${entry.domain}` },
       context,
     );
     const [initial] = initialTransition(this.domain.machine, this.domain.input(entry, undefined, this.deps.clock.now()));
@@ -111,7 +111,7 @@ export class PlatformActors {
         platform: 'virtual',
         unique_id: entry.uniqueId,
         suggested_entity_id: entry.entityId,
-        original_name: entry.name,
+        original_name: entry.name ?? entry.entityId,
         original_icon: entry.icon ?? null,
         original_device_class: entry.deviceClass ?? null,
         supported_features: this.domain.supportedFeatures(entry) ?? 0,
@@ -174,7 +174,7 @@ export class PlatformActors {
       const id = live.entry.entityId;
       const current = this.deps.entities.get(id);
       if (always || !current || current.state !== shown.state || !jsonEqual(current.attributes, shown.attributes)) {
-        await this.deps.entities.write(id, { ...shown, force_update: false }, context);
+        await this.deps.entities.write(id, { ...shown, force_update: this.domain.forceUpdate === true }, context);
       }
       for (const e of announced) await this.deps.fireEvent(e.event_type, e.data, context);
     });

@@ -67,6 +67,7 @@ export class EntryReader {
  */
 export function parsePlatformSection<O>(domain: PlatformDomain<O>, section: unknown, elsewhere: ReadonlySet<string> = new Set()): PlatformEntry<O>[] {
   if (section === null || section === undefined) return [];
+  if (domain.parseSection) return domain.parseSection(section);
   const list = Array.isArray(section) ? section : [section];
   const entries: PlatformEntry<O>[] = [];
   const taken = new Set<string>();

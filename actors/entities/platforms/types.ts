@@ -11,7 +11,8 @@ export interface PlatformEntry<O = Record<string, unknown>> {
   /** where it sits in its section (0-based), for messages */
   index: number;
   platform: 'virtual';
-  name: string;
+  /** absent only in a domain with its own section form (a timer need not have a name) */
+  name?: string;
   /** the entity id the entry gets: its name slugified, unique within the domain */
   entityId: string;
   uniqueId?: string;
@@ -66,6 +67,13 @@ export interface PlatformDomain<O = any> {
   deviceClasses?: readonly string[];
   /** reads the domain's options; throws through `entry.error` naming the key */
   parseOptions(entry: EntryReader): O;
+  /**
+   * A domain whose section has the original's own form rather than a platform list (timer:
+   * object ids as keys) reads it here.
+   */
+  parseSection?(section: unknown): PlatformEntry<O>[];
+  /** every write is a state_changed, even of the same state (the original's force_update) */
+  forceUpdate?: boolean;
   /** the `supported_features` attribute; undefined when the domain shows none */
   supportedFeatures(entry: PlatformEntry<O>): number | undefined;
   machine: AnyStateMachine;
