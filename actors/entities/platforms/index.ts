@@ -16,9 +16,10 @@ import { binarySensorDomain, sensorDomain } from './sensor.ts';
 import { climateDomain } from './climate.ts';
 import { mediaPlayerDomain } from './media_player.ts';
 import { timerDomain } from './timer.ts';
+import { sceneDomain } from './scene.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain, buttonDomain, sensorDomain, binarySensorDomain, climateDomain, mediaPlayerDomain, timerDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain, buttonDomain, sensorDomain, binarySensorDomain, climateDomain, mediaPlayerDomain, sceneDomain, timerDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;

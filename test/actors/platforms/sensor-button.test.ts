@@ -63,3 +63,13 @@ t.test('sensor options are checked', async (t) => {
   t.throws(() => parsePlatformSection(sensorDomain, [{ platform: 'virtual', name: 'x', state_class: 'sometimes' }]), /sensor\[0\].*key 'state_class': value must be one of/);
   t.throws(() => parsePlatformSection(sensorDomain, [{ platform: 'virtual', name: 'x', device_class: 'mood' }]), /key 'device_class'/);
 });
+
+t.test('scene: turn_on records the time of activation', async (t) => {
+  const home = await virtualHome(t, 'scene:\n  - platform: virtual\n    name: Movie night\n    icon: mdi:movie\n');
+  t.same([(await home.state('scene.movie_night')).state, (await home.state('scene.movie_night')).attributes], ['unknown', { icon: 'mdi:movie', friendly_name: 'Movie night' }]);
+  const answer = await home.call('scene', 'turn_on', { entity_id: 'scene.movie_night', transition: 2 });
+  t.match(answer.json[0].state, /^\d{4}-\d\d-\d\dT/);
+  const core = await home.call('core', 'turn_on', { entity_id: 'scene.movie_night' });
+  t.equal(core.json.length, 1, 'core.turn_on activates a scene');
+  t.ok(core.json[0].state > answer.json[0].state);
+});
