@@ -148,6 +148,11 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     newContext: systemContext,
     fireEvent: (eventType, data, context) => fireEvent(eventType, data, 'LOCAL', context),
     readSections: async () => (await loadConfiguration(dataDir)).sections,
+    onCommit: (listener) => log.onCommit(listener),
+    coreLocation: () => {
+      const c = coreConfig.asDict(runState);
+      return { name: String(c.location_name), latitude: Number(c.latitude), longitude: Number(c.longitude), radius: Number(c.radius) };
+    },
   });
   await platforms.configure(config.sections, systemContext());
 

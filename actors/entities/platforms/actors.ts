@@ -1,5 +1,5 @@
 import { createActor, initialTransition, transition, type AnyActor, type EventObject } from 'xstate';
-import type { Context } from '../../../store/types.ts';
+import type { Context, EventRecord } from '../../../store/types.ts';
 import type { Clock } from '../../clock.ts';
 import type { EntityActors } from '../registry.ts';
 import { jsonEqual } from '../state.ts';
@@ -38,6 +38,8 @@ export interface PlatformDeps {
   newContext(): Context;
   fireEvent(eventType: string, data: Record<string, unknown>, context: Context): Promise<unknown>;
   registrar: PlatformRegistrar;
+  /** listens to every committed batch of the log (for entities that follow others) */
+  onCommit?(listener: (records: EventRecord[]) => void): void;
 }
 
 /** The attributes every entity shows after its domain's own, in the original's order. */
@@ -62,7 +64,36 @@ export class PlatformActors {
   constructor(
     readonly domain: PlatformDomain,
     private readonly deps: PlatformDeps,
-  ) {}
+  ) {
+    if (domain.watches && deps.onCommit) deps.onCommit((records) => this.follow(records));
+  }
+
+  /** Whether an entry follows an entity. */
+  private watching(entry: PlatformEntry, entityId: string): boolean {
+    const watched = this.domain.watches?.(entry);
+    if (!watched) return false;
+    return (watched.entityIds?.includes(entityId) ?? false) || (watched.domains?.includes(entityId.slice(0, entityId.indexOf('.'))) ?? false);
+  }
+
+  /** Sends each followed entity's committed change to the machines that follow it. */
+  private follow(records: EventRecord[]): void {
+    for (const r of records) {
+      if (r.type !== 'state_changed' || !r.stream.startsWith('entity/')) continue;
+      const entityId: string = r.data.entity_id;
+      for (const live of this.live.values()) {
+        if (live.stopped || live.entry.entityId === entityId || !this.watching(live.entry, entityId)) continue;
+        live.actor.send(this.domain.watchEvent!(entityId, r.data.new_state ?? undefined));
+      }
+    }
+  }
+
+  /** The current states of what an entry follows, as its machine's first events. */
+  private catchUp(live: LiveEntity): void {
+    if (!this.domain.watches) return;
+    for (const id of [...this.deps.entities.ids()]) {
+      if (id !== live.entry.entityId && this.watching(live.entry, id)) live.actor.send(this.domain.watchEvent!(id, this.deps.entities.get(id)));
+    }
+  }
 
   /** Entity ids of the configured entries. */
   entityIds(): string[] {
@@ -142,6 +173,7 @@ export class PlatformActors {
     actor.on('bus_event', (e: BusEvent) => live.announced.push({ event_type: e.event_type, data: e.data }));
     this.live.set(entry.entityId, live);
     actor.start();
+    this.catchUp(live);
     live.quiet = false;
     return live;
   }

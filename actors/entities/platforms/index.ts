@@ -17,9 +17,10 @@ import { climateDomain } from './climate.ts';
 import { mediaPlayerDomain } from './media_player.ts';
 import { timerDomain } from './timer.ts';
 import { sceneDomain } from './scene.ts';
+import { homeZone, personDomain, zoneDomain } from './presence.ts';
 
 /** The domains the virtual platform provides, in the order they are set up. */
-export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain, buttonDomain, sensorDomain, binarySensorDomain, climateDomain, mediaPlayerDomain, sceneDomain, timerDomain];
+export const platformDomains: PlatformDomain[] = [switchDomain, lightDomain, fanDomain, coverDomain, valveDomain, lockDomain, buttonDomain, sensorDomain, binarySensorDomain, climateDomain, mediaPlayerDomain, sceneDomain, timerDomain, personDomain, zoneDomain];
 
 export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   services: ServiceRegistry;
@@ -28,6 +29,8 @@ export interface VirtualPlatformsDeps extends Omit<PlatformDeps, 'registrar'> {
   registrar?: PlatformDeps['registrar'];
   /** platforms other parts of Hearth set up: their entries are left to them */
   elsewhere?: ReadonlySet<string>;
+  /** the core location, for zone.home */
+  coreLocation?(): { name: string; latitude: number; longitude: number; radius: number };
 }
 
 /**
@@ -38,11 +41,30 @@ export class VirtualPlatforms {
   private readonly actors = new Map<string, PlatformActors>();
   private readonly registered = new Set<string>();
   private readonly elsewhere: ReadonlySet<string>;
+  /** the sections last applied (zone.home is made again from them when the location moves) */
+  private sections: Record<string, unknown> = {};
 
   constructor(private readonly deps: VirtualPlatformsDeps) {
     const platformDeps: PlatformDeps = { ...deps, registrar: deps.registrar ?? noRegistrar };
     for (const domain of platformDomains) this.actors.set(domain.domain, new PlatformActors(domain, platformDeps));
     this.elsewhere = deps.elsewhere ?? new Set();
+    // set_location moves the home zone, as the original's core config update does
+    deps.onCommit?.((records) => {
+      if (!records.some((r) => r.stream === 'core/config')) return;
+      // the core config takes the new location once its record is committed: read it after
+      setImmediate(() => {
+        const zones = this.entries(zoneDomain, this.sections);
+        this.actors.get('zone')!.apply(zones, this.deps.newContext()).catch((err) => this.deps.log(`zone.home not updated: ${(err as Error).message}`));
+      });
+    });
+  }
+
+  /** A domain's entries; the zones begin with zone.home when persons or zones are configured. */
+  private entries(domain: PlatformDomain, sections: Record<string, unknown>): PlatformEntry[] {
+    const entries = parsePlatformSection(domain, sections[domain.domain], this.elsewhere);
+    const located = sections.zone !== undefined || sections.person !== undefined;
+    if (domain === zoneDomain && located && this.deps.coreLocation) return [homeZone(this.deps.coreLocation()), ...entries];
+    return entries;
   }
 
   /**
@@ -51,8 +73,9 @@ export class VirtualPlatforms {
    * it has a section.
    */
   async configure(sections: Record<string, unknown>, context: Context): Promise<void> {
-    const parsed: Array<[PlatformActors, PlatformEntry[]]> = platformDomains.map((d) => [this.actors.get(d.domain)!, parsePlatformSection(d, sections[d.domain], this.elsewhere)]);
-    const fresh = platformDomains.filter((d) => sections[d.domain] !== undefined && !this.registered.has(d.domain));
+    const parsed: Array<[PlatformActors, PlatformEntry[]]> = platformDomains.map((d) => [this.actors.get(d.domain)!, this.entries(d, sections)]);
+    this.sections = sections;
+    const fresh = platformDomains.filter((d) => (sections[d.domain] !== undefined || (d === zoneDomain && sections.person !== undefined)) && !this.registered.has(d.domain));
     if (fresh.length && !this.registered.has(VIRTUAL)) {
       this.registered.add(VIRTUAL);
       await this.deps.services.register(this.reloadSpec(), context);

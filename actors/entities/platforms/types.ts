@@ -74,6 +74,13 @@ export interface PlatformDomain<O = any> {
   parseSection?(section: unknown): PlatformEntry<O>[];
   /** every write is a state_changed, even of the same state (the original's force_update) */
   forceUpdate?: boolean;
+  /**
+   * Other entities an entity follows (a person its device trackers, a zone the persons): each
+   * of their states (undefined when removed) is sent to its machine as `watchEvent` makes it,
+   * the current ones at start and every committed change after.
+   */
+  watches?(entry: PlatformEntry<O>): { entityIds?: string[]; domains?: string[] };
+  watchEvent?(entityId: string, state: EntityState | undefined): EventObject;
   /** the `supported_features` attribute; undefined when the domain shows none */
   supportedFeatures(entry: PlatformEntry<O>): number | undefined;
   machine: AnyStateMachine;
