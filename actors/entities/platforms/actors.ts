@@ -77,6 +77,8 @@ export class PlatformActors {
 
   /** Sends each followed entity's committed change to the machines that follow it. */
   private follow(records: EventRecord[]): void {
+    // most homes follow nothing: a batch costs nothing then
+    if (this.live.size === 0) return;
     for (const r of records) {
       if (r.type !== 'state_changed' || !r.stream.startsWith('entity/')) continue;
       const entityId: string = r.data.entity_id;

@@ -50,7 +50,7 @@ export class VirtualPlatforms {
     this.elsewhere = deps.elsewhere ?? new Set();
     // set_location moves the home zone, as the original's core config update does
     deps.onCommit?.((records) => {
-      if (!records.some((r) => r.stream === 'core/config')) return;
+      if (this.actors.get('zone')!.entityIds().length === 0 || !records.some((r) => r.stream === 'core/config')) return;
       // the core config takes the new location once its record is committed: read it after
       setImmediate(() => {
         const zones = this.entries(zoneDomain, this.sections);
