@@ -12,6 +12,7 @@ import { coreServices } from '../actors/core/services.ts';
 import { EntityActors } from '../actors/entities/registry.ts';
 import { HelperActors } from '../actors/entities/helpers.ts';
 import { helperDomains } from '../actors/entities/domains/index.ts';
+import { VirtualPlatforms } from '../actors/entities/platforms/index.ts';
 import { ServiceRegistry } from '../actors/services/registry.ts';
 import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
@@ -23,6 +24,7 @@ import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Templates } from '../actors/templates/index.ts';
 import { templateHomeOf } from '../actors/registries/template-home.ts';
+import { platformRegistrarOf } from '../actors/registries/platform-registrar.ts';
 import { Router } from '../gateway/http.ts';
 import type { CoreDeps } from '../gateway/core.ts';
 import { registerApiRoutes } from '../gateway/routes/api.ts';
@@ -183,6 +185,22 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     await h.configure(config.sections[h.domain.domain], systemContext());
     await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, config.sections[h.domain.domain]), systemContext());
   }
+  const platforms = new VirtualPlatforms({
+    entities,
+    services,
+    clock,
+    log: logs.get('hearth.platforms').warning,
+    registrar: platformRegistrarOf(registries),
+    newContext: systemContext,
+    fireEvent: (eventType, data, context) => fireEvent(eventType, data, 'LOCAL', context),
+    readSections: async () => (await loadConfiguration(dataDir)).sections,
+    onCommit: (listener) => log.onCommit(listener),
+    coreLocation: () => {
+      const c = coreConfig.asDict(runState);
+      return { name: String(c.location_name), latitude: Number(c.latitude), longitude: Number(c.longitude), radius: Number(c.radius) };
+    },
+  });
+  await platforms.configure(config.sections, systemContext());
 
   let stopping: Promise<void> | undefined;
   const instance: Partial<Hearth> = {};
@@ -203,7 +221,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await Promise.all(core.map((spec) => services.register(spec, systemContext())));
   await Promise.all(loggingServices({ logs, fireEvent }).map((spec) => services.register(spec, systemContext())));
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'websocket_api', ...configured]);
+  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'websocket_api', ...configured, ...platforms.components()]);
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
@@ -299,6 +317,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
         uWS.us_listen_socket_close(listenSocket);
         for (const c of ws.connections) c.close();
+        // no machine moves (a cover, a timer) once the log is closing
+        await platforms.stop();
         await snapshotting;
         await bans.settled();
         await snapshot();

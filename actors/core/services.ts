@@ -24,26 +24,35 @@ export interface CoreServiceDeps {
 
 /** The `core` domain's services: generic on/off/toggle, location, reloads, stop and restart. */
 export function coreServices(deps: CoreServiceDeps): ServiceSpec[] {
+  // the original's async_handle_turn_service: each domain's own service of that name gets the
+  // call's data and its entities of that domain; domains without it are named in a warning
   const dispatch = (service: 'turn_on' | 'turn_off' | 'toggle') => async (call: Parameters<ServiceSpec['handler']>[0]) => {
     if (call.entityIds.length === 0) {
-      deps.log(`Called service core.${service} without entity_ids`);
+      deps.log(`The service core.${service} cannot be called without a target`);
       return;
     }
     const byDomain = new Map<string, string[]>();
-    for (const id of call.entityIds) {
+    for (const id of [...call.entityIds].sort()) {
       const d = domainOf(id);
       if (!byDomain.has(d)) byDomain.set(d, []);
       byDomain.get(d)!.push(id);
     }
     const calls: Promise<unknown>[] = [];
+    const unsupported: string[] = [];
     for (const [domain, ids] of byDomain) {
-      if (domain === 'core' || !deps.services.has(domain, service)) {
-        deps.log(`Unable to ${service.replace('_', ' ')} entities of domain ${domain}: it has no ${service} service`);
+      // calling core.turn_on again would never end
+      if (domain === 'core') {
+        deps.log(`Called service core.${service} with invalid entities ${ids.join(', ')}`);
+        continue;
+      }
+      if (!deps.services.has(domain, service)) {
+        unsupported.push(...ids);
         continue;
       }
       // the same context, so the REST answer lists the states these calls change
-      calls.push(deps.services.call({ domain, service, data: { entity_id: ids }, context: call.context, returnResponse: false }));
+      calls.push(deps.services.call({ domain, service, data: { ...call.data, entity_id: ids }, context: call.context, returnResponse: false }));
     }
+    if (unsupported.length) deps.log(`The service core.${service} does not support entities ${unsupported.sort().join(', ')}`);
     await Promise.all(calls);
   };
   const onOff = (service: 'turn_on' | 'turn_off' | 'toggle', name: string, description: string): ServiceSpec => ({
