@@ -14,6 +14,12 @@ interface BusEvent {
   data: Record<string, unknown>;
 }
 
+/** What one write puts in the log: the entity's view and the bus events that go with it. */
+interface Taken {
+  shown: { state: string; attributes: Record<string, unknown> };
+  announced: BusEvent[];
+}
+
 interface LiveEntity {
   entry: PlatformEntry;
   actor: AnyActor;
@@ -199,12 +205,12 @@ export class PlatformActors {
    * writes the state after every call, a report when nothing changed), else only on a change;
    * then fires the bus events the machine announced, with the same context.
    */
-  private flush(live: LiveEntity, always: boolean, given?: Context): Promise<void> {
+  private flush(live: LiveEntity, always: boolean, given?: Context, taken?: Taken): Promise<void> {
     const run = live.chain.then(async () => {
       if (live.stopped) return;
       const context = given ?? this.recentContext(live);
-      const shown = this.show(live);
-      const announced = live.announced.splice(0);
+      // a command's view is taken when its event is sent: a later call must not overtake it
+      const { shown, announced } = taken ?? this.take(live);
       const id = live.entry.entityId;
       const current = this.deps.entities.get(id);
       if (always || !current || current.state !== shown.state || !jsonEqual(current.attributes, shown.attributes)) {
@@ -217,6 +223,11 @@ export class PlatformActors {
       () => undefined,
     );
     return run;
+  }
+
+  /** What the entity shows now and the bus events announced since the last write. */
+  private take(live: LiveEntity): Taken {
+    return { shown: this.show(live), announced: live.announced.splice(0) };
   }
 
   private recentContext(live: LiveEntity): Context {
@@ -268,6 +279,7 @@ export class PlatformActors {
       }
     }
     const before = targets.map((live) => live.actor.getPersistedSnapshot());
+    const taken: Taken[] = [];
     for (const live of targets) {
       live.quiet = true;
       try {
@@ -276,8 +288,11 @@ export class PlatformActors {
         live.quiet = false;
       }
       live.recent = { context: call.context, at: now };
+      // each call writes the state it made, as the original does, even when the next call
+      // reaches the machine before this one's write has run
+      taken.push(this.take(live));
     }
-    const written = await Promise.allSettled(targets.map((live) => this.flush(live, true, call.context)));
+    const written = await Promise.allSettled(targets.map((live, i) => this.flush(live, true, call.context, taken[i])));
     const refused = written.findIndex((w) => w.status === 'rejected');
     if (refused < 0) return;
     // the log refused a state: its machine goes back to what it was, so it matches the log
