@@ -26,9 +26,12 @@ function toColorModes(value: unknown): ColorMode[] {
   for (const m of modes) {
     if (!(MODES as string[]).includes(m)) throw new InvalidValue(`color mode '${m}' is not one of ${MODES.join(', ')}`);
   }
-  const alone = modes.find((m) => m === 'onoff' || m === 'brightness');
-  if (modes.length === 0 || (alone && modes.length > 1)) throw new InvalidValue(`Invalid supported_color_modes [${modes.sort().map((m) => `'${m}'`).join(', ')}]`);
-  return modes as ColorMode[];
+  if (modes.length === 0) throw new InvalidValue('supported_color_modes must name at least one color mode');
+  // the original's filter_supported_color_modes: onoff and brightness only stand alone, and a
+  // colour mode implies brightness, so `[brightness, color_temp, hs]` means `[color_temp, hs]`
+  const colour = modes.filter((m) => m !== 'onoff' && m !== 'brightness');
+  if (colour.length) return colour as ColorMode[];
+  return (modes.includes('brightness') ? ['brightness'] : ['onoff']) as ColorMode[];
 }
 
 function parseOptions(entry: EntryReader): LightOptions {

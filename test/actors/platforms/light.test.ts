@@ -115,3 +115,17 @@ t.test('light: a restart keeps brightness and colour', async (t) => {
   const stepped = (await again.changed('light.kitchen')).new_state.attributes;
   t.same([stepped.brightness, stepped.hs_color, stepped.effect], [80, [120, 50], 'blink']);
 });
+
+t.test('brightness or onoff beside colour modes is dropped, as the original filters supported color modes', async (t) => {
+  const { startTestHearth, onboard, api } = await import('../../helpers/hearth.ts');
+  const h = await startTestHearth(t, {
+    config: 'light:\n  - platform: virtual\n    name: Kitchen Ceiling\n    supported_color_modes: [brightness, color_temp, hs]\n  - platform: virtual\n    name: Plain\n    supported_color_modes: [onoff, brightness]\n',
+  });
+  const tokens = await onboard(h.base);
+  const rest = api(h.base, tokens.access_token);
+  t.same((await rest('GET', '/api/states/light.kitchen_ceiling')).json.attributes.supported_color_modes, ['color_temp', 'hs']);
+  t.same((await rest('GET', '/api/states/light.plain')).json.attributes.supported_color_modes, ['brightness']);
+  const on = await rest('POST', '/api/services/light/turn_on', { entity_id: 'light.kitchen_ceiling', brightness_pct: 50 });
+  t.equal(on.status, 200);
+  t.equal((await rest('GET', '/api/states/light.kitchen_ceiling')).json.attributes.brightness, 128, 'a colour light still dims');
+});
