@@ -125,7 +125,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
-  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').warning, states: entities });
+  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').info, states: entities });
   // policies by device and area ask the registries where an entity sits, when a check runs
   const placement = { deviceOf: (id: string) => registries.deviceOf(id), areaIdOf: (id: string) => registries.areaOf(id)?.area_id };
   const auth = createAuth({
