@@ -117,6 +117,13 @@ t.test('a disabled entity has no state and takes no calls; enabled, it is back a
   const on = await h.rest('POST', '/api/services/input_boolean/turn_on', { entity_id: 'input_boolean.hall' });
   t.equal(on.json[0]?.state, 'on');
 
+  await h.update('light.kitchen', { disabled_by: null });
+  t.match(await h.changed('light.kitchen'), { old_state: null, new_state: { state: 'off' } });
+  const deviceId = (await h.ask({ type: 'config/entity_registry/get', entity_id: 'light.kitchen' })).result.device_id;
+  const device = await h.ask({ type: 'config/device_registry/update', device_id: deviceId, disabled_by: 'user' });
+  t.equal(device.success, true);
+  t.equal((await h.changed('light.kitchen')).new_state, null, 'disabling its device disables it too');
+
   // a restart keeps the light disabled: no state comes back for it
   await h.stop();
   const again = await open(dataDir, h.token);
@@ -150,6 +157,11 @@ t.test('a new entity id: the entity goes on under it, for calls and after a rest
   t.equal((await h.changed('input_boolean.front')).new_state.attributes.friendly_name, 'Porch');
   const toggled = await h.rest('POST', '/api/services/input_boolean/toggle', { entity_id: 'input_boolean.front' });
   t.equal(toggled.json[0]?.state, 'on');
+
+  const reloaded = await h.rest('POST', '/api/services/virtual/reload', {});
+  t.equal(reloaded.status, 200);
+  t.equal(await h.state('light.kitchen'), undefined, 'virtual.reload keeps the new id');
+  t.equal((await h.state('light.cooking')).state, 'off');
 
   await h.stop();
   const again = await open(dataDir, h.token);
