@@ -55,7 +55,7 @@ export function followRegistryUpdates(deps: {
   followers: () => EntryFollower[];
   newContext(): Context;
   log(line: string): void;
-}): () => Promise<void> {
+}): void {
   let chain: Promise<void> = Promise.resolve();
   deps.onCommit((records) => {
     for (const r of records) {
@@ -74,6 +74,4 @@ export function followRegistryUpdates(deps: {
       });
     }
   });
-  // lets a caller wait until every change seen so far is shown
-  return () => chain;
 }
