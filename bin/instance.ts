@@ -12,6 +12,7 @@ import { coreServices } from '../actors/core/services.ts';
 import { EntityActors } from '../actors/entities/registry.ts';
 import { HelperActors } from '../actors/entities/helpers.ts';
 import { helperDomains } from '../actors/entities/domains/index.ts';
+import { followRegistryUpdates } from '../actors/entities/overrides.ts';
 import { VirtualPlatforms } from '../actors/entities/platforms/index.ts';
 import { ServiceRegistry } from '../actors/services/registry.ts';
 import { ServiceError } from '../actors/services/types.ts';
@@ -163,7 +164,14 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     });
   }
 
-  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, logs.get('hearth.entities').warning));
+  const overrides = (entityId: string) => registries.entityOverrides(entityId);
+  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, logs.get('hearth.entities').warning, overrides));
+  // a helper lives under its registry entry's entity id, which the user may have renamed
+  const configureHelper = async (h: HelperActors, section: unknown, context: Context) => {
+    const entries = await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, section), context);
+    const idOf = new Map(entries.map((e) => [e.unique_id, e.entity_id]));
+    await h.configure(section, context, (objectId) => idOf.get(objectId));
+  };
   // a broken file is refused as a whole before anything changes
   const reloading = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     try {
@@ -176,15 +184,11 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const reloadDomain = (h: HelperActors) => (context: Context) =>
     reloading(h.domain.domain, async () => {
       const fresh = await loadConfiguration(dataDir);
-      await h.configure(fresh.sections[h.domain.domain], context);
-      await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, fresh.sections[h.domain.domain]), context);
+      await configureHelper(h, fresh.sections[h.domain.domain], context);
     });
   // registrations share group commits instead of one fsync each
   await Promise.all(helpers.flatMap((h) => h.specs(reloadDomain(h)).map((spec) => services.register(spec, systemContext()))));
-  for (const h of helpers) {
-    await h.configure(config.sections[h.domain.domain], systemContext());
-    await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, config.sections[h.domain.domain]), systemContext());
-  }
+  for (const h of helpers) await configureHelper(h, config.sections[h.domain.domain], systemContext());
   const platforms = new VirtualPlatforms({
     entities,
     services,
@@ -195,12 +199,14 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     fireEvent: (eventType, data, context) => fireEvent(eventType, data, 'LOCAL', context),
     readSections: async () => (await loadConfiguration(dataDir)).sections,
     onCommit: (listener) => log.onCommit(listener),
+    overrides,
     coreLocation: () => {
       const c = coreConfig.asDict(runState);
       return { name: String(c.location_name), latitude: Number(c.latitude), longitude: Number(c.longitude), radius: Number(c.radius) };
     },
   });
   await platforms.configure(config.sections, systemContext());
+  followRegistryUpdates({ onCommit: (l) => log.onCommit(l), followers: () => [...helpers, ...platforms.followers()], newContext: systemContext, log: logs.get('hearth.entities').warning });
 
   let stopping: Promise<void> | undefined;
   const instance: Partial<Hearth> = {};

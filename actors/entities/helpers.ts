@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { HelperDomain, HelperItem } from './types.ts';
 import { ServiceError, type ServiceSpec } from '../services/types.ts';
 import { domainOf, jsonEqual } from './state.ts';
+import { noOverrides, withOverrides, type EntryFollower, type OverridesOf } from './overrides.ts';
 
 interface HelperEntity {
   item: HelperItem;
@@ -17,7 +18,7 @@ interface HelperEntity {
  * item; a service call sends the machine its event, and what the machine then renders is
  * written as the entity's state.
  */
-export class HelperActors {
+export class HelperActors implements EntryFollower {
   private readonly items = new Map<string, HelperEntity>();
 
   constructor(
@@ -25,14 +26,18 @@ export class HelperActors {
     private readonly entities: EntityActors,
     private readonly clock: Clock,
     private readonly log: (line: string) => void,
+    private readonly overrides: OverridesOf = noOverrides,
   ) {}
 
-  /** Applies a (re)loaded configuration: new items start, changed ones reconfigure, removed ones go. */
-  async configure(section: unknown, context: Context): Promise<void> {
+  /**
+   * Applies a (re)loaded configuration: new items start, changed ones reconfigure, removed ones
+   * go. `entityIdOf` gives an item's entity id (its registry entry's, which the user may have renamed).
+   */
+  async configure(section: unknown, context: Context, entityIdOf?: (objectId: string) => string | undefined): Promise<void> {
     const items = section === undefined || section === null ? [] : this.domain.parseConfig(section);
     const seen = new Set<string>();
     for (const item of items) {
-      const entityId = `${this.domain.domain}.${item.objectId}`;
+      const entityId = entityIdOf?.(item.objectId) ?? `${this.domain.domain}.${item.objectId}`;
       seen.add(entityId);
       const existing = this.items.get(entityId);
       if (existing) {
@@ -56,8 +61,15 @@ export class HelperActors {
 
   private async render(entityId: string, context: Context) {
     const h = this.items.get(entityId)!;
-    const shown = this.domain.render(h.actor.getSnapshot(), h.item);
+    const overrides = this.overrides(entityId);
     const current = this.entities.get(entityId);
+    // a disabled entity has no state, as the original removes it; its machine lives on
+    if (overrides?.disabled) {
+      if (current) await this.entities.remove(entityId, context);
+      return;
+    }
+    const rendered = this.domain.render(h.actor.getSnapshot(), h.item);
+    const shown = { state: rendered.state, attributes: withOverrides(rendered.attributes, overrides) };
     // a restart with unchanged state writes nothing, so the log does not grow at each start
     if (current && current.state === shown.state && jsonEqual(current.attributes, shown.attributes)) return;
     await this.entities.write(entityId, { state: shown.state, attributes: shown.attributes, force_update: false }, context);
@@ -67,8 +79,9 @@ export class HelperActors {
   async command(entityIds: string[], command: EventObject, context: Context): Promise<void> {
     // machines never read a clock: the time of a command comes in with it
     const event = { time: this.clock.now(), ...command };
-    const targets = entityIds.filter((id) => domainOf(id) === this.domain.domain && this.items.has(id));
-    const missing = entityIds.filter((id) => !this.items.has(id));
+    const present = (id: string) => this.items.has(id) && !this.overrides(id)?.disabled;
+    const targets = entityIds.filter((id) => domainOf(id) === this.domain.domain && present(id));
+    const missing = entityIds.filter((id) => !present(id));
     if (missing.length) this.log(`Referenced entities ${missing.join(', ')} are missing or not currently available`);
     // every target's machine is asked first (a pure transition), so a refusal anywhere
     // leaves all of them as they were
@@ -89,6 +102,16 @@ export class HelperActors {
     // the log refused a state: its machine goes back to what it was, so it matches the log
     written.forEach((w, i) => w.status === 'rejected' && this.rewind(targets[i], before[i]));
     throw (written[refused] as PromiseRejectedResult).reason;
+  }
+
+  async entryUpdated(entityId: string, oldEntityId: string | undefined, context: Context): Promise<void> {
+    if (oldEntityId !== undefined && oldEntityId !== entityId && this.items.has(oldEntityId)) {
+      // the original removes the entity and adds it again under its new id
+      this.items.set(entityId, this.items.get(oldEntityId)!);
+      this.items.delete(oldEntityId);
+      if (this.entities.has(oldEntityId)) await this.entities.remove(oldEntityId, context);
+    }
+    if (this.items.has(entityId)) await this.render(entityId, context);
   }
 
   private rewind(entityId: string, snapshot: unknown): void {

@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { EntityActors } from '../registry.ts';
 import { jsonEqual } from '../state.ts';
 import { ServiceError, type ServiceCall, type ServiceSpec } from '../../services/types.ts';
+import { withOverrides, type EntryFollower, type OverridesOf } from '../overrides.ts';
 import type { PlatformDomain, PlatformEntry, PlatformRegistrar, PlatformService } from './types.ts';
 
 /** How long after a call the entity's own later writes still carry the call's context (the original's 5 s). */
@@ -46,6 +47,8 @@ export interface PlatformDeps {
   registrar: PlatformRegistrar;
   /** listens to every committed batch of the log (for entities that follow others) */
   onCommit?(listener: (records: EventRecord[]) => void): void;
+  /** what the entity registry overrides (name, icon, device class, disabled) */
+  overrides?: OverridesOf;
 }
 
 /** The attributes every entity shows after its domain's own, in the original's order. */
@@ -64,7 +67,7 @@ function commonAttributes(entry: PlatformEntry, features: number | undefined, un
  * sends each target's machine its event and writes what the machine then shows; a machine that
  * moves on its own (a cover travelling, a timer running out) has that written as it happens.
  */
-export class PlatformActors {
+export class PlatformActors implements EntryFollower {
   private readonly live = new Map<string, LiveEntity>();
 
   constructor(
@@ -197,7 +200,13 @@ export class PlatformActors {
   private show(live: LiveEntity): { state: string; attributes: Record<string, unknown> } {
     const view = this.domain.render(live.actor.getSnapshot(), live.entry);
     const features = this.domain.supportedFeatures(live.entry);
-    return { state: view.state, attributes: { ...view.attributes, ...commonAttributes(live.entry, features, view.unit_of_measurement) } };
+    const attributes = { ...view.attributes, ...commonAttributes(live.entry, features, view.unit_of_measurement) };
+    return { state: view.state, attributes: withOverrides(attributes, this.deps.overrides?.(live.entry.entityId)) };
+  }
+
+  /** Whether the user disabled the entity: it then has no state and takes no calls, as in the original. */
+  private disabled(live: LiveEntity): boolean {
+    return this.deps.overrides?.(live.entry.entityId)?.disabled === true;
   }
 
   /**
@@ -213,6 +222,10 @@ export class PlatformActors {
       const { shown, announced } = taken ?? this.take(live);
       const id = live.entry.entityId;
       const current = this.deps.entities.get(id);
+      if (this.disabled(live)) {
+        if (current) await this.deps.entities.remove(id, context);
+        return;
+      }
       if (always || !current || current.state !== shown.state || !jsonEqual(current.attributes, shown.attributes)) {
         await this.deps.entities.write(id, { ...shown, force_update: this.domain.forceUpdate === true }, context);
       }
@@ -255,7 +268,7 @@ export class PlatformActors {
     const missing: string[] = [];
     for (const id of call.entityIds) {
       const live = this.live.get(id);
-      if (live) targets.push(live);
+      if (live && !this.disabled(live)) targets.push(live);
       else missing.push(id);
     }
     if (missing.length) this.deps.log(`Referenced entities ${missing.join(', ')} are missing or not currently available`);
@@ -298,6 +311,23 @@ export class PlatformActors {
     // the log refused a state: its machine goes back to what it was, so it matches the log
     written.forEach((w, i) => w.status === 'rejected' && this.rewind(targets[i], before[i]));
     throw (written[refused] as PromiseRejectedResult).reason;
+  }
+
+  async entryUpdated(entityId: string, oldEntityId: string | undefined, context: Context): Promise<void> {
+    if (oldEntityId !== undefined && oldEntityId !== entityId && this.live.has(oldEntityId)) {
+      const old = this.live.get(oldEntityId)!;
+      // the original removes the entity, then adds it under its new id: the machine goes on
+      // from where it was (its context names the entity, for the events it fires)
+      const snapshot = old.actor.getPersistedSnapshot() as any;
+      if (snapshot.context?.entityId === oldEntityId) snapshot.context = { ...snapshot.context, entityId };
+      await this.retire(old);
+      if (this.deps.entities.has(oldEntityId)) await this.deps.entities.remove(oldEntityId, context);
+      const entry = { ...old.entry, entityId };
+      const again = this.spawn(entry, { snapshot, input: this.domain.input(entry, this.deps.entities.get(oldEntityId), this.deps.clock.now()) });
+      again.recent = old.recent;
+    }
+    const live = this.live.get(entityId);
+    if (live && !live.stopped) await this.flush(live, false, context);
   }
 
   private rewind(live: LiveEntity, snapshot: unknown): void {

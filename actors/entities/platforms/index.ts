@@ -4,6 +4,7 @@ import type { ServiceRegistry } from '../../services/registry.ts';
 import { ServiceError } from '../../services/types.ts';
 import { PlatformActors, type PlatformDeps } from './actors.ts';
 import { parsePlatformSection, VIRTUAL } from './config.ts';
+import type { EntryFollower } from '../overrides.ts';
 import { noRegistrar, type PlatformDomain, type PlatformEntry } from './types.ts';
 import { switchDomain } from './switch.ts';
 import { lightDomain } from './light.ts';
@@ -85,6 +86,11 @@ export class VirtualPlatforms {
       await Promise.all(this.actors.get(d.domain)!.specs().map((spec) => this.deps.services.register(spec, context)));
     }
     for (const [actors, entries] of parsed) await actors.apply(entries, context);
+  }
+
+  /** Each domain's actors, which follow their entities' registry entries. */
+  followers(): EntryFollower[] {
+    return [...this.actors.values()];
   }
 
   /** `virtual` and the domains with a section, for the components list. */
