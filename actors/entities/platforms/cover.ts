@@ -84,6 +84,15 @@ function positionService(service: string, key: string, name: string, description
  * `travel_seconds` a move takes that long from closed to open. A cover moving when Hearth stops
  * stays where its last written position was: it starts again at rest there.
  */
+/** The position a cover or valve had in its last state: its attribute, else what open or closed means. */
+export function restoredPosition(last: ReturnType<typeof lastKnown>, initial: number): number {
+  if (!last) return initial;
+  return numberAttribute(last, 'current_position') ?? (last.state === 'closed' ? 0 : last.state === 'open' ? 100 : initial);
+}
+
+/** A whole percentage, 0 to 100. */
+export const wholePercent = (n: number) => Math.min(Math.max(Math.round(n), 0), 100);
+
 export const coverDomain: PlatformDomain<CoverOptions> = {
   domain: DOMAIN,
   optionKeys: ['initial', 'travel_seconds', 'tilt', 'supported_features'],
@@ -93,10 +102,8 @@ export const coverDomain: PlatformDomain<CoverOptions> = {
   machine: coverMachine,
   input: (entry, restored) => {
     const last = lastKnown(restored);
-    let position = entry.options.initial;
-    if (last) position = numberAttribute(last, 'current_position') ?? (last.state === 'closed' ? 0 : last.state === 'open' ? 100 : position);
     const tilt = numberAttribute(last, 'current_tilt_position') ?? 0;
-    return { config: entry.options.config, position: Math.min(Math.max(Math.round(position), 0), 100), tilt: Math.min(Math.max(Math.round(tilt), 0), 100) };
+    return { config: entry.options.config, position: wholePercent(restoredPosition(last, entry.options.initial)), tilt: wholePercent(tilt) };
   },
   render: (snapshot, entry) => {
     const { position, tilt } = snapshot.context;

@@ -1,24 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { inputButtonMachine } from '../../../machines/input_button.machine.ts';
-import { isoTime } from '../../../store/time.ts';
 import type { PlatformDomain } from './types.ts';
-import { lastKnown } from './restore.ts';
+import { lastPressParts } from './last-press.ts';
 
 /**
  * scene: its state is the time it was last activated (`unknown` before). A virtual scene sets
  * no other entity; activating it is recorded as a button press is, with that machine.
  */
 export const sceneDomain: PlatformDomain<Record<string, never>> = {
+  ...lastPressParts,
   domain: 'scene',
-  optionKeys: [],
-  parseOptions: () => ({}),
-  supportedFeatures: () => undefined,
-  machine: inputButtonMachine,
-  input: (entry, restored) => ({ entityId: entry.entityId, config: {}, restored: lastKnown(restored)?.state ?? null }),
-  render: (snapshot) => {
-    const { pressedAt, restored } = snapshot.context as { pressedAt: number | null; restored: string | null };
-    return { state: pressedAt !== null ? isoTime(pressedAt) : (restored ?? 'unknown'), attributes: {} };
-  },
   services: [
     {
       service: 'turn_on',

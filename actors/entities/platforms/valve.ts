@@ -3,7 +3,8 @@ import { COVER_CLOSE, COVER_OPEN, COVER_SET_POSITION, COVER_STOP, coverMachine }
 import { InvalidValue, toBool, toFloat } from '../domains/config.ts';
 import { toFeatures, type EntryReader } from './config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
-import { lastKnown, numberAttribute } from './restore.ts';
+import { lastKnown } from './restore.ts';
+import { restoredPosition, wholePercent } from './cover.ts';
 import type { CoverConfig } from '../../../machines/cover.machine.ts';
 
 const DOMAIN = 'valve';
@@ -57,11 +58,10 @@ export const valveDomain: PlatformDomain<ValveOptions> = {
   machine: coverMachine,
   input: (entry, restored) => {
     const last = lastKnown(restored);
-    let position = entry.options.initial;
-    if (last) position = numberAttribute(last, 'current_position') ?? (last.state === 'closed' ? 0 : last.state === 'open' ? 100 : position);
+    let position = restoredPosition(last, entry.options.initial);
     // a valve that cannot stand part-way rests where it was heading
     if (!entry.options.reports_position && position !== 0) position = last?.state === 'closing' ? 0 : 100;
-    return { config: entry.options.config, position: Math.min(Math.max(Math.round(position), 0), 100), tilt: 0 };
+    return { config: entry.options.config, position: wholePercent(position), tilt: 0 };
   },
   render: (snapshot, entry) => {
     const { position } = snapshot.context;
