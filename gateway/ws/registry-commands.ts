@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { CoreDeps } from '../core.ts';
 import { newContext } from '../core.ts';
+import type { Context } from '../../store/types.ts';
 import { CommandError, type Connection } from './connection.ts';
 import type { Command } from './commands.ts';
 import { validEntityId } from '../../actors/entities/state.ts';
@@ -70,134 +71,136 @@ const LABEL_FIELDS = ['name', 'color', 'description', 'icon'] as const;
 
 const json = (v: unknown) => JSON.stringify(v);
 
+type Registries = CoreDeps['registries'];
+
+/** What differs between the area, floor and label registries' list/create/update/delete commands. */
+interface PlaceCommands<E> {
+  kind: 'area' | 'floor' | 'label';
+  idField: 'area_id' | 'floor_id' | 'label_id';
+  fields: readonly string[];
+  schemas: { create: TSchema; update: TSchema; delete: TSchema };
+  list(r: Registries): E[];
+  create(r: Registries, input: any, context: Context): Promise<E>;
+  update(r: Registries, id: string, changes: any, context: Context): Promise<E>;
+  remove(r: Registries, id: string, context: Context): Promise<unknown>;
+  dict(entry: E): unknown;
+  /** what a delete answers: the original's area delete says "success", the others null */
+  deleted: string;
+  /** checks the original's validators make beyond the schema */
+  check?(msg: any): void;
+}
+
+/** The four commands of one place registry (config/<kind>_registry/list|create|update|delete). */
+function placeCommands<E>(p: PlaceCommands<E>): Record<string, Command> {
+  const prefix = `config/${p.kind}_registry`;
+  const contextOf = (conn: Connection, deps: CoreDeps) => newContext(deps, conn.principal!.userId);
+  return {
+    [`${prefix}/list`]: {
+      schema: cmd(),
+      handle(conn, msg, deps) {
+        conn.result(msg.id, json(p.list(deps.registries).map(p.dict)));
+      },
+    },
+    [`${prefix}/create`]: {
+      schema: p.schemas.create,
+      async handle(conn, msg, deps) {
+        p.check?.(msg);
+        requireAdmin(conn, deps);
+        const entry = await settled(p.create(deps.registries, sent(msg, p.fields), contextOf(conn, deps)));
+        conn.result(msg.id, json(p.dict(entry)));
+      },
+    },
+    [`${prefix}/update`]: {
+      schema: p.schemas.update,
+      async handle(conn, msg, deps) {
+        p.check?.(msg);
+        requireAdmin(conn, deps);
+        const entry = await settled(p.update(deps.registries, msg[p.idField], sent(msg, p.fields), contextOf(conn, deps)));
+        conn.result(msg.id, json(p.dict(entry)));
+      },
+    },
+    [`${prefix}/delete`]: {
+      schema: p.schemas.delete,
+      async handle(conn, msg, deps) {
+        requireAdmin(conn, deps);
+        await settled(p.remove(deps.registries, msg[p.idField], contextOf(conn, deps)));
+        conn.result(msg.id, p.deleted);
+      },
+    },
+  };
+}
+
 export const registryCommands: Record<string, Command> = {
-  'config/area_registry/list': {
-    schema: cmd(),
-    handle(conn, msg, deps) {
-      conn.result(msg.id, json(deps.registries.areas().map(wire.areaDict)));
+  ...placeCommands({
+    kind: 'area',
+    idField: 'area_id',
+    fields: AREA_FIELDS,
+    schemas: {
+      create: cmd({
+        name: Str,
+        aliases: opt(StrList),
+        floor_id: opt(Str),
+        humidity_entity_id: opt(NullableStr),
+        icon: opt(Str),
+        labels: opt(StrList),
+        motion_entity_id: opt(NullableStr),
+        picture: opt(NullableStr),
+        temperature_entity_id: opt(NullableStr),
+      }),
+      update: cmd({
+        area_id: Str,
+        name: opt(Str),
+        aliases: opt(StrList),
+        floor_id: opt(NullableStr),
+        humidity_entity_id: opt(NullableStr),
+        icon: opt(NullableStr),
+        labels: opt(StrList),
+        motion_entity_id: opt(NullableStr),
+        picture: opt(NullableStr),
+        temperature_entity_id: opt(NullableStr),
+      }),
+      delete: cmd({ area_id: Str }),
     },
-  },
-
-  'config/area_registry/create': {
-    schema: cmd({
-      name: Str,
-      aliases: opt(StrList),
-      floor_id: opt(Str),
-      humidity_entity_id: opt(NullableStr),
-      icon: opt(Str),
-      labels: opt(StrList),
-      motion_entity_id: opt(NullableStr),
-      picture: opt(NullableStr),
-      temperature_entity_id: opt(NullableStr),
-    }),
-    async handle(conn, msg, deps) {
-      requireAdmin(conn, deps);
-      const input = sent(msg, AREA_FIELDS) as Parameters<CoreDeps['registries']['createArea']>[0];
-      const area = await settled(deps.registries.createArea(input, newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, json(wire.areaDict(area)));
+    list: (r) => r.areas(),
+    create: (r, input, context) => r.createArea(input, context),
+    update: (r, id, changes, context) => r.updateArea(id, changes, context),
+    remove: (r, id, context) => r.deleteArea(id, context),
+    dict: wire.areaDict,
+    deleted: '"success"',
+  }),
+  ...placeCommands({
+    kind: 'floor',
+    idField: 'floor_id',
+    fields: FLOOR_FIELDS,
+    schemas: {
+      create: cmd({ name: Str, aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
+      update: cmd({ floor_id: Str, name: opt(Str), aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
+      delete: cmd({ floor_id: Str }),
     },
-  },
-
-  'config/area_registry/update': {
-    schema: cmd({
-      area_id: Str,
-      name: opt(Str),
-      aliases: opt(StrList),
-      floor_id: opt(NullableStr),
-      humidity_entity_id: opt(NullableStr),
-      icon: opt(NullableStr),
-      labels: opt(StrList),
-      motion_entity_id: opt(NullableStr),
-      picture: opt(NullableStr),
-      temperature_entity_id: opt(NullableStr),
-    }),
-    async handle(conn, msg, deps) {
-      requireAdmin(conn, deps);
-      const area = await settled(deps.registries.updateArea(msg.area_id, sent(msg, AREA_FIELDS), newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, json(wire.areaDict(area)));
+    list: (r) => r.floors(),
+    create: (r, input, context) => r.createFloor(input, context),
+    update: (r, id, changes, context) => r.updateFloor(id, changes, context),
+    remove: (r, id, context) => r.deleteFloor(id, context),
+    dict: wire.floorDict,
+    deleted: 'null',
+  }),
+  ...placeCommands({
+    kind: 'label',
+    idField: 'label_id',
+    fields: LABEL_FIELDS,
+    schemas: {
+      create: cmd({ name: Str, color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
+      update: cmd({ label_id: Str, name: opt(Str), color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
+      delete: cmd({ label_id: Str }),
     },
-  },
-
-  'config/area_registry/delete': {
-    schema: cmd({ area_id: Str }),
-    async handle(conn, msg, deps) {
-      requireAdmin(conn, deps);
-      await settled(deps.registries.deleteArea(msg.area_id, newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, '"success"');
-    },
-  },
-
-  'config/floor_registry/list': {
-    schema: cmd(),
-    handle(conn, msg, deps) {
-      conn.result(msg.id, json(deps.registries.floors().map(wire.floorDict)));
-    },
-  },
-
-  'config/floor_registry/create': {
-    schema: cmd({ name: Str, aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
-    async handle(conn, msg, deps) {
-      requireAdmin(conn, deps);
-      const input = sent(msg, FLOOR_FIELDS) as Parameters<CoreDeps['registries']['createFloor']>[0];
-      const floor = await settled(deps.registries.createFloor(input, newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, json(wire.floorDict(floor)));
-    },
-  },
-
-  'config/floor_registry/update': {
-    schema: cmd({ floor_id: Str, name: opt(Str), aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
-    async handle(conn, msg, deps) {
-      requireAdmin(conn, deps);
-      const floor = await settled(deps.registries.updateFloor(msg.floor_id, sent(msg, FLOOR_FIELDS), newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, json(wire.floorDict(floor)));
-    },
-  },
-
-  'config/floor_registry/delete': {
-    schema: cmd({ floor_id: Str }),
-    async handle(conn, msg, deps) {
-      requireAdmin(conn, deps);
-      await settled(deps.registries.deleteFloor(msg.floor_id, newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, 'null');
-    },
-  },
-
-  'config/label_registry/list': {
-    schema: cmd(),
-    handle(conn, msg, deps) {
-      conn.result(msg.id, json(deps.registries.labels().map(wire.labelDict)));
-    },
-  },
-
-  'config/label_registry/create': {
-    schema: cmd({ name: Str, color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
-    async handle(conn, msg, deps) {
-      checkLabel(msg);
-      requireAdmin(conn, deps);
-      const input = sent(msg, LABEL_FIELDS) as Parameters<CoreDeps['registries']['createLabel']>[0];
-      const label = await settled(deps.registries.createLabel(input, newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, json(wire.labelDict(label)));
-    },
-  },
-
-  'config/label_registry/update': {
-    schema: cmd({ label_id: Str, name: opt(Str), color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
-    async handle(conn, msg, deps) {
-      checkLabel(msg);
-      requireAdmin(conn, deps);
-      const label = await settled(deps.registries.updateLabel(msg.label_id, sent(msg, LABEL_FIELDS), newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, json(wire.labelDict(label)));
-    },
-  },
-
-  'config/label_registry/delete': {
-    schema: cmd({ label_id: Str }),
-    async handle(conn, msg, deps) {
-      requireAdmin(conn, deps);
-      await settled(deps.registries.deleteLabel(msg.label_id, newContext(deps, conn.principal!.userId)));
-      conn.result(msg.id, 'null');
-    },
-  },
+    list: (r) => r.labels(),
+    create: (r, input, context) => r.createLabel(input, context),
+    update: (r, id, changes, context) => r.updateLabel(id, changes, context),
+    remove: (r, id, context) => r.deleteLabel(id, context),
+    dict: wire.labelDict,
+    deleted: 'null',
+    check: checkLabel,
+  }),
 
   'config/device_registry/list': {
     schema: cmd(),
