@@ -512,12 +512,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     return provider.refreshRefusal(ip);
   }
 
-  /** An owned credential of the same provider and data as `credential`. */
+  /** An owned credential of the same provider and data as `credential` (a fresh one is made owned meanwhile). */
   function sameCredential(credential: Credential): Credential | undefined {
-    const field = Object.keys(credential.data)[0];
-    return users.credentialsWhere(
-      (c) => c.auth_provider_type === credential.auth_provider_type && c.auth_provider_id === credential.auth_provider_id && c.data[field] === credential.data[field],
-    );
+    const [field] = Object.keys(credential.data);
+    return users.credentialOf({ type: credential.auth_provider_type, id: credential.auth_provider_id }, field, credential.data[field]);
   }
 
   /** command_line with `meta: true`: a login brings the user's name and local_only up to what the command said. */

@@ -102,11 +102,6 @@ const passwordProvider = {
   refreshRefusal: () => undefined,
 };
 
-/** The credential of this provider whose data says `field: value`. */
-function credentialWith(users: Users, type: string, id: string | null, field: string, value: string): Credential | undefined {
-  return users.credentialsWhere((c) => c.auth_provider_type === type && c.auth_provider_id === id && c.data[field] === value);
-}
-
 function coreProvider(name: string, { users, hasher }: ProviderContext): LoginProvider {
   return {
     ...passwordProvider,
@@ -138,7 +133,7 @@ function insecureExampleProvider(config: Extract<ProviderConfig, { type: 'insecu
       for (const user of config.users) if (sameText(username, user.username)) found = user;
       const passwordOk = sameText(password, found?.password ?? '') && found !== undefined;
       if (!found || !passwordOk) return { kind: 'invalid' };
-      const existing = credentialWith(users, 'insecure_example', id, 'username', found.username);
+      const existing = users.credentialOf({ type: 'insecure_example', id }, 'username', found.username);
       if (existing) return { kind: 'existing', credential: existing };
       return { kind: 'fresh', data: { username: found.username }, meta: { name: found.name ?? null, group: null, localOnly: false } };
     },
@@ -168,7 +163,7 @@ function commandLineProvider(config: Extract<ProviderConfig, { type: 'command_li
         return { kind: 'invalid' };
       }
       if (config.meta) metas.set(username, result.meta);
-      const existing = credentialWith(ctx.users, 'command_line', id, 'username', username);
+      const existing = ctx.users.credentialOf({ type: 'command_line', id }, 'username', username);
       if (existing) return { kind: 'existing', credential: existing };
       return { kind: 'fresh', data: { username }, meta: metaFrom(metas.get(username)) };
     },
@@ -220,7 +215,7 @@ function trustedNetworksProvider(config: Extract<ProviderConfig, { type: 'truste
       // the address and the user are checked again: both may have changed since the form was shown
       if (refusal(ip) !== undefined) return { kind: 'abort', reason: 'not_allowed' };
       if (!candidates(ip).some(([candidate]) => candidate === userId)) return { kind: 'abort', reason: 'not_allowed' };
-      const existing = credentialWith(ctx.users, 'trusted_networks', id, 'user_id', userId);
+      const existing = ctx.users.credentialOf({ type: 'trusted_networks', id }, 'user_id', userId);
       if (existing) return { kind: 'existing', credential: existing };
       return { kind: 'link', userId, data: { user_id: userId } };
     },

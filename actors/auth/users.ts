@@ -214,9 +214,11 @@ export class Users {
     return [...this.credentials.values()].filter((c) => c.user_id === userId);
   }
 
-  /** The first credential `match` accepts (providers other than `core` have few). */
-  credentialsWhere(match: (c: Credential) => boolean): Credential | undefined {
-    for (const c of this.credentials.values()) if (match(c)) return c;
+  /** The owned credential of a provider (type and id) whose data has `field` set to `value`. */
+  credentialOf(provider: { type: string; id: string | null }, field: string, value: string): Credential | undefined {
+    for (const c of this.credentials.values()) {
+      if (c.auth_provider_type === provider.type && c.auth_provider_id === provider.id && c.data[field] === value) return c;
+    }
     return undefined;
   }
 

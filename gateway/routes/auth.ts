@@ -34,13 +34,17 @@ function noteLogin({ bans, throttle }: AuthRouteDeps, req: HttpRequest, reply: H
   return reply;
 }
 
-/** 429 with Retry-After while the address must wait after too many failed logins; it counts as a failure too. */
+/**
+ * 429 with Retry-After while the address must wait after too many failed logins. It counts
+ * toward a ban; the wait itself does not grow with it (the throttle only counts real tries).
+ */
 function throttled(deps: AuthRouteDeps, req: HttpRequest): HttpReply | undefined {
   const waitMs = deps.throttle?.waitMs(req.remoteIp) ?? 0;
   if (waitMs <= 0) return undefined;
   const seconds = Math.ceil(waitMs / 1000);
   const reply = json(429, { message: `Too many failed login attempts; try again in ${seconds} s` }, { 'Retry-After': String(seconds) });
-  return noteLogin(deps, req, reply, { kind: 'unknown_flow' });
+  deps.bans?.failed(req);
+  return reply;
 }
 
 /** A request body validated against a compiled schema, or the original's 400 answer. */
