@@ -8,7 +8,10 @@ const USAGE = `usage:
          [--log-file PATH | --no-log-file]  the log file GET /api/error_log serves (default DIR/hearth.log)
   hearth replay [--data DIR] [options]       print the event log (hearth replay --help)
   hearth auth <list|add|validate|change_password> [--data DIR]
-                                             manage users while Hearth is stopped (hearth auth --help)`;
+                                             manage users while Hearth is stopped (hearth auth --help)
+  hearth supervisor [--port P] [--data DIR] [--docker-socket PATH]
+                                             start the supervisor (default 1703, ./supervisor-data,
+                                             /var/run/docker.sock): it runs the core in a container`;
 
 async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -80,6 +83,7 @@ async function serve(argv: string[]): Promise<void> {
 const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === 'replay') await (await import('./replay.ts')).replayMain(rest);
+  else if (command === 'supervisor') await (await import('./supervisor.ts')).supervisorMain(rest);
   else if (command === 'auth') process.exit(await (await import('./auth-cli.ts')).authMain(rest));
   else if (command === 'serve' || command === undefined || command.startsWith('-')) await serve(command === 'serve' ? rest : process.argv.slice(2));
   else {

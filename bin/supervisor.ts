@@ -1,0 +1,52 @@
+import { parseArgs } from 'node:util';
+import type { Supervisor } from './supervisor-instance.ts';
+import { guardProcess } from './guard.ts';
+
+const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H]
+  --port            the supervisor's API (env HEARTH_SUPERVISOR_PORT; default 1703)
+  --data            its data: log, admin.token, the core's data in core/ (env HEARTH_SUPERVISOR_DATA; default ./supervisor-data)
+  --docker-socket   the container engine (env DOCKER_SOCKET; default /var/run/docker.sock)
+The operator's token is written to <data>/admin.token on first start:
+  curl -H "Authorization: Bearer $(cat <data>/admin.token)" http://localhost:1703/core/info`;
+
+/** `hearth supervisor`: starts the supervisor and keeps it until SIGINT/SIGTERM. */
+export async function supervisorMain(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', short: 'p' },
+      data: { type: 'string', short: 'd' },
+      host: { type: 'string' },
+      'docker-socket': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const portText = values.port ?? process.env.HEARTH_SUPERVISOR_PORT ?? '1703';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${JSON.stringify(portText)}: give a number from 0 to 65535`);
+  const dataDir = values.data ?? process.env.HEARTH_SUPERVISOR_DATA ?? './supervisor-data';
+  const host = values.host ?? '0.0.0.0';
+  const dockerSocket = values['docker-socket'] ?? process.env.DOCKER_SOCKET ?? '/var/run/docker.sock';
+  const { startSupervisor } = await import('./supervisor-instance.ts');
+  let instance: Supervisor | undefined;
+  let exiting = false;
+  const exit = async (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    try {
+      await instance?.stop();
+      console.log('Supervisor stopped; the log is flushed');
+    } finally {
+      process.exit(code);
+    }
+  };
+  guardProcess({ say: (line) => console.error(line), stop: (code) => void exit(code) });
+  process.on('SIGINT', () => void exit(0));
+  process.on('SIGTERM', () => void exit(0));
+  instance = await startSupervisor({ dataDir, port, host, dockerSocket, onStop: () => void exit(0) });
+  console.log(`Supervisor listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; operator token in ${instance.dataDir}/admin.token)`);
+}

@@ -1,0 +1,165 @@
+import { Router, json, text, plainError, type HttpReply, type HttpRequest, type HttpStream } from '../http.ts';
+import { decide, looksLikeExploit, tokenOf, type Caller, type Tree } from '../../actors/supervisor/access.ts';
+import { SupervisorError, UNKNOWN_ERROR } from '../../actors/supervisor/errors.ts';
+
+/**
+ * The supervisor's API on the shared router: every route behind the original's middleware
+ * (exploit filter, system-state gate, token and role check) and answered in its envelope
+ * (`{"result":"ok","data":...}` / `{"result":"error","message":...,"error_key":...}`), on the
+ * v1 tree and, when the `supervisor_v2_api` flag was on at start, on `/v2`.
+ */
+
+/** One call of a supervisor route as a handler sees it. */
+export interface SupervisorCall {
+  req: HttpRequest;
+  /** undefined on paths that need no token (`/supervisor/ping`) */
+  caller?: Caller;
+  tree: Tree;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** the body as a JSON object: `{}` when empty; a 400 `Invalid json` when it is not JSON */
+  body(): Record<string, unknown>;
+}
+
+/** A handler's answer that is not the envelope: logs as text, a stream, a file. */
+export class Raw {
+  constructor(readonly reply: HttpReply | HttpStream) {}
+}
+export const raw = (reply: HttpReply | HttpStream) => new Raw(reply);
+
+/** Resolves to the envelope's `data` (undefined, true or empty answer `{}`), or a Raw answer. */
+export type SupervisorHandler = (call: SupervisorCall) => unknown | Promise<unknown>;
+
+export interface RouteSpec {
+  /** which trees carry the route (default both) */
+  trees?: Tree[];
+  /** the path on `/v2` when it is renamed there (`/addons/...` becomes `/apps/...`) */
+  v2Path?: string;
+  /** more v1 paths with the same handler (the legacy core prefix `/homeassistant/...`) */
+  v1Aliases?: string[];
+}
+
+export interface TableEntry {
+  method: string;
+  /** the pattern as registered, with `:param` segments, including `/v2` on that tree */
+  path: string;
+  tree: Tree;
+}
+
+/** The three error keys the original still names `addon_*` on v1. */
+const V1_ERROR_KEYS: Record<string, string> = {
+  app_not_supported_architecture_error: 'addon_not_supported_architecture_error',
+  app_not_supported_machine_type_error: 'addon_not_supported_machine_type_error',
+  app_not_supported_home_assistant_version_error: 'addon_not_supported_home_assistant_version_error',
+};
+
+/** The states in which the supervisor answers (every other state: 400 `System is not ready`). */
+const SERVING = new Set(['startup', 'running', 'freeze']);
+
+const MAX_BODY = 16 * 1024 * 1024;
+
+export interface SupervisorApiOptions {
+  /** the caller a token stands for */
+  lookup(token: string): Caller | undefined;
+  /** the supervisor's state: `setup`, `running`, `freeze`, `stopping`... */
+  state(): string;
+  /** whether the `/v2` tree is served (the feature flag as it was at start) */
+  v2: boolean;
+  /** where unexpected failures are told */
+  error(line: string): void;
+}
+
+export class SupervisorApi {
+  private readonly entries: TableEntry[] = [];
+
+  constructor(
+    private readonly router: Router,
+    private readonly options: SupervisorApiOptions,
+  ) {}
+
+  get v2(): boolean {
+    return this.options.v2;
+  }
+
+  /** Every registered method and path on both trees (the role-matrix test walks it). */
+  table(): TableEntry[] {
+    return [...this.entries];
+  }
+
+  route(method: string, path: string, handler: SupervisorHandler, spec: RouteSpec = {}): this {
+    const trees = spec.trees ?? ['v1', 'v2'];
+    if (trees.includes('v1')) for (const p of [path, ...(spec.v1Aliases ?? [])]) this.install(method, p, 'v1', handler);
+    if (trees.includes('v2') && this.options.v2) this.install(method, `/v2${spec.v2Path ?? path}`, 'v2', handler);
+    return this;
+  }
+
+  get(path: string, handler: SupervisorHandler, spec?: RouteSpec) {
+    return this.route('GET', path, handler, spec);
+  }
+
+  post(path: string, handler: SupervisorHandler, spec?: RouteSpec) {
+    return this.route('POST', path, handler, spec);
+  }
+
+  delete(path: string, handler: SupervisorHandler, spec?: RouteSpec) {
+    return this.route('DELETE', path, handler, spec);
+  }
+
+  private install(method: string, path: string, tree: Tree, handler: SupervisorHandler) {
+    this.entries.push({ method, path, tree });
+    this.router.add(method, path, { access: 'none', maxBody: MAX_BODY }, (req) => this.handle(req, tree, handler));
+  }
+
+  private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpReply | HttpStream> {
+    const rawQuery = req.query.toString();
+    if (looksLikeExploit(rawQuery ? `${req.path}?${rawQuery}` : req.path)) return plainError(400);
+    const state = this.options.state();
+    if (!SERVING.has(state)) return envelopeError(new SupervisorError(`System is not ready with state: ${state}`), tree);
+    const decision = decide(req.path, tokenOf(req.headers), this.options.lookup);
+    if (!decision.allow) return plainError(decision.status);
+    const call: SupervisorCall = {
+      req,
+      caller: decision.caller,
+      tree,
+      params: req.params,
+      query: req.query,
+      body: () => bodyOf(req),
+    };
+    try {
+      const data = await handler(call);
+      if (data instanceof Raw) return data.reply;
+      return ok(data);
+    } catch (err) {
+      if (err instanceof SupervisorError) return err.plain ? text(err.status, err.message) : envelopeError(err, tree);
+      this.options.error(`error answering ${req.method} ${req.path}: ${(err as Error)?.stack ?? err}`);
+      return envelopeError(new SupervisorError((err as Error)?.message || UNKNOWN_ERROR), tree);
+    }
+  }
+}
+
+/** The success envelope; nothing, `true` or an empty answer is `{}` as in the original. */
+export function ok(data: unknown): HttpReply {
+  const empty = data === undefined || data === null || data === true || (Array.isArray(data) && data.length === 0);
+  return json(200, { result: 'ok', data: empty ? {} : data });
+}
+
+/** The error envelope of a failure. */
+export function envelopeError(err: SupervisorError, tree: Tree): HttpReply {
+  const body: Record<string, unknown> = { result: 'error', message: err.message || UNKNOWN_ERROR };
+  if (err.errorKey) body.error_key = tree === 'v1' ? (V1_ERROR_KEYS[err.errorKey] ?? err.errorKey) : err.errorKey;
+  if (err.extraFields) body.extra_fields = err.extraFields;
+  if (err.jobId) body.job_id = err.jobId;
+  return json(err.status, body);
+}
+
+function bodyOf(req: HttpRequest): Record<string, unknown> {
+  if (req.body.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(req.body.toString('utf8'));
+  } catch {
+    throw new SupervisorError('Invalid json');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new SupervisorError(`expected a dictionary. Got ${JSON.stringify(value)}`);
+  return value as Record<string, unknown>;
+}

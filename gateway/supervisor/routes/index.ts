@@ -1,0 +1,8 @@
+import type { SupervisorApi } from '../api.ts';
+import type { SupervisorDeps } from '../deps.ts';
+
+/** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
+export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
+  api.get('/supervisor/ping', () => ({}));
+  void deps;
+}

@@ -1,0 +1,110 @@
+import { SupervisorError } from '../../actors/supervisor/errors.ts';
+
+/**
+ * Request bodies checked as the original's schemas check them: unknown keys refused, each
+ * value of its kind, and the failure worded as its validation library words it
+ * (`expected bool @ data['watchdog']. Got 'yes please'`).
+ */
+
+export type Field<T = unknown> = { check(value: unknown): T; describe?: string };
+export type Shape = Record<string, Field & { required?: boolean }>;
+
+class Invalid extends Error {}
+
+/** A value as Python's repr() writes it (the original quotes the offending value that way). */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  if (typeof value === 'object') return `{${Object.entries(value as object).map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
+  return String(value);
+}
+
+const fail = (reason: string): never => {
+  throw new Invalid(reason);
+};
+
+/** A JSON boolean only. */
+export const bool: Field<boolean> = { check: (v) => (typeof v === 'boolean' ? v : fail('expected bool')) };
+
+const TRUE = new Set(['1', 'true', 'yes', 'on', 'enable']);
+const FALSE = new Set(['0', 'false', 'no', 'off', 'disable']);
+/** The original's lenient boolean: true/false, 1/0, "yes"/"no", "on"/"off", "enable"/"disable". */
+export const boolean: Field<boolean> = {
+  check: (v) => {
+    if (typeof v === 'boolean') return v;
+    if (v === 1 || v === 0) return v === 1;
+    if (typeof v === 'string') {
+      const s = v.toLowerCase();
+      if (TRUE.has(s)) return true;
+      if (FALSE.has(s)) return false;
+    }
+    return fail('expected boolean');
+  },
+};
+
+export const str: Field<string> = { check: (v) => (typeof v === 'string' ? v : fail('expected str')) };
+
+export function int(min?: number, max?: number): Field<number> {
+  return {
+    check: (v) => {
+      if (typeof v !== 'number' || !Number.isInteger(v)) return fail('expected int');
+      if (min !== undefined && v < min) return fail(`value must be at least ${min}`);
+      if (max !== undefined && v > max) return fail(`value must be at most ${max}`);
+      return v;
+    },
+  };
+}
+
+export function oneOf<T extends string>(values: readonly T[]): Field<T> {
+  return { check: (v) => (typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : fail(`value must be one of [${values.map(pyRepr).join(', ')}]`)) };
+}
+
+export function matching(re: RegExp): Field<string> {
+  return { check: (v) => (typeof v !== 'string' ? fail('expected str') : re.test(v) ? v : fail(`does not match regular expression ${re.source}`)) };
+}
+
+/** null or the field. */
+export function maybe<T>(field: Field<T>): Field<T | null> {
+  return { check: (v) => (v === null ? null : field.check(v)) };
+}
+
+export function list<T>(field: Field<T>): Field<T[]> {
+  return { check: (v) => (Array.isArray(v) ? v.map((x) => field.check(x)) : fail('expected list')) };
+}
+
+export const dict: Field<Record<string, unknown>> = {
+  check: (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : fail('expected dict')),
+};
+
+export function required<T>(field: Field<T>): Field<T> & { required: true } {
+  return { ...field, required: true };
+}
+
+/**
+ * Checks `body` against `shape`: every key known, every value valid, required keys present.
+ * Resolves to the checked values (coerced, e.g. "yes" to true); throws a 400 otherwise.
+ */
+export function validate<S extends Shape>(body: Record<string, unknown>, shape: S, options: { allowExtra?: boolean } = {}): { [K in keyof S]?: ReturnType<S[K]['check']> } {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const field = shape[key];
+    if (!field) {
+      if (options.allowExtra) continue;
+      throw new SupervisorError(`extra keys not allowed @ data['${key}']. Got ${pyRepr(value)}`);
+    }
+    try {
+      out[key] = field.check(value);
+    } catch (err) {
+      if (!(err instanceof Invalid)) throw err;
+      throw new SupervisorError(`${err.message} @ data['${key}']. Got ${pyRepr(value)}`);
+    }
+  }
+  for (const [key, field] of Object.entries(shape)) {
+    if (field.required && !(key in body)) throw new SupervisorError(`required key not provided @ data['${key}']. Got None`);
+  }
+  return out as { [K in keyof S]?: ReturnType<S[K]['check']> };
+}
