@@ -24,6 +24,8 @@ export interface SupervisorOptions {
   host?: string;
   /** the container engine's socket (default /var/run/docker.sock) */
   dockerSocket?: string;
+  /** the core container's name (default `hearth_core`; tests give each supervisor its own) */
+  coreContainer?: string;
   clock?: Clock;
   ids?: Ids;
   /** receives every log line (tests); without it lines go to stdout */
@@ -94,7 +96,9 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     error: say.error,
   });
   let restartApi: () => void = () => {};
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, state: () => state, context, restart: () => restartApi() };
+  const coreContainer = options.coreContainer ?? 'hearth_core';
+  const coreDataDir = join(dataDir, 'core');
+  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, state: () => state, context, restart: () => restartApi() };
   registerSupervisorRoutes(api, deps);
   router.mount(app);
 

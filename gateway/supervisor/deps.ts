@@ -4,6 +4,10 @@ import type { Settings } from '../../actors/supervisor/settings.ts';
 import type { Tokens } from '../../actors/supervisor/tokens.ts';
 import type { Engine } from '../../actors/supervisor/docker/engine.ts';
 import type { Context } from '../../store/types.ts';
+import type { Jobs } from '../../actors/supervisor/jobs/types.ts';
+import type { Resolution } from '../../actors/supervisor/resolution/types.ts';
+import type { CoreRuntimeView } from '../../actors/supervisor/core/types.ts';
+import type { UpdaterView } from '../../actors/supervisor/updater/types.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -18,6 +22,14 @@ export interface SupervisorDeps {
   state(): string;
   /** a fresh context for a change a caller asked for */
   context(): Context;
+  /** the core's container name and data directory (the runtime itself sets `core`) */
+  coreContainer: string;
+  coreDataDir: string;
+  /** filled in as each part lands: the job tracker, resolution center, core runtime, updater */
+  jobs?: Jobs;
+  resolution?: Resolution;
+  core?: CoreRuntimeView;
+  updater?: UpdaterView;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }
