@@ -7,6 +7,7 @@ const USAGE = `usage:
          [--log-format text|json]           stdout as readable lines or JSON lines (env HEARTH_LOG_FORMAT; default text)
          [--log-file PATH | --no-log-file]  the log file GET /api/error_log serves (default DIR/hearth.log)
   hearth replay [--data DIR] [options]       print the event log (hearth replay --help)
+  hearth check-config [--data DIR]            check DIR/configuration.yaml: exits 1 printing the problem
   hearth auth <list|add|validate|change_password> [--data DIR]
                                              manage users while Hearth is stopped (hearth auth --help)
   hearth supervisor [--port P] [--data DIR] [--docker-socket PATH]
@@ -80,10 +81,26 @@ async function serve(argv: string[]): Promise<void> {
   await boot();
 }
 
+/** `hearth check-config`: loads the configuration as a start would; 0 when it loads, 1 with the problem. */
+async function checkConfig(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string', short: 'd' } } });
+  const dataDir = values.data ?? process.env.HEARTH_DATA ?? './data';
+  const { loadConfiguration } = await import('../actors/core/configuration.ts');
+  try {
+    await loadConfiguration(dataDir);
+  } catch (err) {
+    console.log(`Configuration invalid: ${(err as Error).message}`);
+    return 1;
+  }
+  console.log(`Configuration valid: ${dataDir}/configuration.yaml`);
+  return 0;
+}
+
 const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === 'replay') await (await import('./replay.ts')).replayMain(rest);
   else if (command === 'supervisor') await (await import('./supervisor.ts')).supervisorMain(rest);
+  else if (command === 'check-config') process.exit(await checkConfig(rest));
   else if (command === 'auth') process.exit(await (await import('./auth-cli.ts')).authMain(rest));
   else if (command === 'serve' || command === undefined || command.startsWith('-')) await serve(command === 'serve' ? rest : process.argv.slice(2));
   else {

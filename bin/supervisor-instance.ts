@@ -13,6 +13,7 @@ import { Router } from '../gateway/http.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
+import { CoreRuntime } from '../actors/supervisor/core/runtime.ts';
 import { assertNativeUws } from './instance.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
@@ -26,6 +27,10 @@ export interface SupervisorOptions {
   dockerSocket?: string;
   /** the core container's name (default `hearth_core`; tests give each supervisor its own) */
   coreContainer?: string;
+  /** the host port the core's container publishes by default (settings `core.port`; default 1702) */
+  corePort?: number;
+  /** false: do not install or start the core at start whatever `boot` says (tests of other areas) */
+  bootCore?: boolean;
   clock?: Clock;
   ids?: Ids;
   /** receives every log line (tests); without it lines go to stdout */
@@ -99,6 +104,9 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, state: () => state, context, restart: () => restartApi() };
+  let listenPort = 0;
+  const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
+  deps.core = core;
   registerSupervisorRoutes(api, deps);
   router.mount(app);
 
@@ -107,8 +115,11 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
   });
   const port = uWS.us_socket_local_port(listenSocket);
+  listenPort = port;
   state = 'running';
   say.info(`supervisor running on port ${port}`);
+  // in the background: the API answers while the image builds
+  if (options.bootCore !== false) void core.boot(context());
 
   let stopping: Promise<void> | undefined;
   return {
@@ -123,6 +134,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     stop: () =>
       (stopping ??= (async () => {
         state = 'stopping';
+        await core.close();
         uWS.us_listen_socket_close(listenSocket);
         (app as unknown as { close(): void }).close();
         state = 'close';

@@ -1,0 +1,596 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import type { Clock, Ids } from '../../clock.ts';
+import type { Logger } from '../../logging/logs.ts';
+import type { Context, EventLog } from '../../../store/types.ts';
+import type { Settings, SettingsSection } from '../settings.ts';
+import type { Tokens } from '../tokens.ts';
+import type { Engine, ContainerStats } from '../docker/engine.ts';
+import type { Jobs, JobHandle } from '../jobs/types.ts';
+import type { Resolution } from '../resolution/types.ts';
+import type { UpdaterView } from '../updater/types.ts';
+import { SupervisorError, keyedError } from '../errors.ts';
+import { CORE_VERSION } from '../../version.ts';
+import type { CoreRuntimeView } from './types.ts';
+import { CORE_CONTAINER_PORT, CORE_IMAGE, ensureCoreImage, hostArch, imageExists } from './image.ts';
+import { MIGRATION_MESSAGE, offlineMigrationRunning } from './migration.ts';
+import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
+import { createActor } from 'xstate';
+
+/**
+ * The core runtime: the Hearth core as a container on the local engine (`hearth_core`), its
+ * image built here (image.ts), its data directory `<supervisor data>/core` mounted at `/config`,
+ * its port published on the host. Every lifecycle change is a record on `core/runtime`
+ * (`core_installed`, `core_started`, `core_stopped`, `core_restarted`, `core_rebuilt`,
+ * `core_updated`, `core_crashed`, `watchdog_restart`...); its settings are the section `core`.
+ * Operations run one at a time, each as a job when the job tracker is there.
+ */
+
+export const CORE_RUNTIME_STREAM = 'core/runtime';
+
+/** The section `core` of the supervisor's settings (POST /core/options), with the installed version. */
+export const CORE_DEFAULTS = {
+  version: null as string | null,
+  boot: true,
+  /** an image name without tag replacing `hearth/core`; null: the built one */
+  image: null as string | null,
+  port: 1702,
+  ssl: false,
+  watchdog: true,
+  refresh_token: null as string | null,
+  audio_input: null as string | null,
+  audio_output: null as string | null,
+  backups_exclude_database: false,
+  duplicate_log_file: false,
+};
+export type CoreSettings = typeof CORE_DEFAULTS;
+
+/** What GET /core/info answers (key order of the original). */
+export interface CoreInfo {
+  version: string | null;
+  version_latest: string | null;
+  update_available: boolean;
+  machine: string;
+  ip_address: string | null;
+  arch: string;
+  image: string;
+  boot: boolean;
+  port: number;
+  ssl: boolean;
+  watchdog: boolean;
+  audio_input: string | null;
+  audio_output: string | null;
+  backups_exclude_database: boolean;
+  duplicate_log_file: boolean;
+}
+
+/** The parts filled in later by other areas (read when used, never copied). */
+export interface CoreRuntimeLinks {
+  jobs?: Jobs;
+  resolution?: Resolution;
+  updater?: UpdaterView;
+}
+
+export interface CoreRuntimeOptions {
+  log: EventLog;
+  clock: Clock;
+  ids: Ids;
+  say: Logger;
+  settings: Settings;
+  tokens: Tokens;
+  engine: Engine;
+  containerName: string;
+  dataDir: string;
+  links: CoreRuntimeLinks;
+  /** the supervisor's URL as the container reaches it (env SUPERVISOR) */
+  supervisorUrl(): string;
+  /** the timezone handed to the container (env TZ) */
+  timezone(): string;
+  /** the host port published by default (settings `port`) */
+  defaultPort?: number;
+  /** how long a start may take until the core answers HTTP (default 120 s) */
+  startTimeoutMs?: number;
+  /** the watchdog's pause between attempts (default 10 s) */
+  watchdogPauseMs?: number;
+}
+
+type Wanted = 'running' | 'stopped' | 'unknown';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
+/** Text without terminal colours. */
+export const stripAnsi = (s: string) => s.replace(ANSI, '');
+const PORT_CONFLICT = /0\.0\.0\.0:(\d+).*(?:address already in use|port is already allocated)/;
+
+/** `2026.11.0` against `2026.10.2`: positive when a is newer. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.b-]/).map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.split(/[.b-]/).map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+export class CoreRuntime implements CoreRuntimeView {
+  readonly containerName: string;
+  readonly dataDir: string;
+  readonly section: SettingsSection<CoreSettings>;
+  private readonly docker: Docker;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** what the supervisor last asked of the container: a die while `running` is a crash */
+  private wanted: Wanted = 'unknown';
+  private events?: NodeJS.ReadableStream & { destroy?: () => void };
+  private closed = false;
+  private readonly watchdog = createActor(watchdogMachine).start();
+
+  constructor(private readonly o: CoreRuntimeOptions) {
+    this.containerName = o.containerName;
+    this.dataDir = o.dataDir;
+    this.docker = o.engine.docker;
+    this.section = o.settings.section('core', { ...CORE_DEFAULTS, port: o.defaultPort ?? CORE_DEFAULTS.port });
+  }
+
+  image(): string {
+    return this.section.get().image ?? CORE_IMAGE;
+  }
+
+  version(): string | null {
+    return this.section.get().version;
+  }
+
+  /** `image:version` of a version (the installed one by default). */
+  ref(version = this.version() ?? CORE_VERSION): string {
+    return `${this.image()}:${version}`;
+  }
+
+  /** The core's base URL from the host (its published port). */
+  coreUrl(): string {
+    const s = this.section.get();
+    return `${s.ssl ? 'https' : 'http'}://127.0.0.1:${s.port}`;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // reading
+
+  async info(): Promise<CoreInfo> {
+    const s = this.section.get();
+    const latest = this.o.links.updater?.latest('core') ?? s.version ?? CORE_VERSION;
+    const inspect = await this.inspect().catch(() => null);
+    const { arch, machine } = hostArch();
+    const ip = Object.values(inspect?.NetworkSettings?.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress ?? null;
+    return {
+      version: s.version,
+      version_latest: latest,
+      update_available: s.version !== null && latest !== null && compareVersions(latest, s.version) > 0,
+      machine,
+      ip_address: ip,
+      arch,
+      image: this.image(),
+      boot: s.boot,
+      port: s.port,
+      ssl: s.ssl,
+      watchdog: s.watchdog,
+      audio_input: s.audio_input,
+      audio_output: s.audio_output,
+      backups_exclude_database: s.backups_exclude_database,
+      duplicate_log_file: s.duplicate_log_file,
+    };
+  }
+
+  /** The container as the engine describes it, or null when there is none. */
+  async inspect(): Promise<Docker.ContainerInspectInfo | null> {
+    try {
+      return await this.docker.getContainer(this.containerName).inspect();
+    } catch (err: any) {
+      if (err?.statusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  async running(): Promise<boolean> {
+    return (await this.inspect())?.State?.Running === true;
+  }
+
+  /** One statistics sample; a 400 when the core does not run. */
+  async stats(): Promise<ContainerStats> {
+    if (!(await this.running())) throw new SupervisorError(`Core container ${this.containerName} is not running`);
+    return this.o.engine.stats(this.containerName);
+  }
+
+  async setOptions(patch: Partial<CoreSettings>, context: Context): Promise<void> {
+    await this.section.set(patch, context);
+    // `image: null` puts the built image back
+    if ('image' in patch && patch.image === null) await this.o.settings.write('core', { ...this.section.get(), image: null }, context);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // lifecycle
+
+  /** Supervisor start: install when never installed, then start when `boot` (in the background). */
+  boot(context: Context): Promise<void> {
+    this.follow();
+    return (async () => {
+      if (!(await this.o.engine.reachable())) {
+        this.o.say.warning(`no container engine answers at ${this.o.engine.socketPath}: the core is not started`);
+        return;
+      }
+      if (this.version() === null) await this.job('home_assistant_core_install', context, (job) => this.install(context, job)).done;
+      if (!this.section.get().boot) return;
+      if (await this.running()) {
+        this.wanted = 'running';
+        return;
+      }
+      await this.job('home_assistant_core_start', context, () => this.exclusive(() => this.startNow(context))).done;
+    })().catch((err) => this.o.say.error(`the core could not be started at boot: ${(err as Error).message}`));
+  }
+
+  /** Builds the image of this Hearth when missing (or when `rebuild`); records the install. */
+  async install(context: Context, job?: JobHandle, options: { rebuild?: boolean } = {}): Promise<void> {
+    await this.exclusive(async () => {
+      job?.stage('image');
+      const built = await this.ensureImage(CORE_VERSION, options.rebuild);
+      if (this.version() === null) {
+        await this.section.set({ version: CORE_VERSION }, context);
+        await this.record('core_installed', { version: CORE_VERSION, image: this.image(), built }, context);
+      }
+    });
+  }
+
+  start(context: Context): { uuid: string; done: Promise<void> } {
+    return this.job('home_assistant_core_start', context, () =>
+      this.exclusive(async () => {
+        if (this.version() === null) await this.installLocked(context);
+        await this.startNow(context);
+      }),
+    );
+  }
+
+  async stop(context: Context, options: { force?: boolean } = {}): Promise<void> {
+    if (!options.force) await this.guard();
+    await this.job('home_assistant_core_stop', context, () =>
+      this.exclusive(async () => {
+        this.wanted = 'stopped';
+        const info = await this.inspect();
+        if (!info?.State?.Running) return;
+        await this.docker.getContainer(this.containerName).stop({ t: 20 });
+        await this.record('core_stopped', { version: this.version() }, context);
+      }),
+    ).done;
+  }
+
+  async restart(context: Context, options: { safeMode?: boolean; force?: boolean } = {}): Promise<void> {
+    if (!options.force) await this.guard();
+    await this.job('home_assistant_core_restart', context, () =>
+      this.exclusive(async () => {
+        if (options.safeMode) await this.touchSafeMode();
+        const info = await this.inspect();
+        if (!info) return this.startNow(context, 'core_restarted');
+        this.wanted = 'running';
+        await this.docker.getContainer(this.containerName).restart({ t: 20 });
+        await this.waitUntilUp();
+        await this.record('core_restarted', { version: this.version(), safe_mode: options.safeMode === true }, context);
+      }),
+    ).done;
+  }
+
+  /** Stops and removes the container, then creates it anew (a new token) and starts it. */
+  async rebuild(context: Context, options: { safeMode?: boolean; force?: boolean } = {}): Promise<void> {
+    if (!options.force) await this.guard();
+    await this.job('home_assistant_core_rebuild', context, () =>
+      this.exclusive(async () => {
+        if (this.version() === null) await this.installLocked(context);
+        if (options.safeMode) await this.touchSafeMode();
+        await this.removeContainer();
+        await this.startNow(context, 'core_rebuilt');
+      }),
+    ).done;
+  }
+
+  /**
+   * Updates to `version` (default: the latest the updater knows). Refusals come at once, also
+   * with `background`; then the job runs and `background` answers its uuid.
+   */
+  async update(context: Context, options: { version?: string; backup?: boolean; background?: boolean } = {}): Promise<{ job_id: string } | undefined> {
+    await this.guard();
+    const current = this.version();
+    const target = options.version ?? this.o.links.updater?.latest('core') ?? current ?? CORE_VERSION;
+    if (target === current) throw keyedError(400, 'homeassistant_update_already_installed_error', 'Home Assistant version {version} is already installed', { version: target });
+    if (options.backup) {
+      throw new SupervisorError('A backup before the update cannot be made: backups are not available on this supervisor yet; update with backup false');
+    }
+    const ref = this.ref(target);
+    // nothing can be pulled: a version is there when its image is (this Hearth's own can be built)
+    if (!(await imageExists(this.docker, ref)) && !(target === CORE_VERSION && this.image() === CORE_IMAGE)) {
+      throw keyedError(400, 'homeassistant_update_image_error', 'Downloading Home Assistant version {version} failed', { version: target });
+    }
+    const { uuid, done } = this.job('home_assistant_core_update', context, (job) => this.exclusive(() => this.updateNow(context, target, job)));
+    if (options.background) {
+      done.catch(() => {}); // recorded on the job and in the log
+      return { job_id: uuid };
+    }
+    await done;
+    return undefined;
+  }
+
+  /**
+   * Checks the configuration in a throwaway container of the core's image; an invalid one is a
+   * 400 whose message is the check's output without colours.
+   */
+  async check(): Promise<void> {
+    const ref = this.ref();
+    if (!(await imageExists(this.docker, ref))) await this.ensureImage(this.version() ?? CORE_VERSION);
+    await mkdir(this.dataDir, { recursive: true });
+    const container = await this.docker.createContainer({
+      Image: ref,
+      Cmd: ['node', 'bin/hearth.js', 'check-config', '--data', '/config'],
+      Tty: true,
+      Labels: { supervisor_managed: '' },
+      HostConfig: { Binds: [`${this.dataDir}:/config:ro`], Tmpfs: { '/tmp': '' } },
+    });
+    try {
+      await container.start();
+      const result = (await container.wait()) as { StatusCode: number };
+      const output = stripAnsi((await container.logs({ stdout: true, stderr: true, follow: false })).toString('utf8')).replace(/\r\n/g, '\n');
+      if (result.StatusCode !== 0) throw new SupervisorError(output || `the configuration check ended with ${result.StatusCode}`);
+    } finally {
+      await container.remove({ force: true }).catch(() => {});
+    }
+  }
+
+  /** Stops following the engine's events (the container keeps running). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.events?.destroy?.();
+    this.watchdog.stop();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // inside (called with the queue held)
+
+  private async installLocked(context: Context) {
+    const built = await this.ensureImage(CORE_VERSION);
+    await this.section.set({ version: CORE_VERSION }, context);
+    await this.record('core_installed', { version: CORE_VERSION, image: this.image(), built }, context);
+  }
+
+  private async ensureImage(version: string, rebuild = false): Promise<boolean> {
+    if (this.image() !== CORE_IMAGE || version !== CORE_VERSION) {
+      if (await imageExists(this.docker, this.ref(version))) return false;
+      throw keyedError(400, 'homeassistant_update_image_error', 'Downloading Home Assistant version {version} failed', { version });
+    }
+    return ensureCoreImage(this.docker, { tag: version, rebuild, say: (l) => this.o.say.info(l) });
+  }
+
+  /** Creates the container (with a new core token) when there is none, starts it, waits for HTTP. */
+  private async startNow(context: Context, type = 'core_started'): Promise<void> {
+    this.wanted = 'running';
+    this.follow();
+    let info = await this.inspect();
+    if (info?.State?.Running) return;
+    if (!info) {
+      await this.create(context);
+      info = await this.inspect();
+    }
+    try {
+      await this.docker.getContainer(this.containerName).start();
+    } catch (err: any) {
+      const m = PORT_CONFLICT.exec(String(err?.json?.message ?? err?.message ?? ''));
+      if (m) throw keyedError(400, 'docker_container_port_conflict', 'Cannot start container {name} because port {port} is already in use', { name: this.containerName, port: Number(m[1]) });
+      throw err;
+    }
+    await this.waitUntilUp();
+    await this.record(type, { version: this.version(), port: this.section.get().port }, context);
+  }
+
+  private async create(context: Context): Promise<void> {
+    const s = this.section.get();
+    const version = s.version ?? CORE_VERSION;
+    await mkdir(this.dataDir, { recursive: true });
+    const token = await this.o.tokens.rotateCore(context);
+    const url = this.o.supervisorUrl();
+    const env = [`SUPERVISOR=${url}`, `HASSIO=${url}`, `SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `TZ=${this.o.timezone()}`];
+    if (s.duplicate_log_file) env.push('HA_DUPLICATE_LOG_FILE=1');
+    const port = `${CORE_CONTAINER_PORT}/tcp`;
+    await this.docker.createContainer({
+      name: this.containerName,
+      Hostname: 'hearth-core',
+      Image: this.ref(version),
+      Env: env,
+      Labels: { supervisor_managed: '' },
+      ExposedPorts: { [port]: {} },
+      StopTimeout: 20,
+      HostConfig: {
+        Binds: [`${this.dataDir}:/config`],
+        PortBindings: { [port]: [{ HostIp: '', HostPort: String(s.port) }] },
+        ExtraHosts: ['supervisor:host-gateway', 'host.docker.internal:host-gateway'],
+        Tmpfs: { '/tmp': '' },
+        OomScoreAdj: -300,
+        Init: false,
+        RestartPolicy: { Name: 'no' },
+      },
+    });
+    await this.record('core_container_created', { version, image: this.ref(version), port: s.port }, context);
+  }
+
+  private async removeContainer(): Promise<void> {
+    const c = this.docker.getContainer(this.containerName);
+    const info = await this.inspect();
+    if (!info) return;
+    if (info.State?.Running) await c.stop({ t: 20 }).catch(() => {});
+    await c.remove({ force: true }).catch((err: any) => {
+      if (err?.statusCode !== 404) throw err;
+    });
+  }
+
+  private async updateNow(context: Context, target: string, job: JobHandle): Promise<void> {
+    const from = this.version();
+    const wasRunning = await this.running();
+    job.stage('image');
+    if (target === CORE_VERSION) await this.ensureImage(target);
+    job.progress(30);
+    job.stage('container');
+    await this.removeContainer();
+    await this.section.set({ version: target }, context);
+    try {
+      if (wasRunning) await this.startNow(context, 'core_started');
+      else await this.create(context);
+      job.progress(100);
+      await this.record('core_updated', { from, to: target }, context);
+    } catch (err) {
+      this.o.say.error(`the update to ${target} failed: ${(err as Error).message}; going back to ${from}`);
+      await this.record('core_update_failed', { from, to: target, message: (err as Error).message }, context);
+      try {
+        await this.removeContainer();
+        await this.section.set({ version: from }, context);
+        if (wasRunning) await this.startNow(context, 'core_started');
+        await this.record('core_update_rolled_back', { from: target, to: from }, context);
+        await this.o.links.resolution?.addIssue({ type: 'update_rollback', context: 'core' }).catch(() => {});
+      } catch (again) {
+        this.o.say.error(`going back to ${from} failed too: ${(again as Error).message}`);
+        await this.o.links.resolution?.addIssue({ type: 'update_failed', context: 'core' }).catch(() => {});
+        throw keyedError(400, 'homeassistant_update_error', 'Updating Home Assistant failed');
+      }
+    }
+  }
+
+  /** Waits until the core answers HTTP on its published port; fails when its container ends. */
+  private async waitUntilUp(): Promise<void> {
+    const until = Date.now() + (this.o.startTimeoutMs ?? 120_000);
+    const url = `${this.coreUrl()}/api/`;
+    for (;;) {
+      try {
+        await fetch(url, { signal: AbortSignal.timeout(2000) });
+        return;
+      } catch {}
+      const info = await this.inspect();
+      if (!info?.State?.Running) {
+        const logs = info ? stripAnsi((await this.docker.getContainer(this.containerName).logs({ stdout: true, stderr: true, tail: 5 })).toString('utf8')) : '';
+        throw new SupervisorError(`The core container ${this.containerName} ended while starting (exit code ${info?.State?.ExitCode ?? 'unknown'})${logs ? `: ${logs.replace(/[\x00-\x08]/g, '').trim()}` : ''}`);
+      }
+      if (Date.now() > until) throw new SupervisorError(`The core did not answer on ${url} in time`);
+      await sleep(250);
+    }
+  }
+
+  private async touchSafeMode(): Promise<void> {
+    await mkdir(this.dataDir, { recursive: true });
+    await writeFile(join(this.dataDir, 'safe-mode'), '');
+  }
+
+  private async guard(): Promise<void> {
+    const s = this.section.get();
+    if (await offlineMigrationRunning({ url: this.coreUrl(), refreshToken: s.refresh_token, warn: (l) => this.o.say.warning(l) })) {
+      throw new SupervisorError(MIGRATION_MESSAGE, { status: 503 });
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // watchdog: the engine's events for this container
+
+  /** Follows `die` events of the container (idempotent; reconnects while not closed). */
+  follow(): void {
+    if (this.events || this.closed) return;
+    const connect = async () => {
+      if (this.closed) return;
+      try {
+        const stream = (await this.docker.getEvents({ filters: { type: ['container'], container: [this.containerName], event: ['die'] } })) as any;
+        if (this.closed) return stream.destroy?.();
+        this.events = stream;
+        let buffer = '';
+        stream.on('data', (chunk: Buffer) => {
+          buffer += chunk.toString('utf8');
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl).trim();
+            buffer = buffer.slice(nl + 1);
+            if (line) this.onEvent(line);
+          }
+        });
+        const again = () => {
+          this.events = undefined;
+          if (!this.closed) setTimeout(() => void connect(), 2000).unref();
+        };
+        stream.on('end', again);
+        stream.on('error', again);
+      } catch {
+        if (!this.closed) setTimeout(() => void connect(), 5000).unref();
+      }
+    };
+    this.events = {} as never; // claimed until connected
+    void connect();
+  }
+
+  private onEvent(line: string): void {
+    let event: any;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (event.Action !== 'die' || event.Actor?.Attributes?.name !== this.containerName) return;
+    const exitCode = Number(event.Actor?.Attributes?.exitCode ?? 0);
+    void this.onDie(exitCode).catch((err) => this.o.say.error(`watchdog: ${(err as Error).message}`));
+  }
+
+  /** A `die`: after the operation in flight (if any), a crash when the core was meant to run. */
+  private async onDie(exitCode: number): Promise<void> {
+    if (exitCode === 0) return;
+    const crashed = await this.exclusive(async () => this.wanted === 'running' && !(await this.running()));
+    if (!crashed || this.closed) return;
+    const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
+    this.o.say.warning(`the core container ${this.containerName} died with exit code ${exitCode}`);
+    await this.record('core_crashed', { exit_code: exitCode, version: this.version() }, context);
+    // no dedicated issue type in the original for a crashed core: boot_fail (context core) names it closest
+    await this.o.links.resolution?.addIssue({ type: 'boot_fail', context: 'core', reference: this.containerName }, [{ type: 'execute_restart', context: 'core', reference: this.containerName }]).catch(() => {});
+    if (!this.section.get().watchdog) return;
+    this.watchdog.send({ type: 'crash', at: this.o.clock.now() });
+    if (this.watchdog.getSnapshot().value === 'givenUp') {
+      this.o.say.error('watchdog: more than 10 restarts of the core in 30 minutes, not restarting it');
+      await this.record('watchdog_gave_up', { reason: 'rate' }, context);
+      return;
+    }
+    for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
+      try {
+        const done = await this.exclusive(async () => {
+          if (this.wanted !== 'running') return true; // stopped on purpose meanwhile
+          if (await this.running()) return true;
+          const info = await this.inspect();
+          if (info) {
+            await this.docker.getContainer(this.containerName).start();
+            await this.waitUntilUp();
+            await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
+          } else {
+            await this.startNow(context, 'watchdog_restart');
+          }
+          return true;
+        });
+        if (done) return;
+      } catch (err) {
+        this.o.say.warning(`watchdog: restart ${attempt} of the core failed: ${(err as Error).message}`);
+        await sleep(this.o.watchdogPauseMs ?? 10_000);
+      }
+    }
+    await this.record('watchdog_gave_up', { reason: 'attempts' }, context);
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private job<T>(name: string, context: Context, work: (job: JobHandle) => Promise<T>): { uuid: string; done: Promise<T> } {
+    this.follow();
+    const jobs = this.o.links.jobs;
+    if (jobs) return jobs.run({ name, reference: this.containerName, context }, work);
+    const uuid = this.o.ids.uuidHex();
+    const handle: JobHandle = { uuid, progress() {}, stage() {}, extra() {}, child: (_n, _r, w) => w(handle) };
+    return { uuid, done: work(handle) };
+  }
+
+  private async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {
+    await this.o.log.append([{ time: this.o.clock.now(), stream: CORE_RUNTIME_STREAM, type, data: { container: this.containerName, ...data }, context }]);
+  }
+}
