@@ -1,5 +1,6 @@
 import { spawn, execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile, chmod, copyFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, writeFile, chmod, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,35 @@ export function hostArch(): { arch: string; machine: string } {
       return { arch: 'i386', machine: 'qemux86' };
     default:
       return { arch: 'amd64', machine: 'generic-x86-64' };
+  }
+}
+
+/**
+ * A digest of the app's source as the image would hold it: an image of the same tag built from
+ * other source (a checkout moved on) is built again, so the tag alone never hides a change.
+ */
+export async function sourceDigest(appRoot: string = APP_ROOT): Promise<string> {
+  const hash = createHash('sha256');
+  const walk = async (rel: string): Promise<void> => {
+    const abs = join(appRoot, rel);
+    const st = await stat(abs).catch(() => null);
+    if (!st) return;
+    if (st.isDirectory()) {
+      for (const name of (await readdir(abs)).sort()) await walk(join(rel, name));
+    } else if (!/\.test\.ts$/.test(rel)) {
+      hash.update(rel).update('\0').update(await readFile(abs)).update('\0');
+    }
+  };
+  for (const part of APP_PARTS) await walk(part);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The `hearth.source` label of an image, null when it has none or is not there. */
+async function sourceLabel(docker: Docker, ref: string): Promise<string | null> {
+  try {
+    return (await docker.getImage(ref).inspect()).Config?.Labels?.['hearth.source'] ?? null;
+  } catch {
+    return null;
   }
 }
 
@@ -127,7 +157,7 @@ export interface BuildReport {
  * Builds the root filesystem in a temporary folder and imports it as `image:tag`.
  * `say` receives progress lines.
  */
-export async function buildCoreImage(docker: Docker, options: { image?: string; tag: string; appRoot?: string; say?: (line: string) => void }): Promise<BuildReport> {
+export async function buildCoreImage(docker: Docker, options: { image?: string; tag: string; appRoot?: string; digest?: string; say?: (line: string) => void }): Promise<BuildReport> {
   const started = Date.now();
   const appRoot = options.appRoot ?? APP_ROOT;
   const image = options.image ?? CORE_IMAGE;
@@ -182,7 +212,7 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
       'ENV PATH=/usr/local/bin:/usr/bin:/bin',
       `EXPOSE ${CORE_CONTAINER_PORT}/tcp`,
       `CMD ["node","bin/hearth.js","serve","--port","${CORE_CONTAINER_PORT}","--data","/config"]`,
-      `LABEL io.hass.version=${options.tag} io.hass.arch=${arch} io.hass.machine=${machine} io.hass.type=core supervisor_managed=`,
+      `LABEL io.hass.version=${options.tag} io.hass.arch=${arch} io.hass.machine=${machine} io.hass.type=core hearth.source=${options.digest ?? (await sourceDigest(appRoot))}`,
     ];
     const tar = spawn('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', root, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let tarErr = '';
@@ -221,15 +251,18 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
 const building = new Map<string, Promise<boolean>>();
 
 /**
- * Makes sure `image:tag` exists, building it when it does not (or when `rebuild`). Resolves to
- * true when it built the image. Another process building the same tag is waited for.
+ * Makes sure `image:tag` exists and holds this source, building it when it does not (or when
+ * `rebuild`). Resolves to true when it built the image. Another process building the same tag
+ * is waited for.
  */
 export function ensureCoreImage(docker: Docker, options: { image?: string; tag: string; rebuild?: boolean; appRoot?: string; say?: (line: string) => void }): Promise<boolean> {
   const ref = `${options.image ?? CORE_IMAGE}:${options.tag}`;
   const pending = building.get(ref);
   if (pending) return pending;
   const work = (async () => {
-    if (!options.rebuild && (await imageExists(docker, ref))) return false;
+    const digest = await sourceDigest(options.appRoot);
+    const current = async () => !options.rebuild && (await sourceLabel(docker, ref)) === digest;
+    if (await current()) return false;
     const lock = join(tmpdir(), `hearth-core-image-${ref.replace(/[^A-Za-z0-9.-]/g, '_')}.lock`);
     const until = Date.now() + 10 * 60_000;
     for (;;) {
@@ -249,8 +282,8 @@ export function ensureCoreImage(docker: Docker, options: { image?: string; tag: 
       }
     }
     try {
-      if (!options.rebuild && (await imageExists(docker, ref))) return false;
-      await buildCoreImage(docker, { image: options.image, tag: options.tag, appRoot: options.appRoot, say: options.say });
+      if (await current()) return false;
+      await buildCoreImage(docker, { image: options.image, tag: options.tag, appRoot: options.appRoot, digest, say: options.say });
       return true;
     } finally {
       await rm(lock, { recursive: true, force: true });

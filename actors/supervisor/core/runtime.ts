@@ -318,7 +318,7 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async check(): Promise<void> {
     const ref = this.ref();
-    if (!(await imageExists(this.docker, ref))) await this.ensureImage(this.version() ?? CORE_VERSION);
+    await this.ensureImage(this.version() ?? CORE_VERSION);
     await mkdir(this.dataDir, { recursive: true });
     const container = await this.docker.createContainer({
       Image: ref,
@@ -385,6 +385,7 @@ export class CoreRuntime implements CoreRuntimeView {
   private async create(context: Context): Promise<void> {
     const s = this.section.get();
     const version = s.version ?? CORE_VERSION;
+    await this.ensureImage(version);
     await mkdir(this.dataDir, { recursive: true });
     const token = await this.o.tokens.rotateCore(context);
     const url = this.o.supervisorUrl();
@@ -404,7 +405,6 @@ export class CoreRuntime implements CoreRuntimeView {
         PortBindings: { [port]: [{ HostIp: '', HostPort: String(s.port) }] },
         ExtraHosts: ['supervisor:host-gateway', 'host.docker.internal:host-gateway'],
         Tmpfs: { '/tmp': '' },
-        OomScoreAdj: -300,
         Init: false,
         RestartPolicy: { Name: 'no' },
       },

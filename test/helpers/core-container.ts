@@ -1,0 +1,50 @@
+// The core's container in tests: a free host port, a unique container name, removed at the end.
+import { createServer } from 'node:net';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { EventLog } from '../../store/types.ts';
+import { CORE_RUNTIME_STREAM } from '../../actors/supervisor/core/runtime.ts';
+
+const run = promisify(execFile);
+
+/** A TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => ok(port));
+    });
+  });
+}
+
+/** `docker <args>`: its stdout, trimmed. */
+export async function docker(...args: string[]): Promise<string> {
+  return (await run('docker', args, { maxBuffer: 16 * 1024 * 1024 })).stdout.trim();
+}
+
+/** A container name of its own for a test, removed (with the container) when the test ends. */
+export function coreContainerName(t: { teardown(fn: () => unknown): void }, label: string): string {
+  const name = `hearth_core_test_${label}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  t.teardown(() => docker('rm', '-f', name).catch(() => ''));
+  return name;
+}
+
+/** The types of the runtime's records, oldest first. */
+export async function runtimeRecords(log: EventLog): Promise<Array<{ type: string; data: any }>> {
+  const out: Array<{ type: string; data: any }> = [];
+  for await (const r of log.readStreams(CORE_RUNTIME_STREAM)) out.push({ type: r.type, data: r.data });
+  return out;
+}
+
+/** Polls `check` until it holds (bounded). */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
