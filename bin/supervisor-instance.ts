@@ -13,6 +13,7 @@ import { Router } from '../gateway/http.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
+import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
 import { assertNativeUws } from './instance.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
@@ -42,6 +43,7 @@ export interface Supervisor {
   logs: Logs;
   tokens: Tokens;
   settings: Settings;
+  jobs: JobTracker;
   /** the operator's admin token (also in `<data>/admin.token`) */
   adminToken: string;
   /** every route on both trees */
@@ -79,8 +81,10 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   state = 'setup';
   const settings = new Settings({ log, clock });
   const tokens = new Tokens({ log, clock, ids });
-  const areas: Area[] = [settings, tokens];
+  const jobs = new JobTracker({ log, clock, ids, settings, context, warn: logs.get('hearth.supervisor.jobs').warning });
+  const areas: Area[] = [settings, tokens, jobs];
   for (const area of areas) for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+  await jobs.settleInterrupted(context());
 
   const operator = await tokens.ensureOperator(join(dataDir, 'admin.token'), context());
   const engine = new Engine(options.dockerSocket ?? DEFAULT_DOCKER_SOCKET);
@@ -99,6 +103,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, state: () => state, context, restart: () => restartApi() };
+  deps.jobs = jobs;
   registerSupervisorRoutes(api, deps);
   router.mount(app);
 
@@ -118,6 +123,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     logs,
     tokens,
     settings,
+    jobs,
     adminToken: operator.token,
     api,
     stop: () =>
@@ -126,6 +132,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
         uWS.us_listen_socket_close(listenSocket);
         (app as unknown as { close(): void }).close();
         state = 'close';
+        await jobs.close();
         await log.close();
         logs.close();
       })()),

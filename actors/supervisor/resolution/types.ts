@@ -32,4 +32,6 @@ export interface Resolution {
   /** unsupported and unhealthy reasons as the evaluations last found them */
   unsupported(): string[];
   unhealthy(): string[];
+  /** Runs the evaluations again (after a setting they read changed); resolves when recorded. */
+  evaluate(): Promise<void>;
 }
