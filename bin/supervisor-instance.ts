@@ -14,6 +14,7 @@ import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
 import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
+import { ResolutionCenter } from '../actors/supervisor/resolution/center.ts';
 import { assertNativeUws } from './instance.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
@@ -31,6 +32,8 @@ export interface SupervisorOptions {
   ids?: Ids;
   /** receives every log line (tests); without it lines go to stdout */
   log?: (line: string) => void;
+  /** free space at or below this is a resolution issue (default 2 GiB; tests set their own) */
+  freeSpaceMinBytes?: number;
   /** asked to end the process */
   onStop?: () => void;
 }
@@ -44,6 +47,7 @@ export interface Supervisor {
   tokens: Tokens;
   settings: Settings;
   jobs: JobTracker;
+  resolution: ResolutionCenter;
   /** the operator's admin token (also in `<data>/admin.token`) */
   adminToken: string;
   /** every route on both trees */
@@ -102,8 +106,17 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   let restartApi: () => void = () => {};
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
+  const resolution = new ResolutionCenter({
+    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context,
+    freeSpaceMinBytes: options.freeSpaceMinBytes,
+    ignoredConditions: () => jobs.ignoredConditions(),
+    warn: logs.get('hearth.supervisor.resolution').warning,
+  });
+  for await (const r of log.readStreams(resolution.streamPrefix, { latest: resolution.latestSuffices })) resolution.evolve(r);
+  areas.push(resolution);
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, state: () => state, context, restart: () => restartApi() };
   deps.jobs = jobs;
+  deps.resolution = resolution;
   registerSupervisorRoutes(api, deps);
   router.mount(app);
 
@@ -113,6 +126,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   });
   const port = uWS.us_socket_local_port(listenSocket);
   state = 'running';
+  resolution.start();
   say.info(`supervisor running on port ${port}`);
 
   let stopping: Promise<void> | undefined;
@@ -124,6 +138,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     tokens,
     settings,
     jobs,
+    resolution,
     adminToken: operator.token,
     api,
     stop: () =>
@@ -132,6 +147,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
         uWS.us_listen_socket_close(listenSocket);
         (app as unknown as { close(): void }).close();
         state = 'close';
+        await resolution.stop();
         await jobs.close();
         await log.close();
         logs.close();
