@@ -14,6 +14,8 @@ import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
 import { CoreRuntime } from '../actors/supervisor/core/runtime.ts';
+import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
+import { ResolutionCenter } from '../actors/supervisor/resolution/center.ts';
 import { assertNativeUws } from './instance.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
@@ -35,6 +37,8 @@ export interface SupervisorOptions {
   ids?: Ids;
   /** receives every log line (tests); without it lines go to stdout */
   log?: (line: string) => void;
+  /** free space at or below this is a resolution issue (default 2 GiB; tests set their own) */
+  freeSpaceMinBytes?: number;
   /** asked to end the process */
   onStop?: () => void;
 }
@@ -47,6 +51,8 @@ export interface Supervisor {
   logs: Logs;
   tokens: Tokens;
   settings: Settings;
+  jobs: JobTracker;
+  resolution: ResolutionCenter;
   /** the operator's admin token (also in `<data>/admin.token`) */
   adminToken: string;
   /** every route on both trees */
@@ -84,8 +90,10 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   state = 'setup';
   const settings = new Settings({ log, clock });
   const tokens = new Tokens({ log, clock, ids });
-  const areas: Area[] = [settings, tokens];
+  const jobs = new JobTracker({ log, clock, ids, settings, context, warn: logs.get('hearth.supervisor.jobs').warning });
+  const areas: Area[] = [settings, tokens, jobs];
   for (const area of areas) for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+  await jobs.settleInterrupted(context());
 
   const operator = await tokens.ensureOperator(join(dataDir, 'admin.token'), context());
   const engine = new Engine(options.dockerSocket ?? DEFAULT_DOCKER_SOCKET);
@@ -103,10 +111,20 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   let restartApi: () => void = () => {};
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
+  const resolution = new ResolutionCenter({
+    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context,
+    freeSpaceMinBytes: options.freeSpaceMinBytes,
+    ignoredConditions: () => jobs.ignoredConditions(),
+    warn: logs.get('hearth.supervisor.resolution').warning,
+  });
+  for await (const r of log.readStreams(resolution.streamPrefix, { latest: resolution.latestSuffices })) resolution.evolve(r);
+  areas.push(resolution);
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, state: () => state, context, restart: () => restartApi() };
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;
+  deps.jobs = jobs;
+  deps.resolution = resolution;
   registerSupervisorRoutes(api, deps);
   router.mount(app);
 
@@ -117,6 +135,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   const port = uWS.us_socket_local_port(listenSocket);
   listenPort = port;
   state = 'running';
+  resolution.start();
   say.info(`supervisor running on port ${port}`);
   // in the background: the API answers while the image builds
   if (options.bootCore !== false) void core.boot(context());
@@ -129,6 +148,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     logs,
     tokens,
     settings,
+    jobs,
+    resolution,
     adminToken: operator.token,
     api,
     stop: () =>
@@ -138,6 +159,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
         uWS.us_listen_socket_close(listenSocket);
         (app as unknown as { close(): void }).close();
         state = 'close';
+        await resolution.stop();
+        await jobs.close();
         await log.close();
         logs.close();
       })()),

@@ -584,9 +584,9 @@ export class CoreRuntime implements CoreRuntimeView {
   private job<T>(name: string, context: Context, work: (job: JobHandle) => Promise<T>): { uuid: string; done: Promise<T> } {
     this.follow();
     const jobs = this.o.links.jobs;
-    if (jobs) return jobs.run({ name, reference: this.containerName, context }, work);
+    if (jobs) return jobs.run({ name, reference: null, context }, work);
     const uuid = this.o.ids.uuidHex();
-    const handle: JobHandle = { uuid, progress() {}, stage() {}, extra() {}, child: (_n, _r, w) => w(handle) };
+    const handle: JobHandle = { uuid, progress() {}, stage() {}, extra() {}, validated() {}, child: (_n, _r, w) => w(handle) };
     return { uuid, done: work(handle) };
   }
 

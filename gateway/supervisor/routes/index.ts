@@ -1,10 +1,14 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { registerCoreRoutes } from './core.ts';
+import { registerJobRoutes } from './jobs.ts';
+import { registerResolutionRoutes } from './resolution.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   api.get('/supervisor/ping', () => ({}));
-  registerCoreRoutes(api, deps);
   void deps;
+  registerCoreRoutes(api, deps);
+  registerJobRoutes(api, deps);
+  registerResolutionRoutes(api, deps);
 }
