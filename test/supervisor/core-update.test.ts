@@ -1,0 +1,73 @@
+import t from 'tap';
+import { startTestSupervisor } from '../helpers/supervisor.ts';
+import { coreContainerName, docker, eventually, freePort, runtimeRecords } from '../helpers/core-container.ts';
+import { CORE_VERSION } from '../../actors/version.ts';
+
+// another version of the core is this one's image under a newer tag (nothing can be pulled)
+const NEXT = `2099.1.${process.pid % 1000}`;
+const name = coreContainerName(t, 'update');
+const port = await freePort();
+const s = await startTestSupervisor(t, { coreContainer: name, corePort: port });
+t.teardown(() => docker('rmi', `hearth/core:${NEXT}`).catch(() => ''));
+
+t.test('refusals come at once: same version, an image that cannot be had, a backup, bad keys', async (t) => {
+  t.equal((await s.json('POST', '/core/start')).status, 200);
+  await docker('tag', `hearth/core:${CORE_VERSION}`, `hearth/core:${NEXT}`);
+  for (const background of [false, true]) {
+    const same = await s.json('POST', '/core/update', { body: { version: CORE_VERSION, background } });
+    t.same(same, {
+      status: 400,
+      body: { result: 'error', message: `Home Assistant version ${CORE_VERSION} is already installed`, error_key: 'homeassistant_update_already_installed_error', extra_fields: { version: CORE_VERSION } },
+    });
+  }
+  t.same((await s.json('POST', '/core/update')).body.error_key, 'homeassistant_update_already_installed_error', 'the default is the latest, which is this one');
+  const missing = await s.json('POST', '/core/update', { body: { version: '2099.9.9' } });
+  t.same(missing, {
+    status: 400,
+    body: { result: 'error', message: 'Downloading Home Assistant version 2099.9.9 failed', error_key: 'homeassistant_update_image_error', extra_fields: { version: '2099.9.9' } },
+  });
+  const backup = await s.json('POST', '/core/update', { body: { version: NEXT, backup: true } });
+  t.equal(backup.status, 400);
+  t.match(backup.body.message, /backup/i);
+  const extra = await s.json('POST', '/core/update', { body: { version: NEXT, force: true } });
+  t.same(extra.body, { result: 'error', message: "extra keys not allowed @ data['force']. Got True" });
+  t.equal((await s.json('GET', '/core/info')).body.data.version, CORE_VERSION, 'nothing changed');
+  t.notOk((await runtimeRecords(s.supervisor.log)).some((r) => r.type === 'core_updated'));
+});
+
+t.test('a background update answers a job id; the job is home_assistant_core_update; the core runs the new image', async (t) => {
+  const res = await s.json('POST', '/core/update', { body: { version: NEXT, background: true } });
+  t.equal(res.status, 200);
+  t.match(res.body.data, { job_id: /^[0-9a-f]{32}$/ });
+  const job = await s.json('GET', `/jobs/${res.body.data.job_id}`);
+  if (job.status === 200) t.equal(job.body.data.name, 'home_assistant_core_update');
+  else t.equal(job.status, 404, 'a finished update job is gone');
+  await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_updated'));
+  const info = (await s.json('GET', '/core/info')).body.data;
+  t.equal(info.version, NEXT);
+  t.equal(info.update_available, false);
+  const inspect = JSON.parse(await docker('inspect', name))[0];
+  t.equal(inspect.Config.Image, `hearth/core:${NEXT}`);
+  t.equal(inspect.State.Running, true);
+  t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401, 'the updated core answers');
+  const updated = (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_updated');
+  t.match(updated?.data, { from: CORE_VERSION, to: NEXT, container: name });
+});
+
+t.test('a foreground update back on the legacy path answers {} when done', async (t) => {
+  const res = await s.json('POST', '/homeassistant/update', { body: { version: CORE_VERSION } });
+  t.same(res, { status: 200, body: { result: 'ok', data: {} } });
+  t.equal((await s.json('GET', '/core/info')).body.data.version, CORE_VERSION);
+  t.equal(JSON.parse(await docker('inspect', name))[0].Config.Image, `hearth/core:${CORE_VERSION}`);
+  t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401);
+  t.equal((await s.json('GET', '/jobs/info')).body.data.jobs.filter((j: any) => j.name === 'home_assistant_core_update' && !j.done).length, 0);
+});
+
+t.test('a stopped core is updated without being started', async (t) => {
+  t.equal((await s.json('POST', '/core/stop')).status, 200);
+  t.equal((await s.json('POST', '/core/update', { body: { version: NEXT } })).status, 200);
+  const inspect = JSON.parse(await docker('inspect', name))[0];
+  t.equal(inspect.Config.Image, `hearth/core:${NEXT}`);
+  t.equal(inspect.State.Running, false);
+  t.equal((await s.json('GET', '/core/info')).body.data.version, NEXT);
+});

@@ -1,0 +1,55 @@
+import t from 'tap';
+import { createActor } from 'xstate';
+import { startTestSupervisor } from '../helpers/supervisor.ts';
+import { coreContainerName, docker, eventually, freePort, runtimeRecords } from '../helpers/core-container.ts';
+import { watchdogMachine } from '../../machines/core-runtime.machine.ts';
+
+t.test('the watchdog budget: 10 restarts in 30 minutes, then it gives up; older crashes fall out', async (t) => {
+  const actor = createActor(watchdogMachine).start();
+  const minute = 60_000;
+  for (let i = 0; i < 10; i++) {
+    actor.send({ type: 'crash', at: i * minute });
+    t.equal(actor.getSnapshot().value, 'watching', `crash ${i + 1}`);
+  }
+  actor.send({ type: 'crash', at: 10 * minute });
+  t.equal(actor.getSnapshot().value, 'givenUp', 'the 11th within 30 minutes');
+  actor.send({ type: 'crash', at: 40 * minute });
+  t.equal(actor.getSnapshot().value, 'watching', 'the early crashes are out of the window');
+});
+
+t.test('a killed core is restarted by the watchdog, with records and a resolution issue', async (t) => {
+  const name = coreContainerName(t, 'watchdog');
+  const port = await freePort();
+  const s = await startTestSupervisor(t, { coreContainer: name, corePort: port });
+  t.equal((await s.json('POST', '/core/start')).status, 200);
+  const before = JSON.parse(await docker('inspect', name))[0];
+  await docker('kill', name);
+  const restart = await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'watchdog_restart'));
+  const types = (await runtimeRecords(s.supervisor.log)).map((r) => r.type);
+  t.ok(types.indexOf('core_crashed') >= 0 && types.indexOf('core_crashed') < types.indexOf('watchdog_restart'), 'crashed, then restarted');
+  t.match((await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_crashed')?.data, { exit_code: 137, container: name });
+  t.match(restart.data, { attempt: 1 });
+  const after = JSON.parse(await docker('inspect', name))[0];
+  t.equal(after.State.Running, true);
+  t.equal(after.Id, before.Id, 'the same container started again');
+  t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401, 'the core answers again');
+  const issues = s.supervisor.resolution.issues();
+  t.ok(issues.some((i) => i.type === 'boot_fail' && i.context === 'core' && i.reference === name), 'a boot_fail issue of context core');
+});
+
+t.test('a core stopped on purpose, or killed with the watchdog off, stays down', async (t) => {
+  const name = coreContainerName(t, 'nowatch');
+  const port = await freePort();
+  const s = await startTestSupervisor(t, { coreContainer: name, corePort: port });
+  t.equal((await s.json('POST', '/core/start')).status, 200);
+  t.equal((await s.json('POST', '/core/stop')).status, 200);
+  t.equal((await s.json('POST', '/core/start')).status, 200);
+  t.same((await s.json('POST', '/core/options', { body: { watchdog: false } })).body, { result: 'ok', data: {} });
+  t.equal((await s.json('GET', '/core/info')).body.data.watchdog, false);
+  await docker('kill', name);
+  await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_crashed'));
+  const types = (await runtimeRecords(s.supervisor.log)).map((r) => r.type);
+  t.notOk(types.includes('watchdog_restart'), 'no restart');
+  t.equal(types.filter((x) => x === 'core_crashed').length, 1, 'the stop on purpose was no crash');
+  t.equal(JSON.parse(await docker('inspect', name))[0].State.Running, false);
+});
