@@ -7,7 +7,7 @@ import { CORE_VERSION } from '../../actors/version.ts';
 
 // one supervisor and one core container for the whole file: starting the core takes seconds
 const name = coreContainerName(t, 'runtime');
-const port = await freePort();
+let port = await freePort();
 const s = await startTestSupervisor(t, { coreContainer: name, corePort: port });
 const coreToken = () => s.supervisor.tokens.ofKind('core')?.token;
 
@@ -72,9 +72,13 @@ t.test('restart keeps the container and its token; safe_mode touches <config>/sa
   t.equal((await runtimeRecords(s.supervisor.log)).at(-1)?.type, 'core_restarted');
 });
 
-t.test('rebuild makes a new container with a new core token', async (t) => {
+t.test('rebuild makes a new container with a new core token, published on a changed port', async (t) => {
   const before = JSON.parse(await docker('inspect', name))[0];
   const token = coreToken();
+  const newPort = await freePort();
+  t.equal((await s.json('POST', '/core/options', { body: { port: newPort } })).status, 200);
+  t.equal((await s.json('POST', '/core/restart')).status, 200, 'a restart still waits on the port the container publishes');
+  port = newPort;
   const res = await s.json('POST', '/homeassistant/rebuild', { body: { force: true } });
   t.same(res.body, { result: 'ok', data: {} });
   const after = JSON.parse(await docker('inspect', name))[0];

@@ -143,10 +143,12 @@ export class CoreRuntime implements CoreRuntimeView {
     return `${this.image()}:${version}`;
   }
 
-  /** The core's base URL from the host (its published port). */
-  coreUrl(): string {
+  /** The core's base URL from the host: the port its container publishes, else the `port` option. */
+  async coreUrl(): Promise<string> {
     const s = this.section.get();
-    return `${s.ssl ? 'https' : 'http'}://127.0.0.1:${s.port}`;
+    const info = await this.inspect().catch(() => null);
+    const bound = info?.HostConfig?.PortBindings?.[`${CORE_CONTAINER_PORT}/tcp`]?.[0]?.HostPort;
+    return `${s.ssl ? 'https' : 'http'}://127.0.0.1:${bound ? Number(bound) : s.port}`;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -198,9 +200,8 @@ export class CoreRuntime implements CoreRuntimeView {
   }
 
   async setOptions(patch: Partial<CoreSettings>, context: Context): Promise<void> {
+    // `image: null` puts the built image back; a new `port` is published from the next rebuild
     await this.section.set(patch, context);
-    // `image: null` puts the built image back
-    if ('image' in patch && patch.image === null) await this.o.settings.write('core', { ...this.section.get(), image: null }, context);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -456,7 +457,7 @@ export class CoreRuntime implements CoreRuntimeView {
   /** Waits until the core answers HTTP on its published port; fails when its container ends. */
   private async waitUntilUp(): Promise<void> {
     const until = Date.now() + (this.o.startTimeoutMs ?? 120_000);
-    const url = `${this.coreUrl()}/api/`;
+    const url = `${await this.coreUrl()}/api/`;
     for (;;) {
       try {
         await fetch(url, { signal: AbortSignal.timeout(2000) });
@@ -479,7 +480,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   private async guard(): Promise<void> {
     const s = this.section.get();
-    if (await offlineMigrationRunning({ url: this.coreUrl(), refreshToken: s.refresh_token, warn: (l) => this.o.say.warning(l) })) {
+    if (await offlineMigrationRunning({ url: await this.coreUrl(), refreshToken: s.refresh_token, warn: (l) => this.o.say.warning(l) })) {
       throw new SupervisorError(MIGRATION_MESSAGE, { status: 503 });
     }
   }
@@ -506,7 +507,10 @@ export class CoreRuntime implements CoreRuntimeView {
             if (line) this.onEvent(line);
           }
         });
+        let ended = false;
         const again = () => {
+          if (ended) return;
+          ended = true;
           this.events = undefined;
           if (!this.closed) setTimeout(() => void connect(), 2000).unref();
         };
