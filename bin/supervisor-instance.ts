@@ -125,6 +125,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
   });
   const port = uWS.us_socket_local_port(listenSocket);
+  // supported/healthy are right from the first request; the checks run in the background
+  await resolution.evaluate();
   state = 'running';
   resolution.start();
   say.info(`supervisor running on port ${port}`);
