@@ -134,6 +134,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   });
   const port = uWS.us_socket_local_port(listenSocket);
   listenPort = port;
+  // supported/healthy are right from the first request; the checks run in the background
+  await resolution.evaluate();
   state = 'running';
   resolution.start();
   say.info(`supervisor running on port ${port}`);

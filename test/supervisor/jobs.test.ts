@@ -1,7 +1,8 @@
 import t from 'tap';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { startSupervisor } from '../../bin/supervisor-instance.ts';
-import { runInBackground, isoTime, INTERRUPTED_MESSAGE } from '../../actors/supervisor/jobs/jobs.ts';
+import { manualClock } from '../../actors/clock.ts';
+import { runInBackground, isoTime, INTERRUPTED_MESSAGE, FINISHED_VISIBLE_MS } from '../../actors/supervisor/jobs/jobs.ts';
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
 import type { EventRecord } from '../../store/types.ts';
 
@@ -262,4 +263,17 @@ t.test('POST /jobs/options persists ignore_conditions across a restart; bad valu
 t.test('jobs routes need the manager role', async (t) => {
   const s = await startTestSupervisor(t);
   t.equal((await s.call('GET', '/jobs/info', { token: null })).status, 401);
+});
+
+t.test('a finished job vanishes after its retention; a keep job stays until DELETE', async (t) => {
+  const clock = manualClock(Date.UTC(2026, 4, 1, 3, 0, 0), 1);
+  const s = await startTestSupervisor(t, { clock });
+  const quick = s.supervisor.jobs.run({ name: 'home_assistant_core_restart' }, async () => {});
+  const kept = s.supervisor.jobs.run({ name: 'backup_manager_full_backup', keep: true }, async () => {});
+  await Promise.all([quick.done, kept.done]);
+  t.equal((await s.json('GET', `/jobs/${quick.uuid}`)).status, 200, 'still there just after');
+  clock.advance(FINISHED_VISIBLE_MS + 1000);
+  t.same(await s.json('GET', `/jobs/${quick.uuid}`), { status: 404, body: { result: 'error', message: 'Job does not exist' } });
+  const listed = (await s.json('GET', '/jobs/info')).body.data.jobs.map((j: any) => j.uuid);
+  t.same(listed, [kept.uuid]);
 });
