@@ -50,6 +50,19 @@ t.test('start builds or reuses the image, creates the container and the core ans
   t.equal((await runtimeRecords(s.supervisor.log)).length, types.length);
 });
 
+t.test('the image is lean: the app and its production packages, no tests, no dev packages', async (t) => {
+  const probe = `const fs = require('fs'); console.log(JSON.stringify({
+    app: ['bin/hearth.js', 'actors', 'machines', 'store', 'streams', 'gateway', 'node_modules/tsx', 'node_modules/xstate', 'node_modules/classic-level'].filter((p) => !fs.existsSync(p)),
+    unwanted: ['test', 'bench', 'docs', 'node_modules/tap', 'node_modules/typescript', 'node_modules/playwright-core', 'node_modules/@types/node'].filter((p) => fs.existsSync(p)),
+    tmp: fs.statSync('/tmp').mode & 0o7777, home: process.env.HOME, cwd: process.cwd() }))`;
+  const out = JSON.parse(await docker('run', '--rm', `hearth/core:${CORE_VERSION}`, 'node', '-e', probe));
+  t.same(out, { app: [], unwanted: [], tmp: 0o1777, home: '/root', cwd: '/app' });
+  const image = JSON.parse(await docker('image', 'inspect', `hearth/core:${CORE_VERSION}`))[0];
+  t.same(image.Config.Cmd, ['node', 'bin/hearth.js', 'serve', '--port', '1702', '--data', '/config']);
+  t.ok('1702/tcp' in image.Config.ExposedPorts);
+  t.match(image.Config.Labels, { 'io.hass.version': CORE_VERSION, 'hearth.source': /^[0-9a-f]{16}$/ });
+});
+
 t.test('stats of the running core: the original\'s fields', async (t) => {
   const res = await s.json('GET', '/core/stats');
   t.equal(res.status, 200);
