@@ -71,3 +71,24 @@ t.test('a stopped core is updated without being started', async (t) => {
   t.equal(inspect.State.Running, false);
   t.equal((await s.json('GET', '/core/info')).body.data.version, NEXT);
 });
+
+t.test('an update whose core does not start goes back to the version before: 200, records, an update_rollback issue', async (t) => {
+  // back on this version and running
+  t.equal((await s.json('POST', '/core/update', { body: { version: CORE_VERSION } })).status, 200);
+  t.equal((await s.json('POST', '/core/start')).status, 200);
+  const BROKEN = `2099.2.${process.pid % 1000}`;
+  const scratch = await docker('create', `hearth/core:${CORE_VERSION}`);
+  await docker('commit', '--change', 'CMD ["node","-e","console.log(\'broken core\'); process.exit(3)"]', scratch, `hearth/core:${BROKEN}`);
+  await docker('rm', scratch);
+  t.teardown(() => docker('rmi', `hearth/core:${BROKEN}`).catch(() => ''));
+  const res = await s.json('POST', '/core/update', { body: { version: BROKEN } });
+  t.same(res, { status: 200, body: { result: 'ok', data: {} } });
+  const types = (await runtimeRecords(s.supervisor.log)).map((r) => r.type);
+  t.same(types.slice(types.lastIndexOf('core_update_failed')), ['core_update_failed', 'core_container_created', 'core_started', 'core_update_rolled_back'], 'failed, then the previous version recreated');
+  const failed = (await runtimeRecords(s.supervisor.log)).filter((r) => r.type === 'core_update_failed').at(-1);
+  t.match(failed?.data, { from: CORE_VERSION, to: BROKEN, message: /ended while starting \(exit code 3\)/ });
+  t.equal((await s.json('GET', '/core/info')).body.data.version, CORE_VERSION);
+  t.equal(JSON.parse(await docker('inspect', name))[0].Config.Image, `hearth/core:${CORE_VERSION}`);
+  t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401, 'the previous core answers');
+  t.ok(s.supervisor.resolution.issues().some((i) => i.type === 'update_rollback' && i.context === 'core'));
+});

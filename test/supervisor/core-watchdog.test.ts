@@ -33,6 +33,8 @@ t.test('a killed core is restarted by the watchdog, with records and a resolutio
   t.equal(after.State.Running, true);
   t.equal(after.Id, before.Id, 'the same container started again');
   t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401, 'the core answers again');
+  const jobs = (await s.json('GET', '/jobs/info')).body.data.jobs;
+  t.ok(jobs.some((j: any) => j.name === 'home_assistant_core_restart_after_problem'), 'the restart ran as the original\'s job');
   const issues = s.supervisor.resolution.issues();
   t.ok(issues.some((i) => i.type === 'boot_fail' && i.context === 'core' && i.reference === name), 'a boot_fail issue of context core');
 });

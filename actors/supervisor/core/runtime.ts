@@ -553,6 +553,11 @@ export class CoreRuntime implements CoreRuntimeView {
       await this.record('watchdog_gave_up', { reason: 'rate' }, context);
       return;
     }
+    await this.job('home_assistant_core_restart_after_problem', context, () => this.restartAfterProblem(exitCode, context)).done;
+  }
+
+  /** Up to 5 starts 10 s apart; recorded as `watchdog_restart`, or `watchdog_gave_up`. */
+  private async restartAfterProblem(exitCode: number, context: Context): Promise<void> {
     for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
       try {
         const done = await this.exclusive(async () => {
