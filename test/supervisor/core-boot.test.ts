@@ -18,6 +18,8 @@ t.test('a supervisor with boot on installs and starts the core in the background
   t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401);
   const jobs = (await s.json('GET', '/jobs/info')).body.data.jobs;
   t.notOk(jobs.some((j: any) => j.name?.startsWith('home_assistant_core') && j.done === false), 'no core job left running');
+  const install = jobs.find((j: any) => j.name === 'home_assistant_core_install');
+  t.match(install, { done: true, errors: [], child_jobs: [{ name: 'docker_interface_install', reference: name, done: true }] }, 'the image as a child job');
 
   // boot off, core stopped: a new supervisor leaves it alone
   t.equal((await s.json('POST', '/core/options', { body: { boot: false } })).status, 200);

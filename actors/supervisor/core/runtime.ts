@@ -229,7 +229,7 @@ export class CoreRuntime implements CoreRuntimeView {
   async install(context: Context, job?: JobHandle, options: { rebuild?: boolean } = {}): Promise<void> {
     await this.exclusive(async () => {
       job?.stage('image');
-      const built = await this.ensureImage(CORE_VERSION, options.rebuild);
+      const built = await this.imageAsChild(job, CORE_VERSION, options.rebuild);
       if (this.version() === null) {
         await this.section.set({ version: CORE_VERSION }, context);
         await this.record('core_installed', { version: CORE_VERSION, image: this.image(), built }, context);
@@ -238,9 +238,9 @@ export class CoreRuntime implements CoreRuntimeView {
   }
 
   start(context: Context): { uuid: string; done: Promise<void> } {
-    return this.job('home_assistant_core_start', context, () =>
+    return this.job('home_assistant_core_start', context, (job) =>
       this.exclusive(async () => {
-        if (this.version() === null) await this.installLocked(context);
+        if (this.version() === null) await this.installLocked(context, job);
         await this.startNow(context);
       }),
     );
@@ -277,9 +277,9 @@ export class CoreRuntime implements CoreRuntimeView {
   /** Stops and removes the container, then creates it anew (a new token) and starts it. */
   async rebuild(context: Context, options: { safeMode?: boolean; force?: boolean } = {}): Promise<void> {
     if (!options.force) await this.guard();
-    await this.job('home_assistant_core_rebuild', context, () =>
+    await this.job('home_assistant_core_rebuild', context, (job) =>
       this.exclusive(async () => {
-        if (this.version() === null) await this.installLocked(context);
+        if (this.version() === null) await this.installLocked(context, job);
         if (options.safeMode) await this.touchSafeMode();
         await this.removeContainer();
         await this.startNow(context, 'core_rebuilt');
@@ -348,10 +348,16 @@ export class CoreRuntime implements CoreRuntimeView {
   // ------------------------------------------------------------------------------------------
   // inside (called with the queue held)
 
-  private async installLocked(context: Context) {
-    const built = await this.ensureImage(CORE_VERSION);
+  private async installLocked(context: Context, job?: JobHandle) {
+    const built = await this.imageAsChild(job, CORE_VERSION);
     await this.section.set({ version: CORE_VERSION }, context);
     await this.record('core_installed', { version: CORE_VERSION, image: this.image(), built }, context);
+  }
+
+  /** The image made sure of as the child job `docker_interface_install` (the original's pull). */
+  private imageAsChild(job: JobHandle | undefined, version: string, rebuild = false): Promise<boolean> {
+    if (!job) return this.ensureImage(version, rebuild);
+    return job.child('docker_interface_install', this.containerName, () => this.ensureImage(version, rebuild));
   }
 
   private async ensureImage(version: string, rebuild = false): Promise<boolean> {
@@ -427,7 +433,7 @@ export class CoreRuntime implements CoreRuntimeView {
     const from = this.version();
     const wasRunning = await this.running();
     job.stage('image');
-    if (target === CORE_VERSION) await this.ensureImage(target);
+    if (target === CORE_VERSION) await this.imageAsChild(job, target);
     job.progress(30);
     job.stage('container');
     await this.removeContainer();
@@ -454,10 +460,14 @@ export class CoreRuntime implements CoreRuntimeView {
     }
   }
 
-  /** Waits until the core answers HTTP on its published port; fails when its container ends. */
+  /**
+   * Waits until the core answers HTTP on its published port; fails when its container ends. It
+   * asks a path that needs no token (`/auth/providers`): a call to `/api/` without one would
+   * count as a failed login against the supervisor's address in the core's ban keeper.
+   */
   private async waitUntilUp(): Promise<void> {
     const until = Date.now() + (this.o.startTimeoutMs ?? 120_000);
-    const url = `${await this.coreUrl()}/api/`;
+    const url = `${await this.coreUrl()}/auth/providers`;
     for (;;) {
       try {
         await fetch(url, { signal: AbortSignal.timeout(2000) });
