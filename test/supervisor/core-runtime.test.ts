@@ -131,3 +131,20 @@ t.test('stop stops the container without removing it; stats then is a 400; start
   t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401);
   t.equal(JSON.parse(await docker('inspect', name))[0].Id, inspect.Id, 'the same container started again');
 });
+
+t.test('a host port in use is the original\'s docker_container_port_conflict', async (t) => {
+  const { createServer } = await import('node:net');
+  const busy = createServer();
+  await new Promise<void>((ok) => busy.listen(0, '0.0.0.0', ok));
+  const busyPort = (busy.address() as { port: number }).port;
+  t.teardown(() => new Promise((ok) => busy.close(ok)));
+  t.equal((await s.json('POST', '/core/options', { body: { port: busyPort } })).status, 200);
+  const res = await s.json('POST', '/core/rebuild');
+  t.same(res, {
+    status: 400,
+    body: { result: 'error', message: `Cannot start container ${name} because port ${busyPort} is already in use`, error_key: 'docker_container_port_conflict', extra_fields: { name, port: busyPort } },
+  });
+  await new Promise((ok) => busy.close(ok));
+  t.equal((await s.json('POST', '/core/start')).status, 200, 'started once the port is free');
+  t.equal((await fetch(`http://127.0.0.1:${busyPort}/api/`)).status, 401);
+});
