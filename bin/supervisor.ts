@@ -6,11 +6,13 @@ const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket
   --port            the supervisor's API (env HEARTH_SUPERVISOR_PORT; default 1703)
   --data            its data: log, admin.token, the core's data in core/ (env HEARTH_SUPERVISOR_DATA; default ./supervisor-data)
   --docker-socket   the container engine (env DOCKER_SOCKET; default /var/run/docker.sock)
+  hearth supervisor tokens <list|add|revoke>   tokens with a role, while it is stopped (--help)
 The operator's token is written to <data>/admin.token on first start:
   curl -H "Authorization: Bearer $(cat <data>/admin.token)" http://localhost:1703/core/info`;
 
 /** `hearth supervisor`: starts the supervisor and keeps it until SIGINT/SIGTERM. */
 export async function supervisorMain(argv: string[]): Promise<void> {
+  if (argv[0] === 'tokens') process.exit(await (await import('./supervisor-tokens.ts')).tokensMain(argv.slice(1)));
   const { values } = parseArgs({
     args: argv,
     options: {
