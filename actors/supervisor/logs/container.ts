@@ -99,6 +99,13 @@ export class LogLines {
   }
 }
 
+/** An engine time (`2024-05-01T18:04:05.123456789Z`) in epoch µs; undefined for the zero time. */
+function engineTime(value: unknown): number | undefined {
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(String(value ?? ''));
+  if (!m || m[1].startsWith('0001-')) return undefined;
+  return Date.parse(`${m[1]}Z`) * 1000 + Math.floor(Number((m[2] ?? '').padEnd(9, '0') || '0') / 1000);
+}
+
 export interface ContainerLogOptions {
   docker: Docker;
   /** the container's name (also the entries' identifier) */
@@ -172,12 +179,19 @@ export class ContainerLogSource implements LogSource {
     };
   }
 
+  /**
+   * Where the lines of the last start begin. The engine stamps StartedAt only after the process
+   * runs, so its first lines come before it; a running container's previous stop (FinishedAt,
+   * kept across the start) is the bound instead, and a container that never stopped has only
+   * lines of this start. A stopped container's last run is taken from a second before its start.
+   */
   async lastStart(): Promise<number> {
-    const info = await this.inspect();
-    const started = String(info.State?.StartedAt ?? '');
-    const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(started);
-    if (!m || started.startsWith('0001-')) return Date.now() * 1000; // never started: nothing is "since its start" yet
-    return Date.parse(`${m[1]}Z`) * 1000 + Math.floor(Number((m[2] ?? '').padEnd(9, '0') || '0') / 1000);
+    const state = (await this.inspect()).State ?? {};
+    const started = engineTime(state.StartedAt);
+    const finished = engineTime(state.FinishedAt);
+    if (started === undefined) return Date.now() * 1000; // never started: nothing is since its start
+    if (state.Running) return finished !== undefined && finished < started ? finished : 0;
+    return Math.max(started - 1_000_000, 0);
   }
 
   private container() {
