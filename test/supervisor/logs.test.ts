@@ -146,6 +146,9 @@ t.test('Range pages by the cursor of X-First-Cursor', async (t) => {
   }
 });
 
+/** Open Unix sockets of this process: the engine's (the supervisor runs in the test's process). */
+const engineSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'PipeWrap').length;
+
 t.test('/logs/follow streams the lines written after the request began, until the client leaves', async (t) => {
   const controller = new AbortController();
   const res = await fetch(`${s.base}/core/logs/follow?lines=2`, { headers: { Authorization: `Bearer ${s.supervisor.adminToken}` }, signal: controller.signal });
@@ -166,8 +169,12 @@ t.test('/logs/follow streams the lines written after the request began, until th
   docker('exec', name, 'sh', '-c', 'echo "followed line" > /proc/1/fd/1');
   await until('followed line\n');
   t.equal(seen, `${[...expectedLast(2), 'followed line'].join('\n')}\n`);
+  // the engine's follow stream is one more socket to the engine while the client stays
+  const during = engineSockets();
   controller.abort();
   await reader.cancel().catch(() => {});
+  for (let i = 0; i < 40 && engineSockets() >= during; i++) await new Promise((r) => setTimeout(r, 50));
+  t.ok(engineSockets() < during, 'the engine stream is closed when the client leaves');
   // the stream ended, and the supervisor still answers
   t.equal((await s.call('GET', '/core/logs?lines=2')).status, 200);
 });

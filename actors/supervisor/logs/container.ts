@@ -38,6 +38,9 @@ function sinceArg(ns: bigint): string {
   return `${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, '0')}`;
 }
 
+/** Past this many lines a tail is a read of everything (the engine takes a tail as an int). */
+const MAX_TAIL = 1_000_000_000;
+
 const usToNs = (us: number) => BigInt(Math.floor(us)) * 1000n;
 
 const STAMPED = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z ?/;
@@ -136,7 +139,7 @@ export class ContainerLogSource implements LogSource {
       // the last 1-skip lines; when the tail was full it may have cut a group of equal
       // timestamps, so read again from the first one to number the group from its start
       const tail = 1 - range.skip;
-      entries = await this.fetch(tty, { tail, since: floor });
+      entries = await this.fetch(tty, { tail: tail <= MAX_TAIL ? tail : undefined, since: floor });
       if (entries.length >= tail) entries = await this.fetch(tty, { since: max(floor, parseContainerCursor(entries[0].cursor)!.ns) });
     } else if (cursor && range.skip >= 0) entries = await this.fetch(tty, { since: max(floor, cursor.ns) });
     else entries = await this.fetch(tty, { since: floor });
