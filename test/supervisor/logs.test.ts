@@ -2,7 +2,7 @@
 // own log file). The core is a tiny busybox container that prints known lines at each start.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +19,7 @@ function ensureImage(): void {
     docker('image', 'inspect', IMAGE);
     return;
   } catch {}
+  if (!existsSync('/usr/bin/busybox')) throw new Error(`the image ${IMAGE} is built from /usr/bin/busybox: apt-get install -y busybox-static`);
   const root = mkdtempSync(join(tmpdir(), 'hearth-busybox-'));
   try {
     mkdirSync(join(root, 'bin'));
