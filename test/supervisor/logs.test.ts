@@ -63,7 +63,7 @@ const bodyLines = async (res: Response) => {
 
 ensureImage();
 const name = `hearth-logs-test-${randomBytes(4).toString('hex')}`;
-docker('run', '-d', '--name', name, IMAGE, 'sh', '-c', SCRIPT);
+docker('run', '-d', '--name', name, IMAGE, '/bin/busybox', 'sh', '-c', SCRIPT);
 t.teardown(() => {
   try {
     docker('rm', '-f', name);
@@ -167,7 +167,7 @@ t.test('/logs/follow streams the lines written after the request began, until th
   };
   await until('red 1');
   t.equal(seen, `${expectedLast(2).join('\n')}\n`, 'the last two lines first');
-  docker('exec', name, 'sh', '-c', 'echo "followed line" > /proc/1/fd/1');
+  docker('exec', name, '/bin/busybox', 'sh', '-c', 'echo "followed line" > /proc/1/fd/1');
   await until('followed line\n');
   t.equal(seen, `${[...expectedLast(2), 'followed line'].join('\n')}\n`);
   // the engine's follow stream is one more socket to the engine while the client stays
