@@ -59,6 +59,12 @@ function acceptsVerbose(accept: string | undefined): boolean {
   return verbose;
 }
 
+/** Log routes answer every failure as text, the unexpected ones too. */
+function asText(err: unknown): never {
+  if (err instanceof SupervisorError) throw err.plain ? err : plain(err.status, err.message);
+  throw plain(500, `Cannot read the logs: ${(err as Error)?.message ?? String(err)}`);
+}
+
 type Variant = 'logs' | 'follow' | 'latest' | 'boot' | 'boot-follow';
 
 /** Registers the five log routes of `prefix` over `source`. */
@@ -71,7 +77,7 @@ export function registerLogRoutes(api: SupervisorApi, prefix: string, source: Lo
     ['/logs/boots/:bootid/follow', 'boot-follow'],
   ];
   for (const [path, variant] of paths) {
-    api.get(`${prefix}${path}`, (call) => answer(call, source, variant, spec.verbose ?? false), {
+    api.get(`${prefix}${path}`, (call) => answer(call, source, variant, spec.verbose ?? false).catch(asText), {
       v1Aliases: (spec.v1Prefixes ?? []).map((p) => `${p}${path}`),
       ...(spec.v2Prefix ? { v2Path: `${spec.v2Prefix}${path}` } : {}),
     });
