@@ -1,8 +1,10 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
+import { registerCoreAndSupervisorLogs } from './logs.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   api.get('/supervisor/ping', () => ({}));
+  registerCoreAndSupervisorLogs(api, deps);
   void deps;
 }
