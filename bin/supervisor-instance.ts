@@ -13,6 +13,8 @@ import { Router } from '../gateway/http.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
+import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
+import { ResolutionCenter } from '../actors/supervisor/resolution/center.ts';
 import { assertNativeUws } from './instance.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
@@ -30,6 +32,8 @@ export interface SupervisorOptions {
   ids?: Ids;
   /** receives every log line (tests); without it lines go to stdout */
   log?: (line: string) => void;
+  /** free space at or below this is a resolution issue (default 2 GiB; tests set their own) */
+  freeSpaceMinBytes?: number;
   /** asked to end the process */
   onStop?: () => void;
 }
@@ -42,6 +46,8 @@ export interface Supervisor {
   logs: Logs;
   tokens: Tokens;
   settings: Settings;
+  jobs: JobTracker;
+  resolution: ResolutionCenter;
   /** the operator's admin token (also in `<data>/admin.token`) */
   adminToken: string;
   /** every route on both trees */
@@ -79,8 +85,10 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   state = 'setup';
   const settings = new Settings({ log, clock });
   const tokens = new Tokens({ log, clock, ids });
-  const areas: Area[] = [settings, tokens];
+  const jobs = new JobTracker({ log, clock, ids, settings, context, warn: logs.get('hearth.supervisor.jobs').warning });
+  const areas: Area[] = [settings, tokens, jobs];
   for (const area of areas) for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+  await jobs.settleInterrupted(context());
 
   const operator = await tokens.ensureOperator(join(dataDir, 'admin.token'), context());
   const engine = new Engine(options.dockerSocket ?? DEFAULT_DOCKER_SOCKET);
@@ -98,7 +106,17 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   let restartApi: () => void = () => {};
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
+  const resolution = new ResolutionCenter({
+    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context,
+    freeSpaceMinBytes: options.freeSpaceMinBytes,
+    ignoredConditions: () => jobs.ignoredConditions(),
+    warn: logs.get('hearth.supervisor.resolution').warning,
+  });
+  for await (const r of log.readStreams(resolution.streamPrefix, { latest: resolution.latestSuffices })) resolution.evolve(r);
+  areas.push(resolution);
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, state: () => state, context, restart: () => restartApi() };
+  deps.jobs = jobs;
+  deps.resolution = resolution;
   registerSupervisorRoutes(api, deps);
   router.mount(app);
 
@@ -107,7 +125,10 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
   });
   const port = uWS.us_socket_local_port(listenSocket);
+  // supported/healthy are right from the first request; the checks run in the background
+  await resolution.evaluate();
   state = 'running';
+  resolution.start();
   say.info(`supervisor running on port ${port}`);
 
   let stopping: Promise<void> | undefined;
@@ -118,6 +139,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     logs,
     tokens,
     settings,
+    jobs,
+    resolution,
     adminToken: operator.token,
     api,
     stop: () =>
@@ -126,6 +149,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
         uWS.us_listen_socket_close(listenSocket);
         (app as unknown as { close(): void }).close();
         state = 'close';
+        await resolution.stop();
+        await jobs.close();
         await log.close();
         logs.close();
       })()),

@@ -36,6 +36,11 @@ export interface JobHandle {
   extra(extra: Record<string, unknown> | null): void;
   /** runs `work` as a child job of this one; its failure is recorded on the child and rethrown */
   child<T>(name: string, reference: string | null, work: (job: JobHandle) => Promise<T>): Promise<T>;
+  /**
+   * Says that the checks which should fail a request fast are done: a `background` caller
+   * (runInBackground with `validates: true`) answers `{job_id}` from here on.
+   */
+  validated(): void;
 }
 
 export interface JobSpec {
@@ -55,6 +60,13 @@ export interface Jobs {
    * (a failure is recorded as the job's error, then rethrown).
    */
   run<T>(spec: JobSpec, work: (job: JobHandle) => Promise<T>): { uuid: string; done: Promise<T> };
-  /** A job and its children, or undefined. */
+  /** A job and its children, or undefined (unknown, or finished and no longer kept). */
   get(uuid: string): JobView | undefined;
+  /** The visible jobs: roots newest first, children oldest first, internal ones hidden. */
+  list(): JobView[];
+  /** Forgets a finished job and its children (a `job_removed` record each); throws when not done. */
+  remove(uuid: string, context: Context): Promise<void>;
+  /** The job conditions the operator chose to ignore (`/jobs/options`), persisted. */
+  ignoredConditions(): string[];
+  setIgnoredConditions(conditions: string[], context: Context): Promise<void>;
 }

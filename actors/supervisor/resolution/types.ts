@@ -1,3 +1,5 @@
+import type { Context } from '../../../store/types.ts';
+
 /**
  * What the rest of the supervisor needs of the resolution center (actors/supervisor/resolution/).
  * Names are the original's enumerations (supervisor-wire §7.1).
@@ -20,6 +22,16 @@ export interface IssueView {
   uuid: string;
 }
 
+/** A suggestion: an issue's five fields plus whether its fix may run on its own. */
+export interface SuggestionView extends IssueView {
+  auto: boolean;
+}
+
+export interface CheckView {
+  enabled: boolean;
+  slug: string;
+}
+
 export interface Resolution {
   /**
    * Records an issue (the same type, context and reference is one issue, not two) with the
@@ -32,4 +44,21 @@ export interface Resolution {
   /** unsupported and unhealthy reasons as the evaluations last found them */
   unsupported(): string[];
   unhealthy(): string[];
+  /** Runs the evaluations again (after a setting they read changed); resolves when recorded. */
+  evaluate(): Promise<void>;
+  suggestions(): SuggestionView[];
+  checks(): CheckView[];
+  /** The suggestions that fix an issue; throws the 404 `resolution_issue_not_found_error`. */
+  suggestionsFor(issue: string): SuggestionView[];
+  /** A check's current slug (legacy names accepted when `legacy`); throws the 404 `resolution_check_not_found_error`. */
+  checkSlug(slug: string, legacy: boolean): string;
+  setCheckEnabled(slug: string, enabled: boolean, context: Context): Promise<void>;
+  runCheck(slug: string): Promise<void>;
+  /** Runs the suggestion's fix, resolves the issues it fixes, then a healthcheck. */
+  applySuggestion(uuid: string, context: Context): Promise<void>;
+  dismissSuggestion(uuid: string, context: Context): Promise<void>;
+  /** Dismisses an issue and the suggestions no other issue needs. */
+  dismissIssue(uuid: string, context: Context): Promise<void>;
+  /** Every enabled check, the evaluations and the automatic fixes. */
+  healthcheck(): Promise<void>;
 }

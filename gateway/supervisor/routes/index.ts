@@ -1,10 +1,13 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { registerCoreAndSupervisorLogs } from './logs.ts';
+import { registerJobRoutes } from './jobs.ts';
+import { registerResolutionRoutes } from './resolution.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   api.get('/supervisor/ping', () => ({}));
   registerCoreAndSupervisorLogs(api, deps);
-  void deps;
+  registerJobRoutes(api, deps);
+  registerResolutionRoutes(api, deps);
 }

@@ -1,0 +1,83 @@
+import { access } from 'node:fs/promises';
+import type { Engine, EngineInfo } from '../docker/engine.ts';
+
+/**
+ * The evaluations: what makes this system unsupported or unhealthy, with the original's reason
+ * names (supervisor-wire §7.5). Facts are gathered first (engine, files, settings); judging them
+ * is a pure function, so a test can hand it any facts.
+ */
+
+export interface SystemFacts {
+  /** the engine's version and drivers; null when it does not answer */
+  engine: EngineInfo | null;
+  /** node's process.arch */
+  arch: string;
+  ignoredConditions: string[];
+  /** which host facilities exist (paths probed on this host) */
+  has: { dbus: boolean; systemd: boolean; journal: boolean; resolved: boolean; apparmor: boolean };
+}
+
+/** Host paths whose presence says a facility is there. */
+export const HOST_PATHS = {
+  dbus: '/run/dbus/system_bus_socket',
+  systemd: '/run/systemd/system',
+  journal: '/run/systemd/journal/socket',
+  resolved: '/run/systemd/resolve',
+  apparmor: '/sys/kernel/security/apparmor',
+} as const;
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+export async function gatherFacts(engine: Engine, ignoredConditions: string[]): Promise<SystemFacts> {
+  const info = await engine.info().catch(() => null);
+  const [dbus, systemd, journal, resolved, apparmor] = await Promise.all(Object.values(HOST_PATHS).map(exists));
+  return { engine: info, arch: process.arch, ignoredConditions, has: { dbus, systemd, journal, resolved, apparmor } };
+}
+
+/** The numeric parts of a version (`20.10.24+dfsg1` -> [20, 10, 24]). */
+export function versionParts(version: string): number[] {
+  return (version.match(/^\d+(\.\d+)*/)?.[0] ?? '0').split('.').map(Number);
+}
+
+export function olderThan(version: string, minimum: string): boolean {
+  const a = versionParts(version);
+  const b = versionParts(minimum);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
+    if (x !== y) return x < y;
+  }
+  return false;
+}
+
+export const MINIMUM_DOCKER_VERSION = '24.0.0';
+const STORAGE_DRIVERS = new Set(['overlay2', 'overlayfs']);
+const ARCHES: Record<string, string> = { x64: 'amd64', arm64: 'aarch64' };
+
+/** The unsupported and unhealthy reasons the facts give, each list sorted. */
+export function evaluate(f: SystemFacts): { unsupported: string[]; unhealthy: string[] } {
+  const unsupported = new Set<string>();
+  const unhealthy = new Set<string>();
+  // not the appliance OS, no OS agent and no NetworkManager link: a plain Linux host always is
+  unsupported.add('os');
+  unsupported.add('os_agent');
+  unsupported.add('network_manager');
+  if (!f.has.dbus) unsupported.add('dbus');
+  if (!f.has.systemd) unsupported.add('systemd');
+  if (!f.has.journal) unsupported.add('systemd_journal');
+  if (!f.has.resolved) unsupported.add('systemd_resolved');
+  if (!f.has.apparmor) unsupported.add('apparmor');
+  if (!ARCHES[f.arch]) unsupported.add('system_architecture');
+  if (f.ignoredConditions.length) unsupported.add('job_conditions');
+  if (f.engine === null) unhealthy.add('docker');
+  else {
+    if (olderThan(f.engine.version, MINIMUM_DOCKER_VERSION)) unsupported.add('docker_version');
+    if (!STORAGE_DRIVERS.has(f.engine.storageDriver) || f.engine.loggingDriver !== 'journald') unsupported.add('docker_configuration');
+    if (!['1', '2'].includes(f.engine.cgroupVersion)) unsupported.add('cgroup_version');
+  }
+  return { unsupported: [...unsupported].sort(), unhealthy: [...unhealthy].sort() };
+}

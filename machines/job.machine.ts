@@ -1,0 +1,91 @@
+import { assign, setup } from 'xstate';
+
+/** One failure of a job as the original reports it. */
+export interface JobError {
+  type: string;
+  message: string;
+  stage: string | null;
+  error_key: string | null;
+  extra_fields: Record<string, unknown> | null;
+}
+
+/** The data of a `job_created` record (times epoch ms). */
+export interface JobCreated {
+  uuid: string;
+  name: string | null;
+  reference: string | null;
+  parent_id: string | null;
+  created: number;
+  keep: boolean;
+  internal: boolean;
+}
+
+export interface JobContext extends JobCreated {
+  progress: number;
+  stage: string | null;
+  extra: Record<string, unknown> | null;
+  errors: JobError[];
+  /** when it finished (epoch ms), null while not done */
+  done_at: number | null;
+}
+
+/** A job's log records after `job_created`, used as the machine's events. */
+export type JobEvent =
+  | { type: 'job_started' }
+  | { type: 'job_progress'; progress: number }
+  | { type: 'job_stage'; stage: string | null }
+  | { type: 'job_extra'; extra: Record<string, unknown> | null }
+  | { type: 'job_done'; at: number; errors: JobError[] };
+
+/** Progress as the original keeps it: within 0..100, one decimal. */
+export function roundProgress(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  return Math.round(Math.min(100, Math.max(0, value)) * 10) / 10;
+}
+
+/**
+ * A job: created, then running, then done (successfully or with errors). Progress, stage and
+ * extra move only while it runs; once done they are frozen. A job that succeeds ends at 100%.
+ */
+export const jobMachine = setup({
+  types: {
+    context: {} as JobContext,
+    events: {} as JobEvent,
+    input: {} as JobCreated,
+  },
+  guards: {
+    succeeded: ({ event }) => event.type === 'job_done' && event.errors.length === 0,
+  },
+  actions: {
+    setProgress: assign(({ event }) => (event.type === 'job_progress' ? { progress: roundProgress(event.progress) } : {})),
+    setStage: assign(({ event }) => (event.type === 'job_stage' ? { stage: event.stage } : {})),
+    setExtra: assign(({ event }) => (event.type === 'job_extra' ? { extra: event.extra } : {})),
+    finishWell: assign(({ event }) => (event.type === 'job_done' ? { progress: 100, errors: [], done_at: event.at } : {})),
+    finishBadly: assign(({ event }) => (event.type === 'job_done' ? { errors: event.errors, done_at: event.at } : {})),
+  },
+}).createMachine({
+  id: 'job',
+  context: ({ input }) => ({ ...input, progress: 0, stage: null, extra: null, errors: [], done_at: null }),
+  initial: 'created',
+  states: {
+    created: {
+      on: {
+        job_started: 'running',
+        // a job that never started (its checks refused it) still ends as done with its errors
+        job_done: { target: 'done', actions: 'finishBadly' },
+      },
+    },
+    running: {
+      on: {
+        job_progress: { actions: 'setProgress' },
+        job_stage: { actions: 'setStage' },
+        job_extra: { actions: 'setExtra' },
+        job_done: [
+          { guard: 'succeeded', target: 'done', actions: 'finishWell' },
+          { target: 'done', actions: 'finishBadly' },
+        ],
+      },
+    },
+    done: {},
+  },
+});
