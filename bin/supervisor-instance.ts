@@ -14,6 +14,10 @@ import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
 import { assertNativeUws } from './instance.ts';
+import { Updater, DEFAULT_UPDATER_SOURCE } from '../actors/supervisor/updater/updater.ts';
+import { machineOf } from '../actors/supervisor/machine.ts';
+import { LEVELS } from '../actors/logging/levels.ts';
+import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -32,6 +36,12 @@ export interface SupervisorOptions {
   log?: (line: string) => void;
   /** asked to end the process */
   onStop?: () => void;
+  /**
+   * where the updater reads the channel document: a JSON file or an http(s) URL, `{channel}`
+   * standing for the channel's name; kept in the log, so later starts without it keep it
+   * (default: the documents shipped in actors/supervisor/updater/channels/)
+   */
+  updaterUrl?: string;
 }
 
 /** A running supervisor. */
@@ -46,25 +56,17 @@ export interface Supervisor {
   adminToken: string;
   /** every route on both trees */
   api: SupervisorApi;
+  updater: Updater;
+  /** settles when the soft restart asked last (POST /supervisor/restart) has finished */
+  restarted?: Promise<void>;
   stop(): Promise<void>;
 }
 
 /** The supervisor's settings section of its own (`/supervisor/options`). */
-export const SUPERVISOR_DEFAULTS = {
-  channel: 'stable' as 'stable' | 'beta' | 'dev',
-  logging: 'info' as string,
-  timezone: 'Etc/UTC' as string,
-  debug: false,
-  debug_block: false,
-  diagnostics: null as boolean | null,
-  auto_update: true,
-  detect_blocking_io: false,
-  country: null as string | null,
-  wait_boot: 5,
-  feature_flags: { supervisor_v2_api: false, supervisor_websocket_v2_api: false } as Record<string, boolean>,
-};
+export { SUPERVISOR_DEFAULTS };
 
-export async function startSupervisor(options: SupervisorOptions): Promise<Supervisor> {
+/** `into`: a running supervisor's handle to fill with this one (its soft restart). */
+export async function startSupervisor(options: SupervisorOptions, into?: Supervisor): Promise<Supervisor> {
   assertNativeUws();
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? randomIds();
@@ -79,7 +81,19 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   state = 'setup';
   const settings = new Settings({ log, clock });
   const tokens = new Tokens({ log, clock, ids });
-  const areas: Area[] = [settings, tokens];
+  const updaterSettings = settings.section('updater', { source: null as string | null });
+  let jobsOf: () => SupervisorDeps['jobs'] = () => undefined;
+  const updater = new Updater({
+    log,
+    clock,
+    say: logs.get('hearth.supervisor.updater'),
+    channel: () => settings.section('supervisor', SUPERVISOR_DEFAULTS).get().channel,
+    source: () => updaterSettings.get().source ?? DEFAULT_UPDATER_SOURCE,
+    machine: machineOf(),
+    jobs: () => jobsOf(),
+    context,
+  });
+  const areas: Area[] = [settings, tokens, updater];
   for (const area of areas) for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
 
   const operator = await tokens.ensureOperator(join(dataDir, 'admin.token'), context());
@@ -87,6 +101,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   if (!(await engine.reachable())) say.warning(`no container engine answers at ${engine.socketPath}: the core cannot run until one does`);
 
   const supervisorSettings = settings.section('supervisor', SUPERVISOR_DEFAULTS);
+  logs.setDefaultLevel(LEVELS[supervisorSettings.get().logging as keyof typeof LEVELS] ?? LEVELS.info);
+  if (options.updaterUrl !== undefined && options.updaterUrl !== updaterSettings.get().source) await updaterSettings.set({ source: options.updaterUrl }, context());
   const app = uWS.App();
   const router = new Router({ authenticator: { authenticate: () => undefined } as never, log: say.error });
   const api = new SupervisorApi(router, {
@@ -99,6 +115,11 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, state: () => state, context, restart: () => restartApi() };
+  deps.updater = updater;
+  jobsOf = () => deps.jobs;
+  // a local document is read before the API answers; a remote one in the background
+  const firstRead = updater.reload({ force: true }).catch(() => {});
+  if (!/^https?:/i.test(updater.location())) await firstRead;
   registerSupervisorRoutes(api, deps);
   router.mount(app);
 
@@ -111,7 +132,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   say.info(`supervisor running on port ${port}`);
 
   let stopping: Promise<void> | undefined;
-  return {
+  const fresh: Supervisor = {
     port,
     dataDir,
     log,
@@ -120,6 +141,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     settings,
     adminToken: operator.token,
     api,
+    updater,
     stop: () =>
       (stopping ??= (async () => {
         state = 'stopping';
@@ -130,4 +152,23 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
         logs.close();
       })()),
   };
+  const handle = into ? Object.assign(into, fresh) : fresh;
+  // soft restart: answer first, then stop this instance and start a fresh one on the same port
+  // and data; `handle` takes the new instance's parts, so whoever holds it holds the new one
+  let restarting: Promise<void> | undefined;
+  restartApi = () => {
+    if (restarting) return;
+    say.info('supervisor restarting');
+    restarting = handle.restarted = (async () => {
+      await new Promise((r) => setTimeout(r, 100));
+      await handle.stop();
+      try {
+        await startSupervisor({ ...options, port }, handle);
+      } catch (err) {
+        (options.log ?? console.error)(`supervisor could not start again: ${(err as Error).message}`);
+        options.onStop?.();
+      }
+    })();
+  };
+  return handle;
 }
