@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import uWS from '@trufflesuite/uws-js-unofficial';
 import { openEventLog } from '../store/log.ts';
 import type { Context, EventLog } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
@@ -9,7 +8,6 @@ import { Logs } from '../actors/logging/logs.ts';
 import { Settings } from '../actors/supervisor/settings.ts';
 import { Tokens } from '../actors/supervisor/tokens.ts';
 import { Engine, DEFAULT_DOCKER_SOCKET } from '../actors/supervisor/docker/engine.ts';
-import { Router } from '../gateway/http.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
@@ -18,6 +16,7 @@ import { Updater, DEFAULT_UPDATER_SOURCE } from '../actors/supervisor/updater/up
 import { machineOf } from '../actors/supervisor/machine.ts';
 import { LEVELS } from '../actors/logging/levels.ts';
 import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts';
+import { SupervisorListener } from './supervisor-listener.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -65,8 +64,8 @@ export interface Supervisor {
 /** The supervisor's settings section of its own (`/supervisor/options`). */
 export { SUPERVISOR_DEFAULTS };
 
-/** `into`: a running supervisor's handle to fill with this one (its soft restart). */
-export async function startSupervisor(options: SupervisorOptions, into?: Supervisor): Promise<Supervisor> {
+/** `carry`: on a soft restart, the handle to fill with the new instance and the listener it keeps. */
+export async function startSupervisor(options: SupervisorOptions, carry?: { into: Supervisor; listener: SupervisorListener }): Promise<Supervisor> {
   assertNativeUws();
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? randomIds();
@@ -103,8 +102,8 @@ export async function startSupervisor(options: SupervisorOptions, into?: Supervi
   const supervisorSettings = settings.section('supervisor', SUPERVISOR_DEFAULTS);
   logs.setDefaultLevel(LEVELS[supervisorSettings.get().logging as keyof typeof LEVELS] ?? LEVELS.info);
   if (options.updaterUrl !== undefined && options.updaterUrl !== updaterSettings.get().source) await updaterSettings.set({ source: options.updaterUrl }, context());
-  const app = uWS.App();
-  const router = new Router({ authenticator: { authenticate: () => undefined } as never, log: say.error });
+  const listener = carry?.listener ?? new SupervisorListener();
+  const { router, table } = listener.generation();
   const api = new SupervisorApi(router, {
     lookup: (token) => tokens.lookup(token),
     state: () => state,
@@ -121,17 +120,21 @@ export async function startSupervisor(options: SupervisorOptions, into?: Supervi
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;
   registerSupervisorRoutes(api, deps);
-  router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
-  const listenSocket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
-    app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
+  const port = await listener.listen(host, options.port).catch(async (err) => {
+    await log.close();
+    logs.close();
+    throw err;
   });
-  const port = uWS.us_socket_local_port(listenSocket);
+  listener.say = say.error;
+  listener.serve(table);
   state = 'running';
   say.info(`supervisor running on port ${port}`);
 
   let stopping: Promise<void> | undefined;
+  // a restart keeps the listener (its requests meanwhile are told the state: `stopping`)
+  let keepListener = false;
   const fresh: Supervisor = {
     port,
     dataDir,
@@ -145,27 +148,28 @@ export async function startSupervisor(options: SupervisorOptions, into?: Supervi
     stop: () =>
       (stopping ??= (async () => {
         state = 'stopping';
-        uWS.us_listen_socket_close(listenSocket);
-        (app as unknown as { close(): void }).close();
+        if (!keepListener) listener.close();
         state = 'close';
         await log.close();
         logs.close();
       })()),
   };
-  const handle = into ? Object.assign(into, fresh) : fresh;
-  // soft restart: answer first, then stop this instance and start a fresh one on the same port
-  // and data; `handle` takes the new instance's parts, so whoever holds it holds the new one
+  const handle = carry ? Object.assign(carry.into, fresh) : fresh;
+  // soft restart: answer first, then stop this instance and start a fresh one on the same
+  // listener and data; `handle` takes the new instance's parts, so whoever holds it holds the new one
   let restarting: Promise<void> | undefined;
   restartApi = () => {
     if (restarting) return;
     say.info('supervisor restarting');
     restarting = handle.restarted = (async () => {
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setImmediate(r));
+      keepListener = true;
       await handle.stop();
       try {
-        await startSupervisor({ ...options, port }, handle);
+        await startSupervisor({ ...options, port }, { into: handle, listener });
       } catch (err) {
         (options.log ?? console.error)(`supervisor could not start again: ${(err as Error).message}`);
+        listener.close();
         options.onStop?.();
       }
     })();
