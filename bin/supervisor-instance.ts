@@ -56,6 +56,8 @@ export interface Supervisor {
   /** every route on both trees */
   api: SupervisorApi;
   updater: Updater;
+  /** what the handlers reach (tests stand in parts that are not built yet, e.g. `resolution`) */
+  deps: SupervisorDeps;
   /** settles when the soft restart asked last (POST /supervisor/restart) has finished */
   restarted?: Promise<void>;
   stop(): Promise<void>;
@@ -145,6 +147,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     adminToken: operator.token,
     api,
     updater,
+    deps,
     stop: () =>
       (stopping ??= (async () => {
         state = 'stopping';
