@@ -38,7 +38,7 @@ export interface SupervisorOptions {
   /**
    * where the updater reads the channel document: a JSON file or an http(s) URL, `{channel}`
    * standing for the channel's name; kept in the log, so later starts without it keep it
-   * (default: the documents shipped in actors/supervisor/updater/channels/)
+   * (default: the documents shipped in actors/supervisor/updater/channels/; `default` goes back to them)
    */
   updaterUrl?: string;
 }
@@ -103,7 +103,8 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
 
   const supervisorSettings = settings.section('supervisor', SUPERVISOR_DEFAULTS);
   logs.setDefaultLevel(LEVELS[supervisorSettings.get().logging as keyof typeof LEVELS] ?? LEVELS.info);
-  if (options.updaterUrl !== undefined && options.updaterUrl !== updaterSettings.get().source) await updaterSettings.set({ source: options.updaterUrl }, context());
+  const updaterSource = updaterSourceOf(options.updaterUrl);
+  if (updaterSource !== undefined && updaterSource !== updaterSettings.get().source) await updaterSettings.set({ source: updaterSource }, context());
   const listener = carry?.listener ?? new SupervisorListener();
   const { router, table } = listener.generation();
   const api = new SupervisorApi(router, {
@@ -178,4 +179,11 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     })();
   };
   return handle;
+}
+
+/** The updater's source as stored: a URL as given, a file path made absolute, null for `default`. */
+function updaterSourceOf(given: string | undefined): string | null | undefined {
+  if (given === undefined || given === '') return undefined;
+  if (given === 'default') return null;
+  return /^(?:https?|file):/i.test(given) ? given : resolve(given);
 }

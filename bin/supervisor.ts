@@ -8,7 +8,7 @@ const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket
   --docker-socket   the container engine (env DOCKER_SOCKET; default /var/run/docker.sock)
   --updater         the channel document of the latest versions: a JSON file or an http(s) URL, {channel}
                     standing for stable/beta/dev (env HEARTH_SUPERVISOR_UPDATER; kept for later starts;
-                    default the documents shipped with Hearth, which report no update)
+                    default (or the word default) the documents shipped with Hearth, which report no update)
 The operator's token is written to <data>/admin.token on first start:
   curl -H "Authorization: Bearer $(cat <data>/admin.token)" http://localhost:1703/core/info`;
 
@@ -35,7 +35,7 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   const dataDir = values.data ?? process.env.HEARTH_SUPERVISOR_DATA ?? './supervisor-data';
   const host = values.host ?? '0.0.0.0';
   const dockerSocket = values['docker-socket'] ?? process.env.DOCKER_SOCKET ?? '/var/run/docker.sock';
-  const updaterUrl = values.updater ?? process.env.HEARTH_SUPERVISOR_UPDATER ?? undefined;
+  const updaterUrl = values.updater || process.env.HEARTH_SUPERVISOR_UPDATER || undefined;
   const { startSupervisor } = await import('./supervisor-instance.ts');
   let instance: Supervisor | undefined;
   let exiting = false;

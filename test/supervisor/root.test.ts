@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { CORE_VERSION, SUPERVISOR_VERSION } from '../../actors/version.ts';
 import { manualClock } from '../../actors/clock.ts';
+import { fakeResolution } from '../helpers/fake-resolution.ts';
 
 const doc = (over: Record<string, unknown> = {}) => JSON.stringify({ channel: 'stable', supervisor: SUPERVISOR_VERSION, core: { default: CORE_VERSION }, ...over });
 
@@ -137,4 +138,13 @@ t.test('/refresh_updates and /available_updates are v1 only; reload_updates need
   t.equal((await s2.call('GET', '/v2/available_updates')).status, 404);
   t.equal((await s2.call('POST', '/v2/refresh_updates')).status, 404);
   t.equal((await s2.call('GET', '/v2/info')).status, 200);
+});
+
+t.test('supported follows the resolution center\'s unsupported reasons', async (t) => {
+  const s = await startTestSupervisor(t);
+  s.supervisor.deps.resolution = fakeResolution(['os']);
+  t.equal((await s.json('GET', '/info')).body.data.supported, false);
+  t.equal((await s.json('GET', '/supervisor/info')).body.data.supported, false);
+  s.supervisor.deps.resolution = fakeResolution([]);
+  t.equal((await s.json('GET', '/info')).body.data.supported, true);
 });

@@ -7,6 +7,7 @@ import { CHANNELS, DEFAULT_UPDATER_SOURCE, compareVersions, parseChannelDocument
 import { CORE_VERSION, SUPERVISOR_VERSION } from '../../actors/version.ts';
 import { manualClock } from '../../actors/clock.ts';
 import type { Jobs, JobSpec } from '../../actors/supervisor/jobs/types.ts';
+import { spawnHearth } from '../helpers/process.ts';
 
 t.test('the shipped channel documents hold this Hearth\'s versions', async (t) => {
   for (const channel of CHANNELS) {
@@ -109,4 +110,22 @@ t.test('each read runs as job updater_fetch_data once a job tracker is there', a
   t.equal(specs.length, 0);
   await s.supervisor.updater.reload({ force: true });
   t.match(specs, [{ name: 'updater_fetch_data', internal: true }]);
+});
+
+t.test('hearth supervisor --updater: a relative path is kept absolute; `default` goes back to the shipped documents', async (t) => {
+  const dataDir = await supervisorDataDir();
+  await writeFile(join(dataDir, 'mine-stable.json'), JSON.stringify({ channel: 'stable', supervisor: SUPERVISOR_VERSION, core: { default: '2099.7.0' } }));
+  const first = await spawnHearth(['supervisor', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--updater', 'mine-{channel}.json'], {}, dataDir);
+  const token = (await readFile(join(dataDir, 'admin.token'), 'utf8')).trim();
+  const updates = async (base: string) => (await (await fetch(`${base}/available_updates`, { headers: { Authorization: `Bearer ${token}` } })).json()).data.available_updates;
+  t.same(await updates(first.base), [{ update_type: 'core', panel_path: '/update-available/core', version_latest: '2099.7.0' }]);
+  first.child.kill('SIGTERM');
+  await first.exited;
+  const second = await spawnHearth(['supervisor', '--port', '0', '--host', '127.0.0.1', '--data', dataDir]);
+  t.same(await updates(second.base), [{ update_type: 'core', panel_path: '/update-available/core', version_latest: '2099.7.0' }], 'kept, from another directory');
+  second.child.kill('SIGTERM');
+  await second.exited;
+  const third = await spawnHearth(['supervisor', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], { HEARTH_SUPERVISOR_UPDATER: 'default' });
+  t.teardown(() => third.child.kill('SIGTERM'));
+  t.same(await updates(third.base), []);
 });
