@@ -2,10 +2,13 @@ import { parseArgs } from 'node:util';
 import type { Supervisor } from './supervisor-instance.ts';
 import { guardProcess } from './guard.ts';
 
-const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H]
+const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H] [--updater URL|PATH]
   --port            the supervisor's API (env HEARTH_SUPERVISOR_PORT; default 1703)
   --data            its data: log, admin.token, the core's data in core/ (env HEARTH_SUPERVISOR_DATA; default ./supervisor-data)
   --docker-socket   the container engine (env DOCKER_SOCKET; default /var/run/docker.sock)
+  --updater         the channel document of the latest versions: a JSON file or an http(s) URL, {channel}
+                    standing for stable/beta/dev (env HEARTH_SUPERVISOR_UPDATER; kept for later starts;
+                    default (or the word default) the documents shipped with Hearth, which report no update)
   hearth supervisor tokens <list|add|revoke>   tokens with a role, while it is stopped (--help)
 The operator's token is written to <data>/admin.token on first start:
   curl -H "Authorization: Bearer $(cat <data>/admin.token)" http://localhost:1703/core/info`;
@@ -20,6 +23,7 @@ export async function supervisorMain(argv: string[]): Promise<void> {
       data: { type: 'string', short: 'd' },
       host: { type: 'string' },
       'docker-socket': { type: 'string' },
+      updater: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -33,6 +37,7 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   const dataDir = values.data ?? process.env.HEARTH_SUPERVISOR_DATA ?? './supervisor-data';
   const host = values.host ?? '0.0.0.0';
   const dockerSocket = values['docker-socket'] ?? process.env.DOCKER_SOCKET ?? '/var/run/docker.sock';
+  const updaterUrl = values.updater || process.env.HEARTH_SUPERVISOR_UPDATER || undefined;
   const { startSupervisor } = await import('./supervisor-instance.ts');
   let instance: Supervisor | undefined;
   let exiting = false;
@@ -49,6 +54,6 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   guardProcess({ say: (line) => console.error(line), stop: (code) => void exit(code) });
   process.on('SIGINT', () => void exit(0));
   process.on('SIGTERM', () => void exit(0));
-  instance = await startSupervisor({ dataDir, port, host, dockerSocket, onStop: () => void exit(0) });
+  instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, onStop: () => void exit(0) });
   console.log(`Supervisor listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; operator token in ${instance.dataDir}/admin.token)`);
 }
