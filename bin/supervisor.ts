@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Supervisor } from './supervisor-instance.ts';
 import { guardProcess } from './guard.ts';
+import { portFrom } from './args.ts';
 
 const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H] [--updater URL|PATH]
   --port            the supervisor's API (env HEARTH_SUPERVISOR_PORT; default 1703)
@@ -31,9 +32,7 @@ export async function supervisorMain(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const portText = values.port ?? process.env.HEARTH_SUPERVISOR_PORT ?? '1703';
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${JSON.stringify(portText)}: give a number from 0 to 65535`);
+  const port = portFrom(values.port ?? process.env.HEARTH_SUPERVISOR_PORT ?? '1703');
   const dataDir = values.data ?? process.env.HEARTH_SUPERVISOR_DATA ?? './supervisor-data';
   const host = values.host ?? '0.0.0.0';
   const dockerSocket = values['docker-socket'] ?? process.env.DOCKER_SOCKET ?? '/var/run/docker.sock';
