@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Hearth } from './instance.ts';
 import { guardProcess } from './guard.ts';
+import { portFrom } from './args.ts';
 
 const USAGE = `usage:
   hearth [serve] [--port P] [--data DIR]     start Hearth (env HEARTH_PORT, HEARTH_DATA; default 1702, ./data)
@@ -31,9 +32,7 @@ async function serve(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const portText = values.port ?? process.env.HEARTH_PORT ?? '1702';
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${JSON.stringify(portText)}: give a number from 0 to 65535`);
+  const port = portFrom(values.port ?? process.env.HEARTH_PORT ?? '1702');
   const dataDir = values.data ?? process.env.HEARTH_DATA ?? './data';
   const host = values.host ?? process.env.HEARTH_HOST ?? '0.0.0.0';
   const logFormat = values['log-format'] ?? process.env.HEARTH_LOG_FORMAT ?? 'text';

@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import uWS from '@trufflesuite/uws-js-unofficial';
 import { openEventLog } from '../store/log.ts';
 import type { Context, EventLog } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
@@ -9,7 +8,6 @@ import { Logs } from '../actors/logging/logs.ts';
 import { Settings } from '../actors/supervisor/settings.ts';
 import { Tokens } from '../actors/supervisor/tokens.ts';
 import { Engine, DEFAULT_DOCKER_SOCKET } from '../actors/supervisor/docker/engine.ts';
-import { Router } from '../gateway/http.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
@@ -17,6 +15,11 @@ import { CoreRuntime } from '../actors/supervisor/core/runtime.ts';
 import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
 import { ResolutionCenter } from '../actors/supervisor/resolution/center.ts';
 import { assertNativeUws } from './instance.ts';
+import { Updater, DEFAULT_UPDATER_SOURCE } from '../actors/supervisor/updater/updater.ts';
+import { machineOf } from '../actors/supervisor/machine.ts';
+import { LEVELS } from '../actors/logging/levels.ts';
+import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts';
+import { SupervisorListener } from './supervisor-listener.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -41,6 +44,12 @@ export interface SupervisorOptions {
   freeSpaceMinBytes?: number;
   /** asked to end the process */
   onStop?: () => void;
+  /**
+   * where the updater reads the channel document: a JSON file or an http(s) URL, `{channel}`
+   * standing for the channel's name; kept in the log, so later starts without it keep it
+   * (default: the documents shipped in actors/supervisor/updater/channels/; `default` goes back to them)
+   */
+  updaterUrl?: string;
 }
 
 /** A running supervisor. */
@@ -57,25 +66,19 @@ export interface Supervisor {
   adminToken: string;
   /** every route on both trees */
   api: SupervisorApi;
+  updater: Updater;
+  /** what the handlers reach (tests stand in parts that are not built yet, e.g. `resolution`) */
+  deps: SupervisorDeps;
+  /** settles when the soft restart asked last (POST /supervisor/restart) has finished */
+  restarted?: Promise<void>;
   stop(): Promise<void>;
 }
 
 /** The supervisor's settings section of its own (`/supervisor/options`). */
-export const SUPERVISOR_DEFAULTS = {
-  channel: 'stable' as 'stable' | 'beta' | 'dev',
-  logging: 'info' as string,
-  timezone: 'Etc/UTC' as string,
-  debug: false,
-  debug_block: false,
-  diagnostics: null as boolean | null,
-  auto_update: true,
-  detect_blocking_io: false,
-  country: null as string | null,
-  wait_boot: 5,
-  feature_flags: { supervisor_v2_api: false, supervisor_websocket_v2_api: false } as Record<string, boolean>,
-};
+export { SUPERVISOR_DEFAULTS };
 
-export async function startSupervisor(options: SupervisorOptions): Promise<Supervisor> {
+/** `carry`: on a soft restart, the handle to fill with the new instance and the listener it keeps. */
+export async function startSupervisor(options: SupervisorOptions, carry?: { into: Supervisor; listener: SupervisorListener }): Promise<Supervisor> {
   assertNativeUws();
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? randomIds();
@@ -91,7 +94,19 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   const settings = new Settings({ log, clock });
   const tokens = new Tokens({ log, clock, ids });
   const jobs = new JobTracker({ log, clock, ids, settings, context, warn: logs.get('hearth.supervisor.jobs').warning });
-  const areas: Area[] = [settings, tokens, jobs];
+  const updaterSettings = settings.section('updater', { source: null as string | null });
+  let jobsOf: () => SupervisorDeps['jobs'] = () => undefined;
+  const updater = new Updater({
+    log,
+    clock,
+    say: logs.get('hearth.supervisor.updater'),
+    channel: () => settings.section('supervisor', SUPERVISOR_DEFAULTS).get().channel,
+    source: () => updaterSettings.get().source ?? DEFAULT_UPDATER_SOURCE,
+    machine: machineOf(),
+    jobs: () => jobsOf(),
+    context,
+  });
+  const areas: Area[] = [settings, tokens, jobs, updater];
   for (const area of areas) for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
   await jobs.settleInterrupted(context());
 
@@ -100,8 +115,11 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   if (!(await engine.reachable())) say.warning(`no container engine answers at ${engine.socketPath}: the core cannot run until one does`);
 
   const supervisorSettings = settings.section('supervisor', SUPERVISOR_DEFAULTS);
-  const app = uWS.App();
-  const router = new Router({ authenticator: { authenticate: () => undefined } as never, log: say.error });
+  logs.setDefaultLevel(LEVELS[supervisorSettings.get().logging as keyof typeof LEVELS] ?? LEVELS.info);
+  const updaterSource = updaterSourceOf(options.updaterUrl);
+  if (updaterSource !== undefined && updaterSource !== updaterSettings.get().source) await updaterSettings.set({ source: updaterSource }, context());
+  const listener = carry?.listener ?? new SupervisorListener();
+  const { router, table } = listener.generation();
   const api = new SupervisorApi(router, {
     lookup: (token) => tokens.lookup(token),
     state: () => state,
@@ -125,17 +143,24 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   deps.core = core;
   deps.jobs = jobs;
   deps.resolution = resolution;
+  deps.updater = updater;
+  jobsOf = () => deps.jobs;
+  // a local document is read before the API answers; a remote one in the background
+  const firstRead = updater.reload({ force: true }).catch(() => {});
+  if (!/^https?:/i.test(updater.location())) await firstRead;
   registerSupervisorRoutes(api, deps);
-  router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
-  const listenSocket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
-    app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
+  const port = await listener.listen(host, options.port).catch(async (err) => {
+    await log.close();
+    logs.close();
+    throw err;
   });
-  const port = uWS.us_socket_local_port(listenSocket);
   listenPort = port;
   // supported/healthy are right from the first request; the checks run in the background
   await resolution.evaluate();
+  listener.say = say.error;
+  listener.serve(table);
   state = 'running';
   resolution.start();
   say.info(`supervisor running on port ${port}`);
@@ -143,7 +168,9 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   if (options.bootCore !== false) void core.boot(context());
 
   let stopping: Promise<void> | undefined;
-  return {
+  // a restart keeps the listener (its requests meanwhile are told the state: `stopping`)
+  let keepListener = false;
+  const fresh: Supervisor = {
     port,
     dataDir,
     log,
@@ -154,12 +181,13 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     resolution,
     adminToken: operator.token,
     api,
+    updater,
+    deps,
     stop: () =>
       (stopping ??= (async () => {
         state = 'stopping';
         await core.close();
-        uWS.us_listen_socket_close(listenSocket);
-        (app as unknown as { close(): void }).close();
+        if (!keepListener) listener.close();
         state = 'close';
         await resolution.stop();
         await jobs.close();
@@ -167,4 +195,32 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
         logs.close();
       })()),
   };
+  const handle = carry ? Object.assign(carry.into, fresh) : fresh;
+  // soft restart: answer first, then stop this instance and start a fresh one on the same
+  // listener and data; `handle` takes the new instance's parts, so whoever holds it holds the new one
+  let restarting: Promise<void> | undefined;
+  restartApi = () => {
+    if (restarting) return;
+    say.info('supervisor restarting');
+    restarting = handle.restarted = (async () => {
+      await new Promise((r) => setImmediate(r));
+      keepListener = true;
+      await handle.stop();
+      try {
+        await startSupervisor({ ...options, port }, { into: handle, listener });
+      } catch (err) {
+        (options.log ?? console.error)(`supervisor could not start again: ${(err as Error).message}`);
+        listener.close();
+        options.onStop?.();
+      }
+    })();
+  };
+  return handle;
+}
+
+/** The updater's source as stored: a URL as given, a file path made absolute, null for `default`. */
+function updaterSourceOf(given: string | undefined): string | null | undefined {
+  if (given === undefined || given === '') return undefined;
+  if (given === 'default') return null;
+  return /^(?:https?|file):/i.test(given) ? given : resolve(given);
 }

@@ -1,16 +1,22 @@
 import { parseArgs } from 'node:util';
 import type { Supervisor } from './supervisor-instance.ts';
 import { guardProcess } from './guard.ts';
+import { portFrom } from './args.ts';
 
-const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H]
+const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H] [--updater URL|PATH]
   --port            the supervisor's API (env HEARTH_SUPERVISOR_PORT; default 1703)
   --data            its data: log, admin.token, the core's data in core/ (env HEARTH_SUPERVISOR_DATA; default ./supervisor-data)
   --docker-socket   the container engine (env DOCKER_SOCKET; default /var/run/docker.sock)
+  --updater         the channel document of the latest versions: a JSON file or an http(s) URL, {channel}
+                    standing for stable/beta/dev (env HEARTH_SUPERVISOR_UPDATER; kept for later starts;
+                    default (or the word default) the documents shipped with Hearth, which report no update)
+  hearth supervisor tokens <list|add|revoke>   tokens with a role, while it is stopped (--help)
 The operator's token is written to <data>/admin.token on first start:
   curl -H "Authorization: Bearer $(cat <data>/admin.token)" http://localhost:1703/core/info`;
 
 /** `hearth supervisor`: starts the supervisor and keeps it until SIGINT/SIGTERM. */
 export async function supervisorMain(argv: string[]): Promise<void> {
+  if (argv[0] === 'tokens') process.exit(await (await import('./supervisor-tokens.ts')).tokensMain(argv.slice(1)));
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -18,6 +24,7 @@ export async function supervisorMain(argv: string[]): Promise<void> {
       data: { type: 'string', short: 'd' },
       host: { type: 'string' },
       'docker-socket': { type: 'string' },
+      updater: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -25,12 +32,11 @@ export async function supervisorMain(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const portText = values.port ?? process.env.HEARTH_SUPERVISOR_PORT ?? '1703';
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${JSON.stringify(portText)}: give a number from 0 to 65535`);
+  const port = portFrom(values.port ?? process.env.HEARTH_SUPERVISOR_PORT ?? '1703');
   const dataDir = values.data ?? process.env.HEARTH_SUPERVISOR_DATA ?? './supervisor-data';
   const host = values.host ?? '0.0.0.0';
   const dockerSocket = values['docker-socket'] ?? process.env.DOCKER_SOCKET ?? '/var/run/docker.sock';
+  const updaterUrl = values.updater || process.env.HEARTH_SUPERVISOR_UPDATER || undefined;
   const { startSupervisor } = await import('./supervisor-instance.ts');
   let instance: Supervisor | undefined;
   let exiting = false;
@@ -47,6 +53,6 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   guardProcess({ say: (line) => console.error(line), stop: (code) => void exit(code) });
   process.on('SIGINT', () => void exit(0));
   process.on('SIGTERM', () => void exit(0));
-  instance = await startSupervisor({ dataDir, port, host, dockerSocket, onStop: () => void exit(0) });
+  instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, onStop: () => void exit(0) });
   console.log(`Supervisor listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; operator token in ${instance.dataDir}/admin.token)`);
 }

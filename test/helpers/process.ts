@@ -12,8 +12,8 @@ export interface HearthProcess {
 }
 
 /** Starts `node bin/hearth.js serve` and resolves once it prints where it listens. */
-export async function spawnHearth(args: string[], env: Record<string, string> = {}): Promise<HearthProcess> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnHearth(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<HearthProcess> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const base = await new Promise<string>((resolve, reject) => {

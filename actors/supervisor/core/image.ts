@@ -6,6 +6,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
+import { archOf, machineOf } from '../machine.ts';
 
 /**
  * The core's image, built on this machine from the installed Hearth: no registry is needed.
@@ -28,18 +29,10 @@ export const APP_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../
 /** The folders of the app the core needs at run time (no tests, benches or docs). */
 const APP_PARTS = ['package.json', 'tsconfig.json', 'bin', 'actors', 'machines', 'store', 'streams', 'gateway'];
 
-/** The original's architecture and machine names for this host. */
+/** The original's architecture and machine names for this host (as /info reports them). */
 export function hostArch(): { arch: string; machine: string } {
-  switch (process.arch) {
-    case 'arm64':
-      return { arch: 'aarch64', machine: 'generic-aarch64' };
-    case 'arm':
-      return { arch: 'armv7', machine: 'raspberrypi3' };
-    case 'ia32':
-      return { arch: 'i386', machine: 'qemux86' };
-    default:
-      return { arch: 'amd64', machine: 'generic-x86-64' };
-  }
+  const arch = archOf();
+  return { arch, machine: machineOf(arch) };
 }
 
 /**
@@ -62,12 +55,13 @@ export async function sourceDigest(appRoot: string = APP_ROOT): Promise<string> 
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The `hearth.source` label of an image, null when it has none or is not there. */
+/** The `hearth.source` label of an image, null when it has none or is not there; an engine that does not answer rejects. */
 async function sourceLabel(docker: Docker, ref: string): Promise<string | null> {
   try {
     return (await docker.getImage(ref).inspect()).Config?.Labels?.['hearth.source'] ?? null;
-  } catch {
-    return null;
+  } catch (err: any) {
+    if (err?.statusCode === 404) return null;
+    throw err;
   }
 }
 

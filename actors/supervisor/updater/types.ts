@@ -9,4 +9,9 @@ export interface UpdaterView {
   /** the latest version of a component on the configured channel, null when unknown */
   latest(component: UpdateComponent): string | null;
   channel(): 'stable' | 'beta' | 'dev';
+  /**
+   * Reads the channel document again (at most once per 30 s unless `force`); rejects with the
+   * reason when the document is unusable (the last good versions stay).
+   */
+  reload?(options?: { force?: boolean }): Promise<unknown>;
 }

@@ -1,14 +1,24 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { registerCoreRoutes } from './core.ts';
+import { registerCoreAndSupervisorLogs } from './logs.ts';
 import { registerJobRoutes } from './jobs.ts';
 import { registerResolutionRoutes } from './resolution.ts';
+import { registerRootRoutes } from './root.ts';
+import { registerSupervisorOwnRoutes } from './supervisor.ts';
+import { registerDockerRoutes } from './docker.ts';
+import { registerSecurityRoutes } from './security.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   api.get('/supervisor/ping', () => ({}));
   void deps;
   registerCoreRoutes(api, deps);
+  registerCoreAndSupervisorLogs(api, deps);
   registerJobRoutes(api, deps);
   registerResolutionRoutes(api, deps);
+  registerRootRoutes(api, deps);
+  registerSupervisorOwnRoutes(api, deps);
+  registerDockerRoutes(api, deps);
+  registerSecurityRoutes(api, deps);
 }

@@ -1,0 +1,63 @@
+import uWS from '@trufflesuite/uws-js-unofficial';
+import { Router, plainError, type Handler, type RouteOptions } from '../gateway/http.ts';
+
+/**
+ * The supervisor's listening socket, kept across soft restarts: each start of the supervisor
+ * (a generation) registers its routes into a table of its own, and the listener answers from
+ * the generation it serves. A restart therefore rebuilds everything behind the port without
+ * closing it: the uWS build in use cannot bind a port again while closed connections of the
+ * old socket linger (TIME_WAIT), so closing and listening again fails for up to a minute.
+ */
+export class SupervisorListener {
+  readonly app = uWS.App();
+  private readonly router: Router;
+  private serving = new Map<string, Handler>();
+  private readonly installed = new Set<string>();
+  private socket?: uWS.us_listen_socket;
+  port = 0;
+  /** where the router tells unexpected failures (the serving generation's logger) */
+  say: (line: string) => void = () => {};
+
+  constructor() {
+    this.router = new Router({ authenticator: { authenticate: () => undefined } as never, log: (line) => this.say(line) });
+    this.router.mount(this.app);
+  }
+
+  /** A router for one generation: what it registers answers once `serve` is given its table. */
+  generation(): { router: Router; table: Map<string, Handler> } {
+    const table = new Map<string, Handler>();
+    const facade = {
+      add: (method: string, path: string, options: RouteOptions, handler: Handler) => {
+        const key = `${method.toUpperCase()} ${path}`;
+        table.set(key, handler);
+        if (!this.installed.has(key)) {
+          this.installed.add(key);
+          // a path only a later generation has (the /v2 tree after the flag) is 404 on the others
+          this.router.add(method, path, options, (req) => (this.serving.get(key) ?? (() => plainError(404)))(req));
+        }
+        return facade;
+      },
+    };
+    return { router: facade as unknown as Router, table };
+  }
+
+  serve(table: Map<string, Handler>): void {
+    this.serving = table;
+  }
+
+  /** Listens once; later calls keep the socket. */
+  async listen(host: string, port: number): Promise<number> {
+    if (this.socket) return this.port;
+    this.socket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
+      this.app.listen(host, port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${port} (port in use?)`))));
+    });
+    this.port = uWS.us_socket_local_port(this.socket);
+    return this.port;
+  }
+
+  close(): void {
+    if (this.socket) uWS.us_listen_socket_close(this.socket);
+    this.socket = undefined;
+    (this.app as unknown as { close(): void }).close();
+  }
+}

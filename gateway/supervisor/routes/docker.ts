@@ -1,0 +1,80 @@
+import type { SupervisorApi } from '../api.ts';
+import type { SupervisorDeps } from '../deps.ts';
+import { validate, boolean, int, maybe, str, required, dict, pyRepr } from '../schema.ts';
+import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
+import { DockerConfig, REGISTRY_HOSTNAME, type RegistryCredentials } from '../../../actors/supervisor/docker/config.ts';
+
+/**
+ * The container engine's settings (supervisor-wire §4.9): its version and drivers, IPv6 and MTU
+ * of the supervisor's network (applied when the host restarts: a `reboot_required` issue), and
+ * registry credentials (passwords never shown).
+ */
+
+const OPTIONS = { enable_ipv6: maybe(boolean), mtu: maybe(int(68, 65535)) };
+const CREDENTIALS = { username: required(str), password: required(str) };
+
+/** The original's `reboot_required` issue with its `execute_reboot` suggestion. */
+export async function rebootRequired(deps: SupervisorDeps): Promise<void> {
+  await deps.resolution?.addIssue({ type: 'reboot_required', context: 'system' }, [{ type: 'execute_reboot', context: 'system' }]);
+}
+
+function checkRegistries(body: Record<string, unknown>): Record<string, RegistryCredentials> {
+  const out: Record<string, RegistryCredentials> = {};
+  for (const [host, value] of Object.entries(body)) {
+    if (!REGISTRY_HOSTNAME.test(host)) throw new SupervisorError(`does not match regular expression ${REGISTRY_HOSTNAME.source} for dictionary key @ data[${pyRepr(host)}]. Got ${pyRepr(host)}`);
+    const entry = validate({ [host]: value }, { [host]: dict })[host] as Record<string, unknown>;
+    try {
+      const creds = validate(entry, CREDENTIALS);
+      out[host] = { username: creds.username as string, password: creds.password as string };
+    } catch (err) {
+      // the nested key's path, as the original words it: data['ghcr.io']['username']
+      if (err instanceof SupervisorError) throw new SupervisorError(err.message.replace("@ data[", `@ data[${pyRepr(host)}][`));
+      throw err;
+    }
+  }
+  return out;
+}
+
+export function registerDockerRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
+  const config = new DockerConfig(deps.settings);
+  const say = deps.logs.get('hearth.supervisor.docker');
+
+  api.get('/docker/info', async () => {
+    const engine = await deps.engine.info().catch((err: Error) => {
+      throw new SupervisorError(`No container engine answers at ${deps.engine.socketPath}: ${err.message}`);
+    });
+    const c = config.get();
+    return {
+      version: engine.version,
+      enable_ipv6: c.enable_ipv6,
+      mtu: c.mtu,
+      storage: engine.storageDriver,
+      logging: engine.loggingDriver,
+      registries: config.registries(),
+    };
+  });
+
+  api.post('/docker/options', async (call) => {
+    const body = validate(call.body(), OPTIONS);
+    if (await config.setOptions(body, deps.context())) {
+      say.info('Host system reboot required to apply Docker configuration changes');
+      await rebootRequired(deps);
+    }
+  });
+
+  api.get('/docker/registries', () => ({ registries: config.registries() }));
+
+  api.post('/docker/registries', async (call) => {
+    await config.addRegistries(checkRegistries(call.body()), deps.context());
+  });
+
+  api.delete('/docker/registries/:hostname', async (call) => {
+    const hostname = call.params.hostname;
+    if (!(await config.removeRegistry(hostname, deps.context()))) throw notFound(`Hostname ${hostname} does not exist in registries`);
+  });
+
+  // the original migrates through its OS's agent; Hearth runs on a plain host, so never (checked before the body)
+  api.post('/docker/migrate-storage-driver', () => {
+    throw notFound('Home Assistant OS 17.0 or newer required for Docker storage driver migration');
+  });
+}

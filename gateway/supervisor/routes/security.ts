@@ -1,0 +1,30 @@
+import type { SupervisorApi } from '../api.ts';
+import type { SupervisorDeps } from '../deps.ts';
+import { validate, boolean } from '../schema.ts';
+import { SupervisorError } from '../../../actors/supervisor/errors.ts';
+
+/**
+ * Security settings (supervisor-wire §4.10): whether app options are checked against known leaked
+ * passwords (`pwned`) and whether that check is enforced (`force_security`). Settings section
+ * `security`.
+ */
+
+export const SECURITY_DEFAULTS = { pwned: true, force_security: false };
+
+export function registerSecurityRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
+  const section = () => deps.settings.section('security', SECURITY_DEFAULTS);
+
+  api.get('/security/info', () => {
+    const s = section().get();
+    return { pwned: s.pwned, force_security: s.force_security };
+  });
+
+  api.post('/security/options', async (call) => {
+    const body = validate(call.body(), { pwned: boolean, force_security: boolean });
+    await section().set(body, deps.context());
+  });
+
+  api.post('/security/integrity', () => {
+    throw new SupervisorError('Integrity check feature has been removed.', { status: 410 });
+  });
+}

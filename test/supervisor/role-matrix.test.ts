@@ -1,0 +1,85 @@
+// Every route of the supervisor's API on both trees, called with every role's token, the core's
+// token, the operator's, and none: allowed calls get past the middleware (the handler answers,
+// whatever it answers), refused ones get the original's text 403 (401 without a token). The
+// expectation is written from the contract's role column, not from the code that decides.
+import t from 'tap';
+import { startSupervisor, type Supervisor } from '../../bin/supervisor-instance.ts';
+import { supervisorDataDir } from '../helpers/supervisor.ts';
+import { ROLES, type Role } from '../../actors/supervisor/access.ts';
+
+type Who = Role | 'core-container' | 'operator';
+
+/** Who may call `method path` on `tree`, per supervisor-api.md §4 and §5 (and §9.4). */
+function allowed(tree: 'v1' | 'v2', method: string, fullPath: string): Set<Who> {
+  const path = tree === 'v2' ? fullPath.slice(3) : fullPath;
+  const all = new Set<Who>([...ROLES, 'core-container', 'operator']);
+  const atLeast = (...roles: Who[]) => new Set<Who>([...roles, 'admin', 'core-container', 'operator']);
+  if (path === '/info') return all; // any caller (token-bypass path)
+  if (/^\/[^/]+(?:\/.+)?\/info$/.test(path) && method === 'GET') return all; // the info-path rule
+  if (path === '/supervisor/ping') return tree === 'v1' ? all : atLeast('manager');
+  if (path.startsWith('/core/') || path.startsWith('/homeassistant/')) return atLeast('core', 'manager');
+  if (path.startsWith('/backups')) return atLeast('backup', 'manager');
+  if (path === '/reload_updates') return tree === 'v1' ? atLeast() : atLeast('manager');
+  if (path.startsWith('/os/datadisk/wipe') || path === '/auth/reset' || path === '/auth/list') return atLeast();
+  return atLeast('manager');
+}
+
+/** A concrete path for a pattern: parameters filled with names no route knows. */
+function concrete(pattern: string): string {
+  return pattern.replace(/:bootid/g, '0').replace(/:(\w+)/g, 'matrix_x');
+}
+
+t.test('role matrix over every route on both trees', async (t) => {
+  const dataDir = await supervisorDataDir();
+  // turn the /v2 tree on, then start again: the original serves it only when the flag was on at start
+  const first = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
+  await first.settings.section('supervisor', { feature_flags: {} as Record<string, boolean> }).set({ feature_flags: { supervisor_v2_api: true, supervisor_websocket_v2_api: false } }, { id: 'x', parent_id: null, user_id: null });
+  await first.stop();
+  let s: Supervisor = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
+  const port = s.port;
+  t.teardown(() => s.stop());
+  const ctx = { id: 'x', parent_id: null, user_id: null };
+  const tokens = new Map<Who, string>();
+  for (const role of ROLES) tokens.set(role, (await s.tokens.issue({ name: `matrix ${role}`, kind: 'app', role }, ctx)).token);
+  tokens.set('core-container', (await s.tokens.rotateCore(ctx)).token);
+  tokens.set('operator', s.adminToken);
+
+  const table = s.api.table();
+  t.ok(table.some((e) => e.tree === 'v2'), 'the /v2 tree is served');
+  const base = `http://127.0.0.1:${port}`;
+  const call = async (method: string, path: string, token?: string) => {
+    const ctrl = new AbortController();
+    const res = await fetch(base + path, { method, headers: token ? { Authorization: `Bearer ${token}` } : {}, body: method === 'GET' || method === 'DELETE' ? undefined : '{}', signal: ctrl.signal });
+    // a log that follows would stream forever: the status and headers are what is checked
+    const body = res.headers.get('x-accel-buffering') ? '' : await res.text();
+    ctrl.abort();
+    return { status: res.status, body };
+  };
+  const waitForApi = async () => {
+    for (let i = 0; i < 200; i++) {
+      try {
+        if ((await fetch(`${base}/supervisor/ping`)).status === 200) return;
+      } catch {}
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  let checked = 0;
+  for (const entry of table) {
+    const path = concrete(entry.path);
+    const expected = allowed(entry.tree, entry.method, path);
+    for (const who of [...ROLES, 'core-container', 'operator'] as Who[]) {
+      const { status, body } = await call(entry.method, path, tokens.get(who));
+      if (expected.has(who)) {
+        if (status === 401 || status === 403) t.fail(`${who} ${entry.method} ${path}: expected allowed, got ${status} ${body.slice(0, 80)}`);
+      } else if (status !== 403 || body !== '403: Forbidden') t.fail(`${who} ${entry.method} ${path}: expected text 403, got ${status} ${body.slice(0, 80)}`);
+      checked++;
+      // the soft restart takes the API down for a moment
+      if (path.endsWith('/supervisor/restart') && expected.has(who)) await waitForApi();
+    }
+    const anonymous = await call(entry.method, path);
+    const open = entry.tree === 'v1' && path === '/supervisor/ping';
+    if (open) t.equal(anonymous.status, 200, `${path} needs no token`);
+    else if (anonymous.status !== 401 || anonymous.body !== '401: Unauthorized') t.fail(`no token ${entry.method} ${path}: expected text 401, got ${anonymous.status}`);
+  }
+  t.ok(checked >= table.length * 7, `${table.length} routes × 7 callers checked`);
+});
