@@ -7,7 +7,7 @@ import { manualClock } from '../../actors/clock.ts';
 
 /** The core as installed (the runtime records its version on the first install; none runs here). */
 const installCore = (s: TestSupervisor) =>
-  s.supervisor.settings.section('core', { version: null }).set({ version: CORE_VERSION }, { id: 'test', parent_id: null, user_id: null });
+  s.supervisor.settings.section('core', { version: null as string | null }).set({ version: CORE_VERSION }, { id: 'test', parent_id: null, user_id: null });
 const doc = (over: Record<string, unknown> = {}) => JSON.stringify({ channel: 'stable', supervisor: SUPERVISOR_VERSION, core: { default: CORE_VERSION }, ...over });
 
 t.test('GET /info lists the seed\'s fields in order with real values', async (t) => {

@@ -7,6 +7,15 @@ import { CHANNELS, DEFAULT_UPDATER_SOURCE, compareVersions, parseChannelDocument
 import { CORE_VERSION, SUPERVISOR_VERSION } from '../../actors/version.ts';
 import { manualClock } from '../../actors/clock.ts';
 import { spawnHearth } from '../helpers/process.ts';
+import { startSupervisor } from '../../bin/supervisor-instance.ts';
+
+const ctx = { id: 'test', parent_id: null, user_id: null };
+/** The core as installed, and (for the CLI's supervisors) not started at boot: no container runs in these tests. */
+async function installCore(dataDir: string): Promise<void> {
+  const s = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, bootCore: false });
+  await s.settings.section('core', { version: null as string | null, boot: true }).set({ version: CORE_VERSION, boot: false }, ctx);
+  await s.stop();
+}
 
 t.test('the shipped channel documents hold this Hearth\'s versions', async (t) => {
   for (const channel of CHANNELS) {
@@ -65,6 +74,7 @@ t.test('an http(s) source with {channel}; a channel change reads that channel\'s
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v/{channel}.json`;
   const clock = manualClock(Date.now(), 1);
   const s = await startTestSupervisor(t, { updaterUrl: url, clock });
+  await s.supervisor.settings.section('core', { version: null as string | null }).set({ version: CORE_VERSION }, ctx);
   // a remote document is read in the background at start; reading again now is throttled, so wait for it through a forced read
   await s.supervisor.updater.reload({ force: true });
   const latest = async () => (await s.json('GET', '/available_updates')).body.data.available_updates.map((u: any) => `${u.update_type} ${u.version_latest}`);
@@ -113,6 +123,7 @@ t.test('each read of the channel document runs as job updater_fetch_data', async
 t.test('hearth supervisor --updater: a relative path is kept absolute; `default` goes back to the shipped documents', async (t) => {
   const dataDir = await supervisorDataDir();
   await writeFile(join(dataDir, 'mine-stable.json'), JSON.stringify({ channel: 'stable', supervisor: SUPERVISOR_VERSION, core: { default: '2099.7.0' } }));
+  await installCore(dataDir);
   const first = await spawnHearth(['supervisor', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--updater', 'mine-{channel}.json'], {}, dataDir);
   const token = (await readFile(join(dataDir, 'admin.token'), 'utf8')).trim();
   const updates = async (base: string) => (await (await fetch(`${base}/available_updates`, { headers: { Authorization: `Bearer ${token}` } })).json()).data.available_updates;
