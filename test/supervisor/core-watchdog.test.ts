@@ -55,3 +55,17 @@ t.test('a core stopped on purpose, or killed with the watchdog off, stays down',
   t.equal(types.filter((x) => x === 'core_crashed').length, 1, 'the stop on purpose was no crash');
   t.equal(JSON.parse(await docker('inspect', name))[0].State.Running, false);
 });
+
+t.test('a core container removed behind the supervisor\'s back is not made again by the watchdog', async (t) => {
+  const name = coreContainerName(t, 'removed');
+  const port = await freePort();
+  const s = await startTestSupervisor(t, { coreContainer: name, corePort: port });
+  t.equal((await s.json('POST', '/core/start')).status, 200);
+  await docker('rm', '-f', name);
+  const gaveUp = await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'watchdog_gave_up'));
+  t.match(gaveUp.data, { reason: 'removed' });
+  t.equal(await docker('ps', '-a', '--filter', `name=^${name}$`, '--format', '{{.Names}}'), '', 'no container');
+  // an explicit start makes it again
+  t.equal((await s.json('POST', '/core/start')).status, 200);
+  t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401);
+});

@@ -571,16 +571,17 @@ export class CoreRuntime implements CoreRuntimeView {
     for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
       try {
         const done = await this.exclusive(async () => {
-          if (this.wanted !== 'running') return true; // stopped on purpose meanwhile
+          if (this.wanted !== 'running' || this.closed) return true; // stopped on purpose meanwhile
           if (await this.running()) return true;
           const info = await this.inspect();
-          if (info) {
-            await this.docker.getContainer(this.containerName).start();
-            await this.waitUntilUp();
-            await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
-          } else {
-            await this.startNow(context, 'watchdog_restart');
+          if (!info) {
+            // removed behind the supervisor's back: that is no crash to repair by making a new one
+            await this.record('watchdog_gave_up', { reason: 'removed' }, context);
+            return true;
           }
+          await this.docker.getContainer(this.containerName).start();
+          await this.waitUntilUp();
+          await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
           return true;
         });
         if (done) return;
@@ -589,7 +590,7 @@ export class CoreRuntime implements CoreRuntimeView {
         await sleep(this.o.watchdogPauseMs ?? 10_000);
       }
     }
-    await this.record('watchdog_gave_up', { reason: 'attempts' }, context);
+    if (!this.closed) await this.record('watchdog_gave_up', { reason: 'attempts' }, context);
   }
 
   // ------------------------------------------------------------------------------------------
