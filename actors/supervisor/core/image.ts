@@ -52,6 +52,8 @@ export async function sourceDigest(appRoot: string = APP_ROOT): Promise<string> 
     }
   };
   for (const part of APP_PARTS) await walk(part);
+  // the packages installed: a dependency changed is a new image too
+  hash.update(await readFile(join(appRoot, 'package-lock.json')).catch(() => Buffer.alloc(0)));
   return hash.digest('hex').slice(0, 16);
 }
 
