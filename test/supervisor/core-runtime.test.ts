@@ -89,7 +89,7 @@ t.test('rebuild makes a new container with a new core token, published on a chan
   const before = JSON.parse(await docker('inspect', name))[0];
   const token = coreToken();
   const newPort = await freePort();
-  t.equal((await s.json('POST', '/core/options', { body: { port: newPort } })).status, 200);
+  t.equal((await s.json('POST', '/core/options', { body: { port: newPort, duplicate_log_file: true } })).status, 200);
   t.equal((await s.json('POST', '/core/restart')).status, 200, 'a restart still waits on the port the container publishes');
   port = newPort;
   const res = await s.json('POST', '/homeassistant/rebuild', { body: { force: true } });
@@ -99,6 +99,8 @@ t.test('rebuild makes a new container with a new core token, published on a chan
   t.not(coreToken(), token, 'a new token');
   t.equal(s.supervisor.tokens.lookup(token!), undefined, 'the old token no longer works');
   t.ok(after.Config.Env.includes(`SUPERVISOR_TOKEN=${coreToken()}`));
+  t.ok(after.Config.Env.includes('HA_DUPLICATE_LOG_FILE=1'), 'duplicate_log_file applies to the new container');
+  t.notOk(before.Config.Env.includes('HA_DUPLICATE_LOG_FILE=1'));
   t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401);
   t.equal((await runtimeRecords(s.supervisor.log)).at(-1)?.type, 'core_rebuilt');
 });
