@@ -279,7 +279,10 @@ export function ensureCoreImage(docker: Docker, options: { image?: string; tag: 
     }
     try {
       if (await current()) return false;
+      const previous = await docker.getImage(ref).inspect().then((i) => i.Id, () => null);
       await buildCoreImage(docker, { image: options.image, tag: options.tag, appRoot: options.appRoot, digest, say: options.say });
+      // the image the tag named before is left untagged: gone unless a container still uses it
+      if (previous) await docker.getImage(previous).remove().catch(() => {});
       return true;
     } finally {
       await rm(lock, { recursive: true, force: true });
