@@ -45,7 +45,8 @@ t.test('add, list and revoke tokens with a role; each token reaches what its rol
   const refused = await s.call('POST', '/jobs/reset', { token: d });
   t.equal(refused.status, 403);
   t.equal(await refused.text(), '403: Forbidden');
-  for (const headers of [{ 'X-Supervisor-Token': m }, { 'X-Hassio-Key': m }, { Authorization: `Bearer ${m}` }]) {
+  const variants: Record<string, string>[] = [{ 'X-Supervisor-Token': m }, { 'X-Hassio-Key': m }, { Authorization: `Bearer ${m}` }];
+  for (const headers of variants) {
     t.equal((await s.call('POST', '/jobs/reset', { token: null, headers })).status, 200, Object.keys(headers)[0]);
   }
   await s.supervisor.stop();
