@@ -582,6 +582,7 @@ export class CoreRuntime implements CoreRuntimeView {
           await this.docker.getContainer(this.containerName).start();
           await this.waitUntilUp();
           await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
+          this.o.say.info(`watchdog: the core is running again (restart ${attempt})`);
           return true;
         });
         if (done) return;
