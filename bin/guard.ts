@@ -30,3 +30,24 @@ function describe(err: unknown, depth = 0): string {
     return `thrown value of type ${typeof err}`;
   }
 }
+
+/**
+ * The one orderly way out of a serving process: stop the running instance (its log flushed),
+ * say so, exit with `code`. SIGINT and SIGTERM take it; a second call while leaving is ignored.
+ */
+export function orderlyExit(what: string, stop: () => Promise<void> | undefined): (code: number) => Promise<void> {
+  let exiting = false;
+  const exit = async (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    try {
+      await stop();
+      console.log(`${what} stopped; the log is flushed`);
+    } finally {
+      process.exit(code);
+    }
+  };
+  process.on('SIGINT', () => void exit(0));
+  process.on('SIGTERM', () => void exit(0));
+  return exit;
+}

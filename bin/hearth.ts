@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Hearth } from './instance.ts';
-import { guardProcess } from './guard.ts';
+import { guardProcess, orderlyExit } from './guard.ts';
 import { portFrom } from './args.ts';
 
 const USAGE = `usage:
@@ -43,17 +43,7 @@ async function serve(argv: string[]): Promise<void> {
   // loaded only to serve, so `hearth replay` starts fast
   const { startHearth } = await import('./instance.ts');
   let instance: Hearth | undefined;
-  let exiting = false;
-  const exit = async (code: number) => {
-    if (exiting) return;
-    exiting = true;
-    try {
-      await instance?.stop();
-      console.log('Hearth stopped; the log is flushed');
-    } finally {
-      process.exit(code);
-    }
-  };
+  const exit = orderlyExit('Hearth', () => instance?.stop());
   const boot = async () => {
     instance = await startHearth({
       dataDir,
@@ -75,8 +65,6 @@ async function serve(argv: string[]): Promise<void> {
   // into the running instance's log (its file, its system log) when there is one
   const guardSay = (line: string, level: 'critical' | 'error') => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line));
   guardProcess({ say: guardSay, stop: (code) => void exit(code) });
-  process.on('SIGINT', () => void exit(0));
-  process.on('SIGTERM', () => void exit(0));
   await boot();
 }
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Supervisor } from './supervisor-instance.ts';
-import { guardProcess } from './guard.ts';
+import { guardProcess, orderlyExit } from './guard.ts';
 import { portFrom } from './args.ts';
 
 const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H] [--updater URL|PATH]
@@ -39,20 +39,9 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   const updaterUrl = values.updater || process.env.HEARTH_SUPERVISOR_UPDATER || undefined;
   const { startSupervisor } = await import('./supervisor-instance.ts');
   let instance: Supervisor | undefined;
-  let exiting = false;
-  const exit = async (code: number) => {
-    if (exiting) return;
-    exiting = true;
-    try {
-      await instance?.stop();
-      console.log('Supervisor stopped; the log is flushed');
-    } finally {
-      process.exit(code);
-    }
-  };
-  guardProcess({ say: (line) => console.error(line), stop: (code) => void exit(code) });
-  process.on('SIGINT', () => void exit(0));
-  process.on('SIGTERM', () => void exit(0));
+  const exit = orderlyExit('Supervisor', () => instance?.stop());
+  // into the supervisor's own log (its file, which /supervisor/logs serves) once it runs
+  guardProcess({ say: (line, level) => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line)), stop: (code) => void exit(code) });
   instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, onStop: () => void exit(0) });
   console.log(`Supervisor listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; operator token in ${instance.dataDir}/admin.token)`);
 }
