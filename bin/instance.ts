@@ -91,6 +91,8 @@ export interface Hearth {
   snapshot(): Promise<void>;
   /** areas, floors, labels, devices and entities (platforms call ensureDevice/ensureEntity) */
   registries: Registries;
+  /** integrations' intent platforms (`registerIntentPlatform`) and through them the intent handlers */
+  intentPlatforms: IntentPlatforms;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -323,6 +325,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     log,
     logs,
     registries,
+    intentPlatforms,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
