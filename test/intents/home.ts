@@ -22,6 +22,7 @@ valve:
   - { platform: virtual, name: Irrigation, reports_position: true, unique_id: irrigation }
 lock:
   - { platform: virtual, name: Front door, initial: unlocked, unique_id: front_door }
+  - { platform: virtual, name: Back door, initial: unlocked, operation_seconds: 2, unique_id: back_door }
 button:
   - { platform: virtual, name: Doorbell, unique_id: doorbell }
 scene:

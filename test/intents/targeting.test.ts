@@ -35,7 +35,12 @@ t.test('each match failure reason answers no_valid_targets with its sentence', a
   await home.hearth.intentPlatforms.registerIntentPlatform('intent', (registry, h) => {
     registry.register(serviceIntentHandler(h, { intentType: 'TestTilt', domain: 'cover', service: 'set_cover_position', requiredFeatures: 4, optionalSlots: { position: { validator: Number } } }));
     registry.register(serviceIntentHandler(h, { intentType: 'TestOffAgain', domain: 'core', service: 'turn_off', requiredStates: ['on'] }));
+    registry.register(serviceIntentHandler(h, { intentType: 'TestLightsOnly', domain: 'core', service: 'turn_on', requiredDomains: ['light'] }));
   });
+  t.same(await home.handle('TestLightsOnly', { name: 'kettle' }), noTargets('Sorry, I am not aware of any device called kettle'), 'a handler for lights finds no switch');
+  t.same(ids(await home.handle('TestLightsOnly', { area: 'kitchen' })), ['kitchen', 'light.kitchen_light'], 'only the lights of the area');
+  t.equal((await home.state('switch.kettle')).state, 'off');
+  await home.handle('CoreTurnOff', { name: 'kitchen light' });
   t.same(await home.handle('TestTilt', { name: 'blind', position: 50 }), noTargets('Sorry, no device supports the required features'), 'the blind cannot set a position');
   const tilted = await home.handle('TestTilt', { name: 'garage door', position: 30 });
   t.same(ids(tilted), ['cover.garage_door']);
