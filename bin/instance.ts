@@ -44,6 +44,7 @@ import { Logs } from '../actors/logging/logs.ts';
 import { loggingConfigOf } from '../actors/logging/config.ts';
 import { loggingServices } from '../actors/logging/services.ts';
 import { registerLoggingRoutes } from '../gateway/routes/logging.ts';
+import { TimerManager } from '../actors/intents/timers/manager.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -87,6 +88,8 @@ export interface Hearth {
   snapshot(): Promise<void>;
   /** areas, floors, labels, devices and entities (platforms call ensureDevice/ensureEntity) */
   registries: Registries;
+  /** the voice timers of CoreStartTimer and friends */
+  intentTimers: TimerManager;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -144,6 +147,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   });
   const bans = new IpBans({ log, clock, ids, say: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
+  const intentTimers = new TimerManager({ log, clock, ids, places: registries, say: logs.get('hearth.intent').warning });
+  areas.push(intentTimers.area);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -271,6 +276,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await fireEvent('core_start', {}, 'LOCAL', systemContext());
   runState = 'RUNNING';
   await fireEvent('core_started', {}, 'LOCAL', systemContext());
+  // timers restored active count on from the wall clock; those due while stopped finish now
+  await intentTimers.resume();
 
   // a snapshot of 100k entities blocks the loop ~0.3 s; 200k records of tail replay in under 2 s
   const snapshotEvery = options.snapshotEvery ?? 200_000;
@@ -313,6 +320,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     log,
     logs,
     registries,
+    intentTimers,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
@@ -325,6 +333,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         for (const c of ws.connections) c.close();
         // no machine moves (a cover, a timer) once the log is closing
         await platforms.stop();
+        await intentTimers.stop();
         await snapshotting;
         await bans.settled();
         await snapshot();
