@@ -2,7 +2,7 @@
 // status, name/area/start-time selection, device/area/floor preference, `Timer not found`,
 // `Multiple timers matched`, the rounding table; every change a record on intent_timer/<id>
 // and a bus event. A manual clock moves time; finishDue() is what a timer's wait calls.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ const places: TimerPlaces = { getDevice: (id) => DEVICES[id], getArea: (id) => A
 
 type Slots = Record<string, unknown>;
 
-async function harness(t: Tap.Test, hook?: TimerCommandHook) {
+async function harness(t: Test, hook?: TimerCommandHook) {
   const dir = await mkdtemp(join(tmpdir(), 'hearth-timers-'));
   const log: EventLog = await openEventLog({ path: join(dir, 'log'), commit: 'fast' });
   t.teardown(() => log.close());
