@@ -338,3 +338,21 @@ t.test('conversation_command: run through the hook when the timer finishes; such
   t.equal((await bare.timers.finishDue()).length, 1);
   t.match(bare.lines.join('\n'), /no conversation agent runs commands/);
 });
+
+t.test('a manager rebuilt from the log alone (no snapshot) has the unfinished timers as they were', async (t) => {
+  const h = await harness(t);
+  await h.handle('CoreStartTimer', { minutes: 1, name: 'a' }, 'kitchen_1');
+  await h.handle('CoreStartTimer', { minutes: 2, name: 'b' }, 'study');
+  await h.handle('CoreStartTimer', { minutes: 3, name: 'c' });
+  await h.handle('CorePauseTimer', { name: 'b' });
+  await h.handle('CoreCancelTimer', { name: 'c' });
+  h.clock.advance(30_000);
+  const again = new TimerManager({ log: h.log, clock: h.clock, ids: sequentialIds('b'), places, schedule: () => () => {} });
+  for await (const r of h.log.readStreams(again.area.streamPrefix, { latest: true })) again.area.evolve(r);
+  t.same(again.area.snapshot(), h.timers.list().map((x) => ({ ...x })), 'its snapshot before resuming is the last records');
+  await again.resume();
+  t.same(again.list(), h.timers.list());
+  t.equal(again.secondsLeft(again.list()[0].id), 30);
+  h.clock.advance(30_000);
+  t.same((await again.finishDue()).map((x) => x.name), ['a']);
+});
