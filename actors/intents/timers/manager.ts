@@ -112,8 +112,9 @@ const realSchedule = (ms: number, fn: () => void) => {
 export class TimerManager {
   readonly area: Area;
   private readonly timers = new Map<string, Running>();
-  /** last records of unfinished timers, while restoring */
-  private restored = new Map<string, TimerInfo>();
+  /** the last committed record of each unfinished timer: what a snapshot holds */
+  private committed = new Map<string, TimerInfo>();
+  private resumed = false;
   private readonly schedule: (ms: number, fn: () => void) => () => void;
   private commandHook: TimerCommandHook | undefined;
   private stopped = false;
@@ -122,6 +123,15 @@ export class TimerManager {
   constructor(private readonly deps: TimerManagerDeps) {
     this.schedule = deps.schedule ?? realSchedule;
     const owns = (r: EventRecord) => r.stream.startsWith(TIMER_STREAM_PREFIX);
+    const apply = (r: EventRecord) => {
+      const info = r.data as TimerInfo;
+      if (r.type === 'timer_finished' || r.type === 'timer_cancelled') this.committed.delete(info.id);
+      else this.committed.set(info.id, info);
+    };
+    // a snapshot is taken between commits: it holds what is committed, never a change in flight
+    deps.log.onCommit((batch) => {
+      for (const r of batch) if (owns(r)) apply(r);
+    });
     this.area = {
       name: 'intent_timers',
       snapshotVersion: SNAPSHOT_VERSION,
@@ -129,14 +139,11 @@ export class TimerManager {
       latestSuffices: true,
       owns,
       evolve: (r) => {
-        if (!owns(r)) return;
-        const info = r.data as TimerInfo;
-        if (r.type === 'timer_finished' || r.type === 'timer_cancelled') this.restored.delete(info.id);
-        else this.restored.set(info.id, info);
+        if (owns(r)) apply(r);
       },
-      snapshot: () => (this.timers.size ? [...this.timers.keys()].map((id) => this.info(id)!) : [...this.restored.values()]),
+      snapshot: () => [...this.committed.values()],
       restore: (data) => {
-        this.restored = new Map((data as TimerInfo[]).map((t) => [t.id, t]));
+        this.committed = new Map((data as TimerInfo[]).map((t) => [t.id, t]));
       },
     };
   }
@@ -152,12 +159,13 @@ export class TimerManager {
 
   /** Sets the restored timers going: active ones count on from their last record. */
   async resume(): Promise<void> {
-    for (const info of this.restored.values()) {
+    if (this.resumed) return;
+    this.resumed = true;
+    for (const info of this.committed.values()) {
       const { seconds, updated_at, is_active, created_seconds, ...fixed } = info;
       const actor = createActor(intentTimerMachine, { input: { seconds, updatedAt: updated_at, createdSeconds: created_seconds, isActive: is_active } }).start();
       this.timers.set(info.id, { fixed, actor });
     }
-    this.restored = new Map();
     for (const id of this.timers.keys()) this.wait(id);
     await this.finishDue();
   }
