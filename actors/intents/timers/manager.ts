@@ -162,6 +162,8 @@ export class TimerManager {
     if (this.resumed) return;
     this.resumed = true;
     for (const info of this.committed.values()) {
+      // one started by a request that came before the resume is already running
+      if (this.timers.has(info.id)) continue;
       const { seconds, updated_at, is_active, created_seconds, ...fixed } = info;
       const actor = createActor(intentTimerMachine, { input: { seconds, updatedAt: updated_at, createdSeconds: created_seconds, isActive: is_active } }).start();
       this.timers.set(info.id, { fixed, actor });
