@@ -95,6 +95,8 @@ export interface Hearth {
   registries: Registries;
   /** the voice timers of CoreStartTimer and friends */
   intentTimers: TimerManager;
+  /** integrations' intent platforms (`registerIntentPlatform`) and through them the intent handlers */
+  intentPlatforms: IntentPlatforms;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -333,6 +335,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     logs,
     registries,
     intentTimers,
+    intentPlatforms,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
