@@ -300,7 +300,6 @@ t.test('slots: at least one of hours/minutes/seconds, each a non-negative int', 
   await invalid('CoreStartTimer', { minutes: -1 });
   await invalid('CoreStartTimer', { minutes: 'five' });
   await invalid('CoreStartTimer', { minutes: 1, name: null });
-  await invalid('CoreIncreaseTimer', { name: 'pizza' });
   await invalid('CoreDecreaseTimer', {});
   await invalid('CoreCancelTimer', { start_minutes: -5 });
   t.equal(h.records.length, 0, 'nothing written');
@@ -309,6 +308,8 @@ t.test('slots: at least one of hours/minutes/seconds, each a non-negative int', 
   const before = h.records.length;
   await h.handle('CoreIncreaseTimer', { seconds: 0 });
   t.equal(h.records.length, before, 'adding 0 seconds changes nothing');
+  t.equal((await h.handle('CoreIncreaseTimer', {})).response_type, 'action_done', 'increase asks no amount, as the original (decrease does)');
+  t.equal(h.records.length, before, 'and adds nothing');
 });
 
 t.test('conversation_command: run through the hook when the timer finishes; such timers are never picked', async (t) => {

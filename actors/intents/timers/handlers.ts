@@ -99,8 +99,8 @@ export function timerIntentHandlers(timers: TimerManager, places?: TimerPlaces):
       intentType: 'CoreIncreaseTimer',
       description: 'Adds more time to a timer',
       slotSchema: { ...AMOUNT, ...WHICH },
+      // the original asks no amount here (unlike decrease): none adds nothing
       async handle(intent) {
-        requireDuration(intent);
         const seconds = totalSeconds(intent.slots);
         await timers.addTime(pick(intent).id, seconds, intent.context);
         return done(intent);
