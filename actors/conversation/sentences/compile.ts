@@ -154,6 +154,7 @@ type K = (p: number) => boolean;
 type M = (r: Run, p: number, k: K) => boolean;
 
 const SPACE = 32;
+const PERCENT = 37;
 const MAX_STEPS = 20_000;
 const BUDGET = { budget: true };
 
@@ -212,8 +213,11 @@ function rangeSpans(r: Run, start: number, range: RangeSpec, name: string, slot:
   const n = numberFromDigits(word);
   if (n !== null) {
     tick(r);
-    if (inRange(n, range) && push(r, { slot, list: name, value: n * mult, from: start, to: ends[first] }, k)) return true;
-    return false;
+    if (!inRange(n, range)) return false;
+    // `50%`: a percentage takes its sign along (normalised as the word `%`)
+    const sign = ends[first] + 2 === ends[first + 1] && r.s.charCodeAt(ends[first] + 1) === PERCENT;
+    if (sign && range.type === 'percentage' && push(r, { slot, list: name, value: n * mult, from: start, to: ends[first + 1] }, k)) return true;
+    return push(r, { slot, list: name, value: n * mult, from: start, to: ends[first] }, k);
   }
   if (range.words === false) return false;
   for (let i = Math.min(ends.length - 1, first + 2); i >= first; i--) {
