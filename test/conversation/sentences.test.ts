@@ -420,13 +420,13 @@ responses:
   t.equal(r.response('Hi', 'other'), 'Other');
   t.same(await loadSentenceDir(dir, 'nl'), [], 'no folder: no files');
   await writeFile(join(dir, 'en', 'c.yaml'), 'intents: {Bad: {data: [{sentences: "no list"}]}}');
-  await t.rejects(loadSentenceDir(dir, 'en'), { file: 'en/c.yaml', key: 'intents.Bad.data[0].sentences' });
+  await t.rejects(loadSentenceDir(dir, 'en'), { name: 'SentenceFileError', file: 'en/c.yaml', key: 'intents.Bad.data[0].sentences' });
 });
 
 t.test('sentences from configuration.yaml', async (t) => {
   const r = compileSentences([sentencesFromConfig({ Party: ['party time', 'start the party'] })]);
   t.same(hit(r, 'Start the party!'), { intent: 'Party' });
-  t.throws(() => sentencesFromConfig({ Party: 'party' }), { key: 'conversation.intents.Party.sentences' });
+  t.throws(() => sentencesFromConfig({ Party: 'party' }), { name: 'SentenceFileError', key: 'conversation.intents.Party.sentences' });
 });
 
 t.test('10k entity names match correctly among 500 templates', async (t) => {

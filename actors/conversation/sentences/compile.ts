@@ -239,6 +239,11 @@ function anySpan(r: Run, start: number, name: string, slot: string, k: K, unmatc
   return false;
 }
 
+// (closures made per call are returned anonymous: tsx names every named one, a cost in this loop)
+function atWordEnd(r: Run, k: K): K {
+  return (e) => (e === r.len || r.s.charCodeAt(e) === SPACE) && k(e);
+}
+
 function listMatcher(name: string, slot: string, lists: Map<string, ListMatcher>): M {
   // looked up on first use: a list value's template may name a list defined after it
   let lm: ListMatcher | undefined;
@@ -246,7 +251,7 @@ function listMatcher(name: string, slot: string, lists: Map<string, ListMatcher>
     lm ??= lists.get(name) ?? { kind: 'dynamic' };
     const start = valueStart(r, p);
     if (start < 0) return false;
-    const at: K = (e) => (e === r.len || r.s.charCodeAt(e) === SPACE) && k(e);
+    const at = atWordEnd(r, k);
     switch (lm.kind) {
       case 'wildcard':
         return anySpan(r, start, name, slot, at, false);
@@ -530,11 +535,8 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
     return out;
   }
 
-  function tryTemplate(r: Run, c: Compiled): boolean {
-    const block = c.info.block;
-    r.steps = 0;
-    r.found = null;
-    const done: K = (p) => {
+  function finish(r: Run, block: IntentBlock): K {
+    return (p) => {
       if (r.s.charCodeAt(p) === SPACE) p++;
       if (p !== r.len) return false;
       const ctx: Record<string, unknown> = { ...r.context };
@@ -544,6 +546,13 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
       r.found = { caps: r.caps.slice(), context: ctx, extra };
       return true;
     };
+  }
+
+  function tryTemplate(r: Run, c: Compiled): boolean {
+    const block = c.info.block;
+    r.steps = 0;
+    r.found = null;
+    const done = finish(r, block);
     try {
       return c.m(r, 0, done);
     } catch (err) {
