@@ -304,6 +304,90 @@ intents:
   t.equal(b.templateCount, 4);
 });
 
+t.test('block lists, required keywords, wildcard order, values said as written', async (t) => {
+  const r = engine(`
+intents:
+  Mode:
+    data:
+      - sentences: ["set mode {mode}"]
+        lists:
+          mode:
+            values: [eco, {in: "(turbo|boost)", out: fast}]
+        required_keywords: [mode]
+      - sentences: ["set mode {mode}"]
+  Play:
+    data:
+      - sentences: ["play {album}", "play {album} by {artist}"]
+  Say:
+    data:
+      - sentences: ["say {phrase}"]
+lists:
+  mode:
+    values: [quiet]
+  album: {wildcard: true}
+  artist: {wildcard: true}
+  phrase:
+    values: ["(hi|hello) [there]"]
+`);
+  t.same(hit(r, 'set mode boost'), { intent: 'Mode', mode: 'fast' }, 'the block list');
+  t.same(hit(r, 'set mode quiet'), { intent: 'Mode', mode: 'quiet' }, 'the file list in the other block');
+  t.equal(r.recognize('set mode quiet')!.block, 1);
+  t.equal(r.recognize('set mode eco')!.block, 0);
+  t.same(hit(r, 'play abbey road by the beatles'), { intent: 'Play', album: 'abbey road', artist: 'the beatles' }, 'the template with more text first');
+  t.same(hit(r, 'say Hello there'), { intent: 'Say', phrase: 'Hello there' }, 'a template value without out gives the words said');
+});
+
+t.test('range fractions and digits', async (t) => {
+  const r = engine(`
+intents:
+  Half:
+    data:
+      - sentences: ["half {h}"]
+  Tenth:
+    data:
+      - sentences: ["tenth {t}"]
+  Words:
+    data:
+      - sentences: ["words {w}"]
+lists:
+  h: {range: {from: 0, to: 10, fractions: halves}}
+  t: {range: {from: 0, to: 10, fractions: tenths}}
+  w: {range: {from: 0, to: 10, digits: false}}
+`);
+  t.same(hit(r, 'half 2.5'), { intent: 'Half', h: 2.5 });
+  t.equal(hit(r, 'half 2.3'), null, 'halves only');
+  t.same(hit(r, 'tenth 2.3'), { intent: 'Tenth', t: 2.3 });
+  t.equal(hit(r, 'tenth 2.35'), null);
+  t.same(hit(r, 'words seven'), { intent: 'Words', w: 7 });
+  t.equal(hit(r, 'words 7'), null, 'no digits');
+  t.throws(() => parseSentenceYaml('lists: {a: {range: {from: 0, to: 1, fractions: thirds}}}', 'en/x.yaml'), { name: 'SentenceFileError', key: 'lists.a.range.fractions' });
+});
+
+t.test('context rules with value and slot mappings, context values as {value, text}', async (t) => {
+  const r = engine(`
+intents:
+  Here:
+    data:
+      - sentences: ["lights on"]
+        requires_context:
+          area:
+            value: [kitchen, garage]
+            slot: room
+  Timer:
+    data:
+      - sentences: ["start a timer"]
+        requires_context:
+          device_id: {slot: true}
+`);
+  const res = r.recognize('lights on', { context: { area: { value: 'kitchen', text: 'Kitchen' } } })!;
+  t.same(res.slots.room, { name: 'room', value: 'kitchen', text: 'Kitchen', list: null }, 'copied under another slot name, with its text');
+  t.equal(r.recognize('lights on', { context: { area: 'attic' } }), null, 'a value outside the list');
+  t.equal(r.recognize('start a timer'), null, 'no device');
+  t.equal(r.recognize('start a timer', { context: { device_id: 'abc' } })!.slots.device_id.value, 'abc');
+  const debug = r.recognize('start a timer', { allowUnmatched: true })!;
+  t.same(debug.unmatchedSlots, { device_id: { name: 'device_id', text: '<missing>', list: null } }, 'a missing context key as the original shows it');
+});
+
 t.test('unmatched slots for debugging', async (t) => {
   const r = engine(`
 intents:
