@@ -1,0 +1,290 @@
+import { join } from 'node:path';
+import type { Context } from '../../store/types.ts';
+import type { EntityState } from '../entities/types.ts';
+import type { IntentRegistry } from '../intents/registry.ts';
+import { IntentResponse } from '../intents/response.ts';
+import type { Intent, Slots } from '../intents/types.ts';
+import { errorResponse, errorText } from '../intents/error-response.ts';
+import { IntentError, IntentUnexpectedError } from '../intents/errors.ts';
+import type { Registries } from '../registries/index.ts';
+import type { Templates } from '../templates/index.ts';
+import type { ChatLogs } from './chat-log.ts';
+import { loadSentenceFiles, responsesOf, type LoadedSentenceFile } from './sentence-files.ts';
+import { buildRecognizer, type DynamicListValue, type Recognition, type Recognizer } from './recognizer.ts';
+
+/** The default agent's id, and the legacy id the original also accepts (its brand word made `core`). */
+export const DEFAULT_AGENT_ID = 'conversation.core';
+export const LEGACY_AGENT_ID = 'core';
+export const DEFAULT_AGENT_NAME = 'Hearth';
+
+/** One turn asked of an agent. */
+export interface ConversationInput {
+  text: string;
+  language?: string | null;
+  conversationId?: string | null;
+  agentId?: string | null;
+  deviceId?: string | null;
+  satelliteId?: string | null;
+  context: Context;
+}
+
+/** What an agent answers: the intent response, the conversation it belongs to. */
+export interface ConversationResult {
+  response: IntentResponse;
+  conversationId: string;
+  continueConversation: boolean;
+}
+
+/** The wire form `{response, conversation_id, continue_conversation}`. */
+export function resultDict(r: ConversationResult): Record<string, unknown> {
+  return { response: r.response.asDict(), conversation_id: r.conversationId, continue_conversation: r.continueConversation };
+}
+
+/** What the agent reads of the home. */
+export interface AgentDeps {
+  configDir: string;
+  intents: IntentRegistry;
+  templates: Templates;
+  entities: { get(entityId: string): EntityState | undefined; states(): Iterable<EntityState> };
+  registries: Registries;
+  chatLogs: ChatLogs;
+  /** the configured language (`en`) */
+  language(): string;
+  log(line: string): void;
+}
+
+/** A language's sentences: the recognizer and the response templates of its files. */
+interface LanguageModel {
+  files: LoadedSentenceFile[];
+  recognizer: Recognizer;
+  responses: ReturnType<typeof responsesOf>;
+}
+
+/** One result of the debug command (`conversation/agent/core/debug`), or null for no match. */
+export type DebugResult = Record<string, unknown> | null;
+
+/**
+ * The default conversation agent (`conversation.core`): recognises text with the sentence
+ * templates of Hearth's own files and the user's custom sentences, using lists made from the
+ * home at that moment (entity names and aliases with their domain and area, area and floor
+ * names and aliases), raises the intent through the IntentRegistry and words the answer with
+ * the block's response template. Custom sentence files are read at start and again on
+ * `reload()` (conversation/prepare, conversation.reload), no restart needed.
+ */
+export class DefaultAgent {
+  readonly id = DEFAULT_AGENT_ID;
+  readonly name = DEFAULT_AGENT_NAME;
+  private models = new Map<string, LanguageModel>();
+  private loading: Promise<void> | undefined;
+
+  constructor(private readonly deps: AgentDeps) {}
+
+  /** Reads every sentence file again and rebuilds the recognizers. */
+  reload(): Promise<void> {
+    const run = (async () => {
+      const byLanguage = await loadSentenceFiles(this.deps.configDir, this.deps.log);
+      const models = new Map<string, LanguageModel>();
+      for (const [language, files] of byLanguage) {
+        try {
+          models.set(language, { files, recognizer: buildRecognizer(files), responses: responsesOf(files) });
+        } catch (err) {
+          this.deps.log(`Sentences of ${language} not loaded: ${(err as Error).message}`);
+        }
+      }
+      this.models = models;
+    })();
+    this.loading = run.finally(() => {
+      if (this.loading === run) this.loading = undefined;
+    });
+    return run;
+  }
+
+  /** Languages with sentences (Hearth's and the user's). */
+  supportedLanguages(): string[] {
+    return [...this.models.keys()].sort();
+  }
+
+  /** Languages of Hearth's own sentences. */
+  builtinLanguages(): string[] {
+    return [...this.models].filter(([, m]) => m.files.some((f) => f.source === 'builtin')).map(([l]) => l).sort();
+  }
+
+  /** Where the user's sentences live. */
+  customDir(): string {
+    return join(this.deps.configDir, 'custom_sentences');
+  }
+
+  private async model(language: string): Promise<LanguageModel | undefined> {
+    await this.loading;
+    return this.models.get(language) ?? this.models.get(language.split(/[-_]/)[0]);
+  }
+
+  /** The lists made from the home: `name` (entities), `area`, `floor`. */
+  private lists(): Record<string, DynamicListValue[]> {
+    const { registries, entities } = this.deps;
+    const name: DynamicListValue[] = [];
+    for (const state of entities.states()) {
+      const domain = state.entity_id.slice(0, state.entity_id.indexOf('.'));
+      const entry = registries.getEntity(state.entity_id);
+      const area = registries.areaOf(state.entity_id);
+      const context: Record<string, unknown> = { domain };
+      if (area) context.area = area.name;
+      const friendly = typeof state.attributes.friendly_name === 'string' ? state.attributes.friendly_name : null;
+      const main = friendly ?? entry?.name ?? state.entity_id.slice(domain.length + 1).replaceAll('_', ' ');
+      const names = new Set([main, ...(entry?.name ? [entry.name] : []), ...(entry?.aliases ?? [])]);
+      for (const n of names) if (n.trim()) name.push({ in: n, out: main, context });
+    }
+    const area: DynamicListValue[] = [];
+    for (const a of registries.areas()) for (const n of [a.name, ...a.aliases]) if (n.trim()) area.push({ in: n, out: a.name, context: { area: a.area_id } });
+    const floor: DynamicListValue[] = [];
+    for (const f of registries.floors()) for (const n of [f.name, ...f.aliases]) if (n.trim()) floor.push({ in: n, out: f.name, context: { floor: f.floor_id } });
+    return { name, area, floor };
+  }
+
+  /** The context a satellite's place gives: its area and floor. */
+  private devicePlace(deviceId: string | null | undefined): { areaId?: string; floorId?: string } {
+    if (!deviceId) return {};
+    const device = this.deps.registries.getDevice(deviceId);
+    if (!device?.area_id) return {};
+    const area = this.deps.registries.getArea(device.area_id);
+    return { areaId: device.area_id, floorId: area?.floor_id ?? undefined };
+  }
+
+  /** Recognises text in a language; undefined when no sentence matches. */
+  async recognize(text: string, language: string, deviceId?: string | null): Promise<{ recognition: Recognition; model: LanguageModel } | undefined> {
+    const model = await this.model(language);
+    if (!model) return undefined;
+    const place = this.devicePlace(deviceId);
+    const context: Record<string, unknown> = {};
+    if (place.areaId) {
+      const area = this.deps.registries.getArea(place.areaId);
+      if (area) context.area = area.name;
+    }
+    const recognition = model.recognizer.recognize(text, this.lists(), context);
+    return recognition ? { recognition, model } : undefined;
+  }
+
+  /** The intent a recognition raises. */
+  private intentOf(r: Recognition, input: ConversationInput, language: string): Intent {
+    const slots: Slots = {};
+    for (const s of Object.values(r.slots)) slots[s.name] = { value: s.value, text: s.text || (typeof s.value === 'string' ? s.value : String(s.value)) };
+    const place = this.devicePlace(input.deviceId);
+    if (place.areaId && !slots.preferred_area_id) slots.preferred_area_id = { value: place.areaId };
+    if (place.floorId && !slots.preferred_floor_id) slots.preferred_floor_id = { value: place.floorId };
+    return {
+      platform: 'conversation',
+      intentType: r.intent,
+      slots,
+      textInput: input.text,
+      context: input.context,
+      language,
+      assistant: 'conversation',
+      deviceId: input.deviceId ?? null,
+      satelliteId: input.satelliteId ?? null,
+      conversationAgentId: DEFAULT_AGENT_ID,
+    };
+  }
+
+  /** Handles one turn: recognise, raise the intent, word the answer; records both turns in the chat log. */
+  async process(input: ConversationInput): Promise<ConversationResult> {
+    const language = input.language || this.deps.language();
+    const conversationId = await this.deps.chatLogs.open(input.conversationId, input.context);
+    await this.deps.chatLogs.add(conversationId, { role: 'user', content: input.text }, input.context);
+    const response = await this.respond(input, language);
+    const speech = response.speech.plain?.speech ?? response.speech.ssml?.speech ?? '';
+    await this.deps.chatLogs.add(conversationId, { role: 'assistant', agent_id: DEFAULT_AGENT_ID, content: speech }, input.context);
+    return { response, conversationId, continueConversation: false };
+  }
+
+  private async respond(input: ConversationInput, language: string): Promise<IntentResponse> {
+    const found = await this.recognize(input.text, language, input.deviceId);
+    const errors = Object.fromEntries((await this.model(language))?.responses.errors ?? []);
+    if (!found) return new IntentResponse(language).setError('no_intent_match', errorText('no_intent', {}, errors));
+    const { recognition, model } = found;
+    const intent = this.intentOf(recognition, input, language);
+    let response: IntentResponse;
+    try {
+      response = await this.deps.intents.handle(intent);
+    } catch (err) {
+      if (!(err instanceof IntentError) || err instanceof IntentUnexpectedError) {
+        this.deps.log(`Error handling ${intent.intentType} from "${input.text}": ${String((err as Error)?.cause ?? err)}`);
+      }
+      return errorResponse(err, language, { mode: 'conversation', texts: errors });
+    }
+    if (Object.keys(response.speech).length === 0) {
+      const template = model.responses.intents.get(recognition.intent)?.get(recognition.response || 'default');
+      if (template !== undefined) {
+        const rendered = this.deps.templates.render(template, this.templateVariables(recognition, response));
+        if (rendered.ok) response.setSpeech(rendered.text);
+        else this.deps.log(`Response ${recognition.intent}/${recognition.response} failed to render: ${rendered.error.message}`);
+      }
+    }
+    return response;
+  }
+
+  /** What a response template sees: `slots` (words said, then the handler's speech slots), `query`, `state`. */
+  private templateVariables(r: Recognition, response: IntentResponse): Record<string, unknown> {
+    const slots: Record<string, unknown> = {};
+    for (const s of Object.values(r.slots)) slots[s.name] = s.text || s.value;
+    Object.assign(slots, response.speechSlots);
+    const matched = response.matchedStates.map(stateVariable);
+    const unmatched = response.unmatchedStates.map(stateVariable);
+    const state = matched[0] ?? unmatched[0] ?? null;
+    return { slots, query: { matched, unmatched }, state };
+  }
+
+  /** The debug command's answer for each sentence (`conversation/agent/core/debug`). */
+  async debug(sentences: string[], language: string, deviceId?: string | null, targetsOf?: (intent: Intent) => string[]): Promise<DebugResult[]> {
+    const results: DebugResult[] = [];
+    for (const sentence of sentences) {
+      const found = await this.recognize(sentence, language, deviceId);
+      if (!found) {
+        results.push(null);
+        continue;
+      }
+      const r = found.recognition;
+      const slots: Record<string, unknown> = {};
+      const details: Record<string, unknown> = {};
+      for (const s of Object.values(r.slots)) {
+        slots[s.name] = s.value;
+        details[s.name] = { name: s.name, value: s.value, text: s.text };
+      }
+      const intent = this.intentOf(r, { text: sentence, deviceId, context: { id: '', parent_id: null, user_id: null } }, language);
+      const targets: Record<string, { matched: boolean }> = {};
+      for (const id of targetsOf?.(intent) ?? []) targets[id] = { matched: true };
+      const unmatched: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(r.unmatchedSlots)) unmatched[k] = v.text;
+      results.push({
+        intent: { name: r.intent },
+        slots,
+        details,
+        targets,
+        match: true,
+        sentence_template: r.template,
+        unmatched_slots: unmatched,
+        source: r.source,
+        ...(r.source === 'custom' ? { file: r.file } : {}),
+      });
+    }
+    return results;
+  }
+}
+
+/** A state as response templates read it, with `name` and `state_with_unit`. */
+function stateVariable(s: unknown): Record<string, unknown> {
+  const st = s as Partial<EntityState>;
+  const attributes = (st.attributes ?? {}) as Record<string, unknown>;
+  const entityId = String(st.entity_id ?? '');
+  const dot = entityId.indexOf('.');
+  const unit = typeof attributes.unit_of_measurement === 'string' ? attributes.unit_of_measurement : '';
+  const state = String(st.state ?? '');
+  return {
+    entity_id: entityId,
+    domain: entityId.slice(0, dot),
+    object_id: entityId.slice(dot + 1),
+    name: typeof attributes.friendly_name === 'string' ? attributes.friendly_name : entityId.slice(dot + 1).replaceAll('_', ' '),
+    state,
+    state_with_unit: unit ? `${state} ${unit}` : state,
+    attributes,
+  };
+}

@@ -1,0 +1,112 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Command } from './commands.ts';
+import { CommandError } from './connection.ts';
+import { newContext } from '../core.ts';
+import { resultDict, type ChatLogEvent } from '../../actors/conversation/index.ts';
+
+const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
+const cmd = (props: Record<string, TSchema> = {}) => Type.Object({ ...base, ...props }, { additionalProperties: false });
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/**
+ * The conversation commands (core-wire §5.6): process a turn, prepare (read the sentence files
+ * again), list agents and sentences, the default agent's debug and language scores, and the
+ * chat-log subscriptions (admin only, as the original), fed by the log's chat-log records.
+ */
+export const conversationCommands: Record<string, Command> = {
+  'conversation/process': {
+    schema: cmd({
+      text: Type.String(),
+      conversation_id: Type.Optional(NullableString),
+      language: Type.Optional(Type.String()),
+      agent_id: Type.Optional(Type.String()),
+      device_id: Type.Optional(NullableString),
+      satellite_id: Type.Optional(NullableString),
+    }),
+    async handle(conn, msg, deps) {
+      if (msg.agent_id !== undefined && !deps.conversation.agent(msg.agent_id)) {
+        throw new CommandError('invalid_format', "invalid agent ID for dictionary value @ data['agent_id']");
+      }
+      const result = await deps.conversation.process({
+        text: msg.text,
+        language: msg.language ?? null,
+        conversationId: msg.conversation_id ?? null,
+        agentId: msg.agent_id ?? null,
+        deviceId: msg.device_id ?? null,
+        satelliteId: msg.satellite_id ?? null,
+        context: newContext(deps, conn.principal!.userId),
+      });
+      conn.result(msg.id, JSON.stringify(resultDict(result)));
+    },
+  },
+
+  'conversation/prepare': {
+    schema: cmd({ language: Type.Optional(Type.String()), agent_id: Type.Optional(Type.String()) }),
+    async handle(conn, msg, deps) {
+      if (!deps.conversation.agent(msg.agent_id)) throw new CommandError('not_found', 'Agent not found');
+      await deps.conversation.reload(msg.agent_id);
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  'conversation/agent/list': {
+    schema: cmd({ language: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, JSON.stringify({ agents: deps.conversation.agents(msg.language, msg.country) }));
+    },
+  },
+
+  'conversation/sentences/list': {
+    schema: cmd(),
+    handle(conn, msg) {
+      // trigger sentences come from automations' conversation triggers, which Hearth does not have yet
+      conn.result(msg.id, JSON.stringify({ trigger_sentences: [] }));
+    },
+  },
+
+  'conversation/agent/core/debug': {
+    schema: cmd({ sentences: Type.Array(Type.String()), language: Type.Optional(Type.String()), device_id: Type.Optional(NullableString) }),
+    async handle(conn, msg, deps) {
+      const language = msg.language ?? String(deps.coreConfig.asDict('RUNNING').language ?? 'en');
+      const results = await deps.conversation.defaultAgent.debug(msg.sentences, language, msg.device_id ?? null, deps.conversation.targetsOf);
+      conn.result(msg.id, JSON.stringify({ results }));
+    },
+  },
+
+  'conversation/agent/core/language_scores': {
+    schema: cmd({ language: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
+    handle(conn, msg, deps) {
+      conn.result(msg.id, JSON.stringify(deps.conversation.languageScores(msg.language, msg.country)));
+    },
+  },
+
+  'conversation/chat_log/subscribe': {
+    schema: cmd({ conversation_id: Type.String() }),
+    admin: true,
+    handle(conn, msg, deps) {
+      const logs = deps.conversation.chatLogs;
+      const chatLog = logs.asDict(msg.conversation_id);
+      if (!chatLog) throw new CommandError('not_found', 'Conversation chat log not found');
+      const id: number = msg.id;
+      const unsubscribe = logs.subscribe(msg.conversation_id, (e: ChatLogEvent) => {
+        conn.event(id, JSON.stringify({ event_type: e.event_type, data: e.data }));
+      });
+      conn.subscribe(id, unsubscribe);
+      conn.result(id, 'null');
+      conn.event(id, JSON.stringify({ event_type: 'initial_state', data: chatLog }));
+    },
+  },
+
+  'conversation/chat_log/subscribe_index': {
+    schema: cmd(),
+    admin: true,
+    handle(conn, msg, deps) {
+      const logs = deps.conversation.chatLogs;
+      const id: number = msg.id;
+      const unsubscribe = logs.subscribeIndex((e: ChatLogEvent) => conn.event(id, JSON.stringify(e)));
+      conn.subscribe(id, unsubscribe);
+      conn.result(id, 'null');
+      conn.event(id, JSON.stringify({ event_type: 'initial_state', data: logs.all() }));
+    },
+  },
+};
