@@ -44,6 +44,10 @@ import { Logs } from '../actors/logging/logs.ts';
 import { loggingConfigOf } from '../actors/logging/config.ts';
 import { loggingServices } from '../actors/logging/services.ts';
 import { registerLoggingRoutes } from '../gateway/routes/logging.ts';
+import { IntentRegistry } from '../actors/intents/registry.ts';
+import { IntentPlatforms } from '../actors/intents/platforms.ts';
+import { builtinIntents } from '../actors/intents/builtin/index.ts';
+import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -233,7 +237,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const history = new History({ log, current: (id) => entities.get(id) });
   const templates = new Templates({ entities, coreConfig, clock, home: templateHomeOf(registries) });
   bus.listen('state_changed', 'subscribed templates', (r) => r.stream.startsWith('entity/') && templates.stateChanged(r.data.entity_id, r.data.old_state, r.data.new_state));
-  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, templates, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  const intents = new IntentRegistry(logs.get('hearth.intent').warning);
+  const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
+  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
+  // every loaded integration's intent platform, and the intent integration's own handlers
+  await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -253,6 +262,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerLoggingRoutes(router, { logs });
   registerHistoryRoutes(router, deps);
   registerTemplateRoutes(router, deps);
+  registerIntentRoutes(router, deps);
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';

@@ -10,6 +10,8 @@ import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
 import type { Context, EventRecord, Origin } from '../store/types.ts';
 import type { Templates } from '../actors/templates/index.ts';
+import type { IntentRegistry } from '../actors/intents/registry.ts';
+import type { IntentPlatforms } from '../actors/intents/platforms.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
 export interface CoreDeps {
@@ -26,6 +28,10 @@ export interface CoreDeps {
   history: History;
   /** POST /api/template and render_template */
   templates: Templates;
+  /** intent handlers by intent type (POST /api/intent/handle, the conversation agent) */
+  intents: IntentRegistry;
+  /** integrations' intent platforms: `registerIntentPlatform(domain, (registry, home) => ...)` */
+  intentPlatforms: IntentPlatforms;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */
