@@ -48,6 +48,8 @@ import { IntentRegistry } from '../actors/intents/registry.ts';
 import { IntentPlatforms } from '../actors/intents/platforms.ts';
 import { builtinIntents } from '../actors/intents/builtin/index.ts';
 import { registerIntentRoutes } from '../gateway/routes/intent.ts';
+import { Conversation } from '../actors/conversation/index.ts';
+import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -243,6 +245,10 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   // every loaded integration's intent platform, and the intent integration's own handlers
   await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
+  const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), log: logs.get('hearth.conversation').warning });
+  deps.conversation = conversation;
+  await conversation.start();
+  await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -263,6 +269,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerHistoryRoutes(router, deps);
   registerTemplateRoutes(router, deps);
   registerIntentRoutes(router, deps);
+  registerConversationRoutes(router, { clock, ids, conversation });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
@@ -335,6 +342,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         for (const c of ws.connections) c.close();
         // no machine moves (a cover, a timer) once the log is closing
         await platforms.stop();
+        conversation.stop();
         await snapshotting;
         await bans.settled();
         await snapshot();

@@ -2,7 +2,14 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { Command } from './commands.ts';
 import { CommandError } from './connection.ts';
 import { newContext } from '../core.ts';
-import { resultDict, type ChatLogEvent } from '../../actors/conversation/index.ts';
+import { resultDict, type ChatLogEvent, type Conversation } from '../../actors/conversation/index.ts';
+import type { CoreDeps } from '../core.ts';
+
+/** The conversation integration of the instance. */
+function conv(deps: CoreDeps): Conversation {
+  if (!deps.conversation) throw new CommandError('home_assistant_error', 'Conversation is not set up');
+  return deps.conversation;
+}
 
 const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
 const cmd = (props: Record<string, TSchema> = {}) => Type.Object({ ...base, ...props }, { additionalProperties: false });
@@ -24,10 +31,10 @@ export const conversationCommands: Record<string, Command> = {
       satellite_id: Type.Optional(NullableString),
     }),
     async handle(conn, msg, deps) {
-      if (msg.agent_id !== undefined && !deps.conversation.agent(msg.agent_id)) {
+      if (msg.agent_id !== undefined && !conv(deps).agent(msg.agent_id)) {
         throw new CommandError('invalid_format', "invalid agent ID for dictionary value @ data['agent_id']");
       }
-      const result = await deps.conversation.process({
+      const result = await conv(deps).process({
         text: msg.text,
         language: msg.language ?? null,
         conversationId: msg.conversation_id ?? null,
@@ -43,8 +50,8 @@ export const conversationCommands: Record<string, Command> = {
   'conversation/prepare': {
     schema: cmd({ language: Type.Optional(Type.String()), agent_id: Type.Optional(Type.String()) }),
     async handle(conn, msg, deps) {
-      if (!deps.conversation.agent(msg.agent_id)) throw new CommandError('not_found', 'Agent not found');
-      await deps.conversation.reload(msg.agent_id);
+      if (!conv(deps).agent(msg.agent_id)) throw new CommandError('not_found', 'Agent not found');
+      await conv(deps).reload(msg.agent_id);
       conn.result(msg.id, 'null');
     },
   },
@@ -52,7 +59,7 @@ export const conversationCommands: Record<string, Command> = {
   'conversation/agent/list': {
     schema: cmd({ language: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
     handle(conn, msg, deps) {
-      conn.result(msg.id, JSON.stringify({ agents: deps.conversation.agents(msg.language, msg.country) }));
+      conn.result(msg.id, JSON.stringify({ agents: conv(deps).agents(msg.language, msg.country) }));
     },
   },
 
@@ -68,7 +75,7 @@ export const conversationCommands: Record<string, Command> = {
     schema: cmd({ sentences: Type.Array(Type.String()), language: Type.Optional(Type.String()), device_id: Type.Optional(NullableString) }),
     async handle(conn, msg, deps) {
       const language = msg.language ?? String(deps.coreConfig.asDict('RUNNING').language ?? 'en');
-      const results = await deps.conversation.defaultAgent.debug(msg.sentences, language, msg.device_id ?? null, deps.conversation.targetsOf);
+      const results = await conv(deps).defaultAgent.debug(msg.sentences, language, msg.device_id ?? null, conv(deps).targetsOf);
       conn.result(msg.id, JSON.stringify({ results }));
     },
   },
@@ -76,7 +83,7 @@ export const conversationCommands: Record<string, Command> = {
   'conversation/agent/core/language_scores': {
     schema: cmd({ language: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
     handle(conn, msg, deps) {
-      conn.result(msg.id, JSON.stringify(deps.conversation.languageScores(msg.language, msg.country)));
+      conn.result(msg.id, JSON.stringify(conv(deps).languageScores(msg.language, msg.country)));
     },
   },
 
@@ -84,7 +91,7 @@ export const conversationCommands: Record<string, Command> = {
     schema: cmd({ conversation_id: Type.String() }),
     admin: true,
     handle(conn, msg, deps) {
-      const logs = deps.conversation.chatLogs;
+      const logs = conv(deps).chatLogs;
       const chatLog = logs.asDict(msg.conversation_id);
       if (!chatLog) throw new CommandError('not_found', 'Conversation chat log not found');
       const id: number = msg.id;
@@ -101,7 +108,7 @@ export const conversationCommands: Record<string, Command> = {
     schema: cmd(),
     admin: true,
     handle(conn, msg, deps) {
-      const logs = deps.conversation.chatLogs;
+      const logs = conv(deps).chatLogs;
       const id: number = msg.id;
       const unsubscribe = logs.subscribeIndex((e: ChatLogEvent) => conn.event(id, JSON.stringify(e)));
       conn.subscribe(id, unsubscribe);
