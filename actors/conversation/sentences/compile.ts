@@ -1,0 +1,633 @@
+// Compiling sentence files into a recognizer. Each template becomes a chain of matcher closures
+// over the normalised input (backtracking, with a step budget), and is indexed by one word every
+// match must contain, so a sentence only tries the templates whose words it has. Lists of plain
+// values (and the entity names, areas and floors given at match time) are looked up by the text
+// of each span, not tried value by value.
+import { normalizeInput, normalizeTemplateText, normalizeText, type NormalizedInput } from './normalize.ts';
+import { asPrepared, inRange, numberFromDigits, numberFromWords, prepareList, type PreparedList } from './lists.ts';
+import { parseTemplate, TemplateSyntaxError, type TemplateNode } from './parse.ts';
+import { SentenceFileError } from './yaml.ts';
+import type { ContextRule, DynamicListValue, IntentBlock, MatchedSlot, RangeSpec, RecognizeResult, SentenceFile, SlotList } from './types.ts';
+
+export interface CompileOptions {
+  /** which blocks are tried first when an intent has both; default `custom-first` (as the original prefers custom sentences) */
+  order?: 'custom-first' | 'builtin-first' | 'as-given';
+  /** called with each template that cannot be compiled (it is left out); without it, compiling throws */
+  onError?: (err: SentenceFileError) => void;
+}
+
+/** Lists given at match time: entity names/aliases, areas, floors (and any other list name). */
+export type MatchLists = Record<string, PreparedList | readonly DynamicListValue[] | undefined>;
+
+export interface RecognizeOptions {
+  lists?: MatchLists;
+  /** the match-time context (e.g. `{area: <the device's area>}`), checked by requires/excludes_context */
+  context?: Record<string, unknown>;
+  /** when nothing matches strictly, answer the best match whose list slots took any words (reported in `unmatchedSlots`) */
+  allowUnmatched?: boolean;
+}
+
+/** Recognises sentences against compiled sentence files. */
+export interface Recognizer {
+  /** the first matching block (in merge order), or null */
+  recognize(text: string, options?: RecognizeOptions): RecognizeResult | null;
+  /** every matching block in order, one result each (for debugging) */
+  recognizeAll(text: string, options?: RecognizeOptions): RecognizeResult[];
+  /** `responses.intents.<intent>.<key>` of the files (custom files override built-in ones) */
+  response(intent: string, key: string): string | undefined;
+  /** intent names, in merge order */
+  readonly intents: string[];
+  /** lists referenced by templates but not defined in the files: they are expected at match time */
+  readonly dynamicLists: string[];
+  readonly templateCount: number;
+  readonly skipWords: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// the resolved tree: rules inlined, permutations expanded, lists resolved
+
+type Resolved =
+  | { t: 'text'; v: string }
+  | { t: 'seq'; c: Resolved[] }
+  | { t: 'alt'; c: Resolved[] }
+  | { t: 'list'; list: string; slot: string };
+
+const EMPTY: Resolved = { t: 'seq', c: [] };
+
+function permutations<T>(xs: T[]): T[][] {
+  if (xs.length <= 1) return [xs];
+  const out: T[][] = [];
+  xs.forEach((x, i) => {
+    for (const rest of permutations([...xs.slice(0, i), ...xs.slice(i + 1)])) out.push([x, ...rest]);
+  });
+  return out;
+}
+
+class CompileError extends Error {}
+
+function resolve(node: TemplateNode, rule: (name: string) => TemplateNode | undefined, stack: string[]): Resolved {
+  switch (node.t) {
+    case 'text':
+      return { t: 'text', v: normalizeTemplateText(node.v) };
+    case 'seq':
+      return { t: 'seq', c: node.c.map((c) => resolve(c, rule, stack)) };
+    case 'alt': {
+      const c = node.c.map((c) => resolve(c, rule, stack));
+      return { t: 'alt', c: node.optional ? [...c, EMPTY] : c };
+    }
+    case 'perm': {
+      const parts = node.c.map((c) => resolve(c, rule, stack));
+      const space: Resolved = { t: 'text', v: ' ' };
+      return { t: 'alt', c: permutations(parts).map((order) => ({ t: 'seq', c: order.flatMap((p, i) => (i ? [space, p] : [p])) })) };
+    }
+    case 'list':
+      return { t: 'list', list: node.list, slot: node.slot };
+    case 'rule': {
+      if (stack.includes(node.name)) throw new CompileError(`expansion rule <${node.name}> refers to itself (${[...stack, node.name].map((n) => `<${n}>`).join(' -> ')})`);
+      const body = rule(node.name);
+      if (!body) throw new CompileError(`unknown expansion rule <${node.name}>`);
+      return resolve(body, rule, [...stack, node.name]);
+    }
+  }
+}
+
+// words every match of a node contains (used to index templates)
+function startsAtWord(n: Resolved): boolean {
+  if (n.t === 'text') return n.v.startsWith(' ');
+  if (n.t === 'list') return true;
+  if (n.t === 'seq') return n.c.length > 0 && startsAtWord(n.c[0]);
+  return n.c.length > 0 && n.c.every(startsAtWord);
+}
+function endsAtWord(n: Resolved): boolean {
+  if (n.t === 'text') return n.v.endsWith(' ');
+  if (n.t === 'list') return true;
+  if (n.t === 'seq') return n.c.length > 0 && endsAtWord(n.c[n.c.length - 1]);
+  return n.c.length > 0 && n.c.every(endsAtWord);
+}
+function requiredWords(n: Resolved, left: boolean, right: boolean): Set<string> {
+  const out = new Set<string>();
+  if (n.t === 'text') {
+    const parts = n.v.split(' ');
+    parts.forEach((w, i) => {
+      if (w && (i > 0 || left) && (i < parts.length - 1 || right)) out.add(w);
+    });
+  } else if (n.t === 'seq') {
+    n.c.forEach((c, i) => {
+      const l = i === 0 ? left : endsAtWord(n.c[i - 1]);
+      const r = i === n.c.length - 1 ? right : startsAtWord(n.c[i + 1]);
+      for (const w of requiredWords(c, l, r)) out.add(w);
+    });
+  } else if (n.t === 'alt') {
+    const sets = n.c.map((c) => requiredWords(c, left, right));
+    for (const w of sets[0] ?? []) if (sets.every((s) => s.has(w))) out.add(w);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// matching
+
+interface Capture {
+  slot: string;
+  list: string;
+  value: unknown;
+  /** [start, end) in the normalised input */
+  from: number;
+  to: number;
+  context?: Record<string, unknown>;
+  unmatched?: boolean;
+}
+
+interface Run {
+  s: string;
+  len: number;
+  input: NormalizedInput;
+  lists: MatchLists;
+  context: Record<string, unknown>;
+  caps: Capture[];
+  allowUnmatched: boolean;
+  steps: number;
+  found: { caps: Capture[]; context: Record<string, unknown>; extra: Record<string, unknown> } | null;
+}
+
+type K = (p: number) => boolean;
+type M = (r: Run, p: number, k: K) => boolean;
+
+const SPACE = 32;
+const MAX_STEPS = 20_000;
+const BUDGET = { budget: true };
+
+function tick(r: Run): void {
+  if (++r.steps > MAX_STEPS) throw BUDGET;
+}
+
+/** Where a value may start at p (after one space, at a word start), or -1. */
+function valueStart(r: Run, p: number): number {
+  if (r.s.charCodeAt(p) === SPACE) p++;
+  if (p >= r.len) return -1;
+  if (p > 0 && r.s.charCodeAt(p - 1) !== SPACE) return -1;
+  return p;
+}
+
+function push(r: Run, cap: Capture, k: K): boolean {
+  r.caps.push(cap);
+  const ok = k(cap.to);
+  r.caps.pop();
+  return ok;
+}
+
+interface StaticList {
+  kind: 'values';
+  map: PreparedList;
+  templates: { m: M; value: DynamicListValue }[];
+}
+
+type ListMatcher = StaticList | { kind: 'range'; range: RangeSpec } | { kind: 'wildcard' } | { kind: 'dynamic' };
+
+function lookupSpans(r: Run, start: number, list: PreparedList, name: string, slot: string, k: K): boolean {
+  if (list.byText.size === 0) return false;
+  const ends = r.input.ends;
+  // longest span first: `kitchen light` before `kitchen`
+  let first = 0;
+  while (ends[first] <= start) first++;
+  const last = Math.min(ends.length - 1, first + list.maxWords - 1);
+  for (let i = last; i >= first; i--) {
+    const e = ends[i];
+    const hits = list.byText.get(r.s.slice(start, e));
+    if (!hits) continue;
+    for (const h of hits) {
+      tick(r);
+      if (push(r, { slot, list: name, value: h.value.out, from: start, to: e, context: h.value.context }, k)) return true;
+    }
+  }
+  return false;
+}
+
+function rangeSpans(r: Run, start: number, range: RangeSpec, name: string, slot: string, k: K): boolean {
+  const ends = r.input.ends;
+  let first = 0;
+  while (ends[first] <= start) first++;
+  const word = r.s.slice(start, ends[first]);
+  const mult = range.multiplier ?? 1;
+  const n = numberFromDigits(word);
+  if (n !== null) {
+    tick(r);
+    if (inRange(n, range) && push(r, { slot, list: name, value: n * mult, from: start, to: ends[first] }, k)) return true;
+    return false;
+  }
+  if (range.words === false) return false;
+  for (let i = Math.min(ends.length - 1, first + 2); i >= first; i--) {
+    const words = r.s.slice(start, ends[i]).split(' ');
+    const w = numberFromWords(words);
+    tick(r);
+    if (w !== null && inRange(w, range) && push(r, { slot, list: name, value: w * mult, from: start, to: ends[i] }, k)) return true;
+  }
+  return false;
+}
+
+function anySpan(r: Run, start: number, name: string, slot: string, k: K, unmatched: boolean): boolean {
+  for (const e of r.input.ends) {
+    if (e <= start) continue;
+    tick(r);
+    const text = r.input.original.slice(r.input.at[start], r.input.at[e - 1] + 1).trim();
+    if (push(r, { slot, list: name, value: text, from: start, to: e, unmatched }, k)) return true;
+  }
+  return false;
+}
+
+function listMatcher(name: string, slot: string, lists: Map<string, ListMatcher>): M {
+  // looked up on first use: a list value's template may name a list defined after it
+  let lm: ListMatcher | undefined;
+  return (r, p, k) => {
+    lm ??= lists.get(name) ?? { kind: 'dynamic' };
+    const start = valueStart(r, p);
+    if (start < 0) return false;
+    const at: K = (e) => (e === r.len || r.s.charCodeAt(e) === SPACE) && k(e);
+    switch (lm.kind) {
+      case 'wildcard':
+        return anySpan(r, start, name, slot, at, false);
+      case 'range':
+        if (rangeSpans(r, start, lm.range, name, slot, at)) return true;
+        break;
+      case 'values': {
+        if (lookupSpans(r, start, lm.map, name, slot, at)) return true;
+        for (const tv of lm.templates) {
+          tick(r);
+          const ok = tv.m(r, start, (e) => {
+            // a template ending in a space (`living room [speaker]` without the option) consumed the space after it
+            if (e > start && r.s.charCodeAt(e - 1) === SPACE) e--;
+            return (e === r.len || r.s.charCodeAt(e) === SPACE) && push(r, { slot, list: name, value: tv.value.out, from: start, to: e, context: tv.value.context }, k);
+          });
+          if (ok) return true;
+        }
+        break;
+      }
+      case 'dynamic': {
+        const list = asPrepared(r.lists[name]);
+        if (list && lookupSpans(r, start, list, name, slot, at)) return true;
+        break;
+      }
+    }
+    return r.allowUnmatched && anySpan(r, start, name, slot, at, true);
+  };
+}
+
+function textMatcher(v: string): M {
+  const leadingWord = v.length > 0 && v.charCodeAt(0) !== SPACE;
+  // each template character is one UTF-16 unit of the normalised text
+  const units: number[] = [];
+  for (let i = 0; i < v.length; i++) units.push(v.charCodeAt(i));
+  return (r, p, k) => {
+    const s = r.s;
+    if (leadingWord && s.charCodeAt(p) === SPACE) p++;
+    for (let j = 0; j < units.length; j++) {
+      const c = units[j];
+      if (c === SPACE) {
+        if (s.charCodeAt(p) === SPACE) p++;
+        else if (!(p === 0 || p === r.len || s.charCodeAt(p - 1) === SPACE)) return false;
+      } else {
+        if (s.charCodeAt(p) !== c) return false;
+        p++;
+      }
+    }
+    return k(p);
+  };
+}
+
+function seqMatcher(ms: M[]): M {
+  if (ms.length === 0) return (_r, p, k) => k(p);
+  if (ms.length === 1) return ms[0];
+  const [first, ...rest] = ms;
+  const next = seqMatcher(rest);
+  return (r, p, k) => first(r, p, (q) => next(r, q, k));
+}
+
+function altMatcher(ms: M[]): M {
+  return (r, p, k) => {
+    for (const m of ms) {
+      tick(r);
+      if (m(r, p, k)) return true;
+    }
+    return false;
+  };
+}
+
+function matcher(n: Resolved, lists: Map<string, ListMatcher>): M {
+  switch (n.t) {
+    case 'text':
+      return textMatcher(n.v);
+    case 'seq':
+      return seqMatcher(n.c.map((c) => matcher(c, lists)));
+    case 'alt':
+      return altMatcher(n.c.map((c) => matcher(c, lists)));
+    case 'list':
+      return listMatcher(n.list, n.slot, lists);
+  }
+}
+
+function listNames(n: Resolved, out: Set<string>): void {
+  if (n.t === 'list') out.add(n.list);
+  else if (n.t !== 'text') for (const c of n.c) listNames(c, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// context checks
+
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [v];
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || String(a) === String(b);
+}
+
+/** Checks requires/excludes_context; answers slots copied from the context, or null when it fails. */
+function checkContext(block: IntentBlock, ctx: Record<string, unknown>, lenient: boolean): Record<string, unknown> | null {
+  const extra: Record<string, unknown> = {};
+  for (const [key, want] of Object.entries(block.requiresContext ?? {})) {
+    const have = ctx[key];
+    if (have === undefined || have === null) {
+      if (lenient) continue;
+      return null;
+    }
+    if (want === null) continue;
+    if (typeof want === 'object' && !Array.isArray(want)) {
+      if (want.slot) extra[typeof want.slot === 'string' ? want.slot : key] = have;
+      continue;
+    }
+    const allowed = asArray(want);
+    if (!asArray(have).some((h) => allowed.some((a) => sameValue(a, h)))) return null;
+  }
+  for (const [key, bad] of Object.entries(block.excludesContext ?? {})) {
+    const have = ctx[key];
+    if (have === undefined || have === null) continue;
+    if (bad === null || (typeof bad === 'object' && !Array.isArray(bad))) return null;
+    const excluded = asArray(bad);
+    if (asArray(have).some((h) => excluded.some((x) => sameValue(x, h)))) return null;
+  }
+  return extra;
+}
+
+// ---------------------------------------------------------------------------------------------
+// compiling
+
+interface BlockInfo {
+  intent: string;
+  index: number;
+  block: IntentBlock;
+  file: SentenceFile;
+}
+
+interface Compiled {
+  order: number;
+  info: BlockInfo;
+  template: string;
+  m: M;
+  required: string[];
+}
+
+function orderFiles(files: SentenceFile[], order: CompileOptions['order']): SentenceFile[] {
+  if (order === 'as-given') return files;
+  const custom = files.filter((f) => f.source === 'custom');
+  const builtin = files.filter((f) => f.source !== 'custom');
+  return order === 'builtin-first' ? [...builtin, ...custom] : [...custom, ...builtin];
+}
+
+/** Compiles sentence files (merged: later lists, rules and responses override; intent blocks add up). */
+export function compileSentences(files: SentenceFile[], options: CompileOptions = {}): Recognizer {
+  const ordered = orderFiles(files, options.order ?? 'custom-first');
+  const fail = (err: SentenceFileError) => {
+    if (options.onError) options.onError(err);
+    else throw err;
+  };
+
+  // merged data; for lists, rules, skip words and responses built-in files come first so custom ones override
+  const overrideOrder = [...files.filter((f) => f.source !== 'custom'), ...files.filter((f) => f.source === 'custom')];
+  const listSpecs = new Map<string, { spec: SlotList; file: string }>();
+  const globalRules = new Map<string, { text: string; file: string }>();
+  const skip = new Set<string>();
+  const responses = new Map<string, Map<string, string>>();
+  for (const f of overrideOrder) {
+    for (const [name, spec] of Object.entries(f.lists)) listSpecs.set(name, { spec, file: f.file });
+    for (const [name, text] of Object.entries(f.expansionRules)) globalRules.set(name, { text, file: f.file });
+    for (const w of f.skipWords) {
+      const n = normalizeText(w);
+      if (n) skip.add(n);
+    }
+    for (const [intent, keys] of Object.entries(f.responses)) {
+      const m = responses.get(intent) ?? new Map<string, string>();
+      for (const [k, v] of Object.entries(keys)) m.set(k, v);
+      responses.set(intent, m);
+    }
+  }
+  const skipPhrases = [...skip].map((w) => w.split(' ')).sort((a, b) => b.length - a.length);
+
+  const parsed = new Map<string, TemplateNode>();
+  const parse = (text: string): TemplateNode => {
+    let node = parsed.get(text);
+    if (!node) {
+      node = parseTemplate(text);
+      parsed.set(text, node);
+    }
+    return node;
+  };
+  const globalRule = (name: string) => {
+    const r = globalRules.get(name);
+    return r ? parse(r.text) : undefined;
+  };
+
+  // static lists
+  const lists = new Map<string, ListMatcher>();
+  for (const [name, { spec, file }] of listSpecs) {
+    if (spec.kind === 'wildcard') lists.set(name, { kind: 'wildcard' });
+    else if (spec.kind === 'range') lists.set(name, { kind: 'range', range: spec.range });
+    else {
+      const plain: DynamicListValue[] = [];
+      const templates: StaticList['templates'] = [];
+      const entry: StaticList = { kind: 'values', map: prepareList([]), templates };
+      lists.set(name, entry);
+      spec.values.forEach((v, i) => {
+        const value: DynamicListValue = { in: v.in, out: v.out, context: v.context };
+        if (!/[()[\]{}<>|;\\]/.test(v.in)) {
+          plain.push(value);
+          return;
+        }
+        try {
+          const resolved = resolve(parse(v.in), globalRule, []);
+          templates.push({ m: matcher(resolved, lists), value });
+        } catch (err) {
+          const msg = err instanceof CompileError || err instanceof TemplateSyntaxError ? err.message : String(err);
+          fail(new SentenceFileError(file, `lists.${name}.values[${i}].in`, msg));
+        }
+      });
+      entry.map = prepareList(plain);
+    }
+  }
+
+  // intents in first-appearance order, blocks in file order
+  const byIntent = new Map<string, BlockInfo[]>();
+  for (const f of ordered) {
+    for (const [intent, blocks] of Object.entries(f.intents)) {
+      const list = byIntent.get(intent) ?? [];
+      byIntent.set(intent, list);
+      for (const block of blocks) list.push({ intent, index: list.length, block, file: f });
+    }
+  }
+
+  const compiled: Compiled[] = [];
+  const dynamic = new Set<string>();
+  for (const infos of byIntent.values()) {
+    for (const info of infos) {
+      const local = info.block.expansionRules ?? {};
+      const rule = (name: string) => (name in local ? parse(local[name]) : globalRule(name));
+      const blockIndexInFile = info.file.intents[info.intent].indexOf(info.block);
+      const key = `intents.${info.intent}.data[${blockIndexInFile}]`;
+      info.block.sentences.forEach((template, j) => {
+        try {
+          const resolved = resolve(parse(template), rule, []);
+          const names = new Set<string>();
+          listNames(resolved, names);
+          for (const n of names) if (!lists.has(n)) dynamic.add(n);
+          compiled.push({ order: compiled.length, info, template, m: matcher(resolved, lists), required: [...requiredWords(resolved, true, true)] });
+        } catch (err) {
+          const msg = err instanceof CompileError || err instanceof TemplateSyntaxError ? err.message : String(err);
+          fail(new SentenceFileError(info.file.file, `${key}.sentences[${j}]`, msg));
+        }
+      });
+    }
+  }
+
+  // the index: each template under its rarest required word
+  const freq = new Map<string, number>();
+  for (const c of compiled) for (const w of c.required) freq.set(w, (freq.get(w) ?? 0) + 1);
+  const buckets = new Map<string, Compiled[]>();
+  const always: Compiled[] = [];
+  for (const c of compiled) {
+    if (c.required.length === 0) {
+      always.push(c);
+      continue;
+    }
+    let best = c.required[0];
+    for (const w of c.required) if ((freq.get(w) ?? 0) < (freq.get(best) ?? 0)) best = w;
+    const b = buckets.get(best) ?? [];
+    b.push(c);
+    buckets.set(best, b);
+  }
+
+  function candidates(input: NormalizedInput): Compiled[] {
+    const words = new Set(input.words);
+    const out: Compiled[] = [];
+    for (const w of words) {
+      const b = buckets.get(w);
+      if (b) for (const c of b) if (c.required.every((x) => words.has(x))) out.push(c);
+    }
+    for (const c of always) out.push(c);
+    out.sort((a, b) => a.order - b.order);
+    return out;
+  }
+
+  function tryTemplate(r: Run, c: Compiled): boolean {
+    const block = c.info.block;
+    r.steps = 0;
+    r.found = null;
+    const done: K = (p) => {
+      if (r.s.charCodeAt(p) === SPACE) p++;
+      if (p !== r.len) return false;
+      const ctx: Record<string, unknown> = { ...r.context };
+      for (const cap of r.caps) if (cap.context) Object.assign(ctx, cap.context);
+      const extra = checkContext(block, ctx, r.allowUnmatched && r.caps.some((x) => x.unmatched));
+      if (!extra) return false;
+      r.found = { caps: r.caps.slice(), context: ctx, extra };
+      return true;
+    };
+    try {
+      return c.m(r, 0, done);
+    } catch (err) {
+      if (err === BUDGET) return false;
+      throw err;
+    } finally {
+      r.caps.length = 0;
+    }
+  }
+
+  function result(r: Run, c: Compiled): RecognizeResult {
+    const found = r.found!;
+    const slots: Record<string, MatchedSlot> = {};
+    const unmatchedSlots: RecognizeResult['unmatchedSlots'] = {};
+    for (const [name, value] of Object.entries(c.info.block.slots ?? {})) slots[name] = { name, value, text: '', list: null };
+    for (const [name, value] of Object.entries(found.extra)) slots[name] = { name, value, text: String(value), list: null };
+    for (const cap of found.caps) {
+      const text = r.input.original.slice(r.input.at[cap.from], r.input.at[cap.to - 1] + 1).trim();
+      if (cap.unmatched) {
+        unmatchedSlots[cap.slot] = { name: cap.slot, text, list: cap.list };
+        continue;
+      }
+      const slot: MatchedSlot = { name: cap.slot, value: cap.value, text, list: cap.list };
+      if (cap.context) slot.context = cap.context;
+      slots[cap.slot] = slot;
+    }
+    const b = c.info.block;
+    return {
+      intent: c.info.intent,
+      slots,
+      unmatchedSlots,
+      template: c.template,
+      response: b.response ?? 'default',
+      metadata: b.metadata ?? null,
+      source: c.info.file.source,
+      file: c.info.file.file,
+      block: c.info.index,
+      context: found.context,
+      normalized: r.s,
+    };
+  }
+
+  function run(text: string, options: RecognizeOptions, allowUnmatched: boolean): Run {
+    const input = normalizeInput(text, skipPhrases);
+    return { s: input.s, len: input.s.length, input, lists: options.lists ?? {}, context: options.context ?? {}, caps: [], allowUnmatched, steps: 0, found: null };
+  }
+
+  function recognize(text: string, options: RecognizeOptions = {}): RecognizeResult | null {
+    const r = run(text, options, false);
+    if (r.len === 0) return null;
+    const cands = candidates(r.input);
+    for (const c of cands) if (tryTemplate(r, c)) return result(r, c);
+    if (!options.allowUnmatched) return null;
+    // the match with the fewest unmatched slots, the first of them on a tie
+    r.allowUnmatched = true;
+    let best: RecognizeResult | null = null;
+    for (const c of cands) {
+      if (!tryTemplate(r, c)) continue;
+      const res = result(r, c);
+      const n = Object.keys(res.unmatchedSlots).length;
+      if (!best || n < Object.keys(best.unmatchedSlots).length) best = res;
+      if (n <= 1) break;
+    }
+    return best;
+  }
+
+  function recognizeAll(text: string, options: RecognizeOptions = {}): RecognizeResult[] {
+    const r = run(text, options, false);
+    if (r.len === 0) return [];
+    const out: RecognizeResult[] = [];
+    const seen = new Set<BlockInfo>();
+    for (const c of candidates(r.input)) {
+      if (seen.has(c.info)) continue;
+      if (tryTemplate(r, c)) {
+        seen.add(c.info);
+        out.push(result(r, c));
+      }
+    }
+    return out;
+  }
+
+  return {
+    recognize,
+    recognizeAll,
+    response: (intent, key) => responses.get(intent)?.get(key),
+    intents: [...byIntent.keys()],
+    dynamicLists: [...dynamic],
+    templateCount: compiled.length,
+    skipWords: [...skip],
+  };
+}
