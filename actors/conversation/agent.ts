@@ -86,7 +86,7 @@ export class DefaultAgent {
       const models = new Map<string, LanguageModel>();
       for (const [language, files] of byLanguage) {
         try {
-          models.set(language, { files, recognizer: buildRecognizer(files), responses: responsesOf(files) });
+          models.set(language, { files, recognizer: buildRecognizer(files, this.deps.log), responses: responsesOf(files) });
         } catch (err) {
           this.deps.log(`Sentences of ${language} not loaded: ${(err as Error).message}`);
         }

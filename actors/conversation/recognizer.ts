@@ -1,16 +1,13 @@
+import { compileSentences, parseSentenceYaml, type Recognizer as EngineRecognizer } from './sentences/index.ts';
+import type { DynamicListValue } from './sentences/types.ts';
 import type { LoadedSentenceFile } from './sentence-files.ts';
+
+export type { DynamicListValue } from './sentences/types.ts';
 
 /**
  * The agent's view of the sentence template engine (actors/conversation/sentences/): build a
  * recognizer from a language's files, then match text against it with the lists of the moment.
  */
-
-/** A value of a list supplied at match time (entity names, areas, floors). */
-export interface DynamicListValue {
-  in: string;
-  out: unknown;
-  context?: Record<string, unknown>;
-}
 
 /** A slot as matched. */
 export interface RecognizedSlot {
@@ -37,7 +34,25 @@ export interface Recognizer {
   recognize(text: string, lists: Record<string, DynamicListValue[]>, context: Record<string, unknown>): Recognition | undefined;
 }
 
-/** A recognizer over a language's files (built-in first, custom after); throws when they do not parse. */
-export function buildRecognizer(_files: LoadedSentenceFile[]): Recognizer {
-  return { recognize: () => undefined };
+/**
+ * A recognizer over a language's files (custom blocks tried before built-in ones, as the
+ * original). A file or template that does not parse is left out with a log line.
+ */
+export function buildRecognizer(files: LoadedSentenceFile[], log: (line: string) => void = () => {}): Recognizer {
+  const parsed = [];
+  for (const f of files) {
+    try {
+      parsed.push(parseSentenceYaml(f.text, f.file, f.source));
+    } catch (err) {
+      log(`Skipping sentence file ${f.source === 'custom' ? 'custom_sentences/' : ''}${f.file}: ${(err as Error).message}`);
+    }
+  }
+  const engine: EngineRecognizer = compileSentences(parsed, { onError: (err) => log(`Sentence left out: ${err.message}`) });
+  return {
+    recognize(text, lists, context) {
+      const r = engine.recognize(text, { lists, context });
+      if (!r) return undefined;
+      return { intent: r.intent, slots: r.slots, unmatchedSlots: r.unmatchedSlots, template: r.template, response: r.response, source: r.source, file: r.file };
+    },
+  };
 }
