@@ -17,6 +17,9 @@ export const DEFAULT_AGENT_ID = 'conversation.core';
 export const LEGACY_AGENT_ID = 'core';
 export const DEFAULT_AGENT_NAME = 'Hearth';
 
+/** The lists whose unknown words are answered "not aware of any ..." rather than not understood. */
+const UNMATCHABLE = new Set(['name', 'area', 'floor']);
+
 /** One turn asked of an agent. */
 export interface ConversationInput {
   text: string;
@@ -160,8 +163,27 @@ export class DefaultAgent {
       const area = this.deps.registries.getArea(place.areaId);
       if (area) context.area = area.name;
     }
-    const recognition = model.recognizer.recognize(text, this.lists(), context);
-    return recognition ? { recognition, model } : undefined;
+    const lists = this.lists();
+    const recognition = model.recognizer.recognize(text, lists, context) ?? model.recognizer.recognize(text, lists, context, true);
+    if (!recognition) return undefined;
+    // words in place of a name, area or floor nobody has are worth an answer; other lists are not
+    if (Object.keys(recognition.unmatchedSlots).some((slot) => !UNMATCHABLE.has(slot))) return undefined;
+    return { recognition, model };
+  }
+
+  /**
+   * Unknown words that end in a place ("lights in the attic"): the place is what is not known
+   * (`no_area`), or, when it is an area, the thing in it (`no_entity_in_area`).
+   */
+  private placeIn(words: string): [string, Record<string, string>] | undefined {
+    const m = /^(.+?)\s+(?:in|on|at|inside)\s+(?:the\s+)?(.+)$/i.exec(words.trim());
+    if (!m) return undefined;
+    const [, thing, place] = m;
+    const known = (names: string[]) => names.some((n) => n.trim().toLowerCase() === place.toLowerCase());
+    const area = this.deps.registries.areas().find((a) => known([a.name, ...a.aliases]));
+    if (area) return ['no_entity_in_area', { entity: thing, area: area.name }];
+    if (this.deps.registries.floors().some((f) => known([f.name, ...f.aliases]))) return undefined;
+    return ['no_area', { area: place }];
   }
 
   /** The intent a recognition raises. */
@@ -201,6 +223,19 @@ export class DefaultAgent {
     const errors = Object.fromEntries((await this.model(language))?.responses.errors ?? []);
     if (!found) return new IntentResponse(language).setError('no_intent_match', errorText('no_intent', {}, errors));
     const { recognition, model } = found;
+    const unmatched = recognition.unmatchedSlots;
+    if (Object.keys(unmatched).length) {
+      const said = (slot: string) => (recognition.slots[slot]?.text || String(recognition.slots[slot]?.value ?? '')) ;
+      let key = 'no_intent';
+      let args: Record<string, string> = {};
+      if (unmatched.area) [key, args] = ['no_area', { area: unmatched.area.text }];
+      else if (unmatched.floor) [key, args] = ['no_floor', { floor: unmatched.floor.text }];
+      else if (unmatched.name && this.placeIn(unmatched.name.text)) [key, args] = this.placeIn(unmatched.name.text)!;
+      else if (unmatched.name && recognition.slots.area) [key, args] = ['no_entity_in_area', { entity: unmatched.name.text, area: said('area') }];
+      else if (unmatched.name && recognition.slots.floor) [key, args] = ['no_entity_in_floor', { entity: unmatched.name.text, floor: said('floor') }];
+      else if (unmatched.name) [key, args] = ['no_entity', { entity: unmatched.name.text }];
+      return new IntentResponse(language).setError('no_valid_targets', errorText(key, args, errors));
+    }
     const intent = this.intentOf(recognition, input, language);
     let response: IntentResponse;
     try {

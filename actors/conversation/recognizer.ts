@@ -31,7 +31,8 @@ export interface Recognition {
 }
 
 export interface Recognizer {
-  recognize(text: string, lists: Record<string, DynamicListValue[]>, context: Record<string, unknown>): Recognition | undefined;
+  /** the first block that matches; with `allowUnmatched`, when none does, the best whose list slots took words no value has */
+  recognize(text: string, lists: Record<string, DynamicListValue[]>, context: Record<string, unknown>, allowUnmatched?: boolean): Recognition | undefined;
 }
 
 /**
@@ -49,8 +50,8 @@ export function buildRecognizer(files: LoadedSentenceFile[], log: (line: string)
   }
   const engine: EngineRecognizer = compileSentences(parsed, { onError: (err) => log(`Sentence left out: ${err.message}`) });
   return {
-    recognize(text, lists, context) {
-      const r = engine.recognize(text, { lists, context });
+    recognize(text, lists, context, allowUnmatched = false) {
+      const r = engine.recognize(text, { lists, context, allowUnmatched });
       if (!r) return undefined;
       return { intent: r.intent, slots: r.slots, unmatchedSlots: r.unmatchedSlots, template: r.template, response: r.response, source: r.source, file: r.file };
     },
