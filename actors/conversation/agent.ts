@@ -6,6 +6,8 @@ import { IntentResponse } from '../intents/response.ts';
 import type { Intent, Slots } from '../intents/types.ts';
 import { errorResponse, errorText } from '../intents/error-response.ts';
 import { IntentError, IntentUnexpectedError } from '../intents/errors.ts';
+import { matchTargets, type TargetHome } from '../intents/targeting.ts';
+import { targetingOf } from '../intents/service-intent.ts';
 import type { Registries } from '../registries/index.ts';
 import type { Templates } from '../templates/index.ts';
 import type { ChatLogs } from './chat-log.ts';
@@ -268,8 +270,18 @@ export class DefaultAgent {
     return { slots, query: { matched, unmatched }, state };
   }
 
+  private debugTargets(intent: Intent): Record<string, { matched: boolean }> {
+    // the targeting slots take their validators' forms (a domain is a list)
+    const slots = { ...intent.slots };
+    for (const key of ['domain', 'device_class']) {
+      const v = slots[key]?.value;
+      if (v !== undefined && !Array.isArray(v)) slots[key] = { ...slots[key], value: [v] };
+    }
+    return debugTargetsOf({ entities: this.deps.entities, registries: this.deps.registries }, { ...intent, slots });
+  }
+
   /** The debug command's answer for each sentence (`conversation/agent/core/debug`). */
-  async debug(sentences: string[], language: string, deviceId?: string | null, targetsOf?: (intent: Intent) => string[]): Promise<DebugResult[]> {
+  async debug(sentences: string[], language: string, deviceId?: string | null): Promise<DebugResult[]> {
     const results: DebugResult[] = [];
     for (const sentence of sentences) {
       const found = await this.recognize(sentence, language, deviceId);
@@ -285,8 +297,7 @@ export class DefaultAgent {
         details[s.name] = { name: s.name, value: s.value, text: s.text };
       }
       const intent = this.intentOf(r, { text: sentence, deviceId, context: { id: '', parent_id: null, user_id: null } }, language);
-      const targets: Record<string, { matched: boolean }> = {};
-      for (const id of targetsOf?.(intent) ?? []) targets[id] = { matched: true };
+      const targets = this.debugTargets(intent);
       const unmatched: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(r.unmatchedSlots)) unmatched[k] = v.text;
       results.push({
@@ -303,6 +314,24 @@ export class DefaultAgent {
     }
     return results;
   }
+}
+
+/** The entities a recognised intent's slots reach, as the debug command lists them. */
+function debugTargetsOf(home: TargetHome, intent: Intent): Record<string, { matched: boolean }> {
+  const { constraints, preferences } = targetingOf(intent);
+  const targets: Record<string, { matched: boolean }> = {};
+  // nothing to match on (the date, a timer) is no target at all, not every entity
+  if (!constraints.name && !constraints.areaName && !constraints.floorName && !constraints.domains?.length && !constraints.deviceClasses?.length) return targets;
+  const raw = intent.slots.state?.value;
+  const wanted = raw === undefined ? undefined : (Array.isArray(raw) ? raw : [raw]).map(String);
+  try {
+    for (const state of matchTargets(home, constraints, preferences, { allowDuplicateNames: true }).states) {
+      targets[state.entity_id] = { matched: !wanted || wanted.includes(state.state) };
+    }
+  } catch {
+    // no target matched: an empty map
+  }
+  return targets;
 }
 
 /** A state as response templates read it, with `name` and `state_with_unit`. */

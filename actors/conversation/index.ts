@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { ServiceSpec } from '../services/types.ts';
 import { ServiceError } from '../services/types.ts';
 import { ChatLogs } from './chat-log.ts';
-import type { Intent } from '../intents/types.ts';
 import { DEFAULT_AGENT_ID, DefaultAgent, LEGACY_AGENT_ID, resultDict, type AgentDeps, type ConversationInput, type ConversationResult } from './agent.ts';
 
 export { ChatLogs, type ChatLogEvent } from './chat-log.ts';
@@ -33,8 +32,6 @@ export function matchingLanguages(language: string, supported: string[], country
 export class Conversation {
   readonly chatLogs: ChatLogs;
   readonly defaultAgent: DefaultAgent;
-  /** the entity ids an intent's slots reach (the debug command's `targets`); none until set */
-  targetsOf?: (intent: Intent) => string[];
 
   constructor(deps: Omit<AgentDeps, 'chatLogs'> & { log: AgentDeps['log']; eventLog: ConstructorParameters<typeof ChatLogs>[0]['log']; clock: ConstructorParameters<typeof ChatLogs>[0]['clock']; ids: ConstructorParameters<typeof ChatLogs>[0]['ids'] }) {
     this.chatLogs = new ChatLogs({ log: deps.eventLog, clock: deps.clock, ids: deps.ids });

@@ -75,7 +75,7 @@ export const conversationCommands: Record<string, Command> = {
     schema: cmd({ sentences: Type.Array(Type.String()), language: Type.Optional(Type.String()), device_id: Type.Optional(NullableString) }),
     async handle(conn, msg, deps) {
       const language = msg.language ?? String(deps.coreConfig.asDict('RUNNING').language ?? 'en');
-      const results = await conv(deps).defaultAgent.debug(msg.sentences, language, msg.device_id ?? null, conv(deps).targetsOf);
+      const results = await conv(deps).defaultAgent.debug(msg.sentences, language, msg.device_id ?? null);
       conn.result(msg.id, JSON.stringify({ results }));
     },
   },
