@@ -44,6 +44,8 @@ import { Logs } from '../actors/logging/logs.ts';
 import { loggingConfigOf } from '../actors/logging/config.ts';
 import { loggingServices } from '../actors/logging/services.ts';
 import { registerLoggingRoutes } from '../gateway/routes/logging.ts';
+import { TimerManager } from '../actors/intents/timers/manager.ts';
+import { registerTimerIntents } from '../actors/intents/timers/handlers.ts';
 import { IntentRegistry } from '../actors/intents/registry.ts';
 import { IntentPlatforms } from '../actors/intents/platforms.ts';
 import { builtinIntents } from '../actors/intents/builtin/index.ts';
@@ -93,6 +95,10 @@ export interface Hearth {
   snapshot(): Promise<void>;
   /** areas, floors, labels, devices and entities (platforms call ensureDevice/ensureEntity) */
   registries: Registries;
+  /** the voice timers of CoreStartTimer and friends */
+  intentTimers: TimerManager;
+  /** integrations' intent platforms (`registerIntentPlatform`) and through them the intent handlers */
+  intentPlatforms: IntentPlatforms;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -150,6 +156,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   });
   const bans = new IpBans({ log, clock, ids, say: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
+  const intentTimers = new TimerManager({ log, clock, ids, places: registries, say: logs.get('hearth.intent').warning });
+  areas.push(intentTimers.area);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -243,6 +251,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
   const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
+  await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   // every loaded integration's intent platform, and the intent integration's own handlers
   await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
   const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), log: logs.get('hearth.conversation').warning });
@@ -288,6 +297,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await fireEvent('core_start', {}, 'LOCAL', systemContext());
   runState = 'RUNNING';
   await fireEvent('core_started', {}, 'LOCAL', systemContext());
+  // timers restored active count on from the wall clock; those due while stopped finish now
+  await intentTimers.resume();
 
   // a snapshot of 100k entities blocks the loop ~0.3 s; 200k records of tail replay in under 2 s
   const snapshotEvery = options.snapshotEvery ?? 200_000;
@@ -330,6 +341,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     log,
     logs,
     registries,
+    intentTimers,
+    intentPlatforms,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
@@ -343,6 +356,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         // no machine moves (a cover, a timer) once the log is closing
         await platforms.stop();
         conversation.stop();
+        await intentTimers.stop();
         await snapshotting;
         await bans.settled();
         await snapshot();

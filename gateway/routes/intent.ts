@@ -13,7 +13,7 @@ const HandleBody = TypeCompiler.Compile(
   Type.Object(
     {
       name: Type.String(),
-      data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { refusal: 'expected a dictionary' })),
       language: Type.Optional(Type.String()),
       assistant: Type.Optional(Type.String()),
       device_id: Type.Optional(Type.String()),
