@@ -21,6 +21,7 @@ export const BENCHES: Bench[] = [
   { name: 'history', module: './history.ts', what: 'one day of one entity among 10k from a 1M-record log (HEARTH_HISTORY_RECORDS) vs a raw LevelDB range read' },
   { name: 'area-call', module: './area-call.ts', what: 'light.toggle by area_id over 1,000 lights (calls/s, p99) vs raw LevelDB sync batches of 1,000 records' },
   { name: 'templates', module: './templates.ts', what: 'template renders/s (100 states() lookups) vs plain Map lookups' },
+  { name: 'sentences', module: './sentences.ts', what: 'sentences recognised/s with 10k entity names and 500 custom templates vs a whole-sentence Map lookup' },
   { name: 'sustained', module: './sustained.ts', what: '100k entities, 10k writes/s for 60 s, 100 subscribe_entities clients' },
 ];
 

@@ -147,13 +147,16 @@ interface Run {
   caps: Capture[];
   allowUnmatched: boolean;
   steps: number;
-  found: { caps: Capture[]; context: Record<string, unknown>; extra: Record<string, unknown> } | null;
+  found: { caps: Capture[]; context: Record<string, unknown>; extra: ContextCheck } | null;
 }
 
 type K = (p: number) => boolean;
 type M = (r: Run, p: number, k: K) => boolean;
 
+/** the text of an unmatched slot that stands for a missing required context key */
+export const MISSING = '<missing>';
 const SPACE = 32;
+const PERCENT = 37;
 const MAX_STEPS = 20_000;
 const BUDGET = { budget: true };
 
@@ -179,7 +182,8 @@ function push(r: Run, cap: Capture, k: K): boolean {
 interface StaticList {
   kind: 'values';
   map: PreparedList;
-  templates: { m: M; value: DynamicListValue }[];
+  /** `saidOut`: no `out` given, the slot value is the words said */
+  templates: { m: M; value: DynamicListValue; saidOut: boolean }[];
 }
 
 type ListMatcher = StaticList | { kind: 'range'; range: RangeSpec } | { kind: 'wildcard' } | { kind: 'dynamic' };
@@ -209,11 +213,14 @@ function rangeSpans(r: Run, start: number, range: RangeSpec, name: string, slot:
   while (ends[first] <= start) first++;
   const word = r.s.slice(start, ends[first]);
   const mult = range.multiplier ?? 1;
-  const n = numberFromDigits(word);
+  const n = range.digits === false ? null : numberFromDigits(word);
   if (n !== null) {
     tick(r);
-    if (inRange(n, range) && push(r, { slot, list: name, value: n * mult, from: start, to: ends[first] }, k)) return true;
-    return false;
+    if (!inRange(n, range)) return false;
+    // `50%`: a percentage takes its sign along (normalised as the word `%`)
+    const sign = ends[first] + 2 === ends[first + 1] && r.s.charCodeAt(ends[first] + 1) === PERCENT;
+    if (sign && range.type === 'percentage' && push(r, { slot, list: name, value: n * mult, from: start, to: ends[first + 1] }, k)) return true;
+    return push(r, { slot, list: name, value: n * mult, from: start, to: ends[first] }, k);
   }
   if (range.words === false) return false;
   for (let i = Math.min(ends.length - 1, first + 2); i >= first; i--) {
@@ -235,6 +242,11 @@ function anySpan(r: Run, start: number, name: string, slot: string, k: K, unmatc
   return false;
 }
 
+// (closures made per call are returned anonymous: tsx names every named one, a cost in this loop)
+function atWordEnd(r: Run, k: K): K {
+  return (e) => (e === r.len || r.s.charCodeAt(e) === SPACE) && k(e);
+}
+
 function listMatcher(name: string, slot: string, lists: Map<string, ListMatcher>): M {
   // looked up on first use: a list value's template may name a list defined after it
   let lm: ListMatcher | undefined;
@@ -242,7 +254,7 @@ function listMatcher(name: string, slot: string, lists: Map<string, ListMatcher>
     lm ??= lists.get(name) ?? { kind: 'dynamic' };
     const start = valueStart(r, p);
     if (start < 0) return false;
-    const at: K = (e) => (e === r.len || r.s.charCodeAt(e) === SPACE) && k(e);
+    const at = atWordEnd(r, k);
     switch (lm.kind) {
       case 'wildcard':
         return anySpan(r, start, name, slot, at, false);
@@ -256,7 +268,9 @@ function listMatcher(name: string, slot: string, lists: Map<string, ListMatcher>
           const ok = tv.m(r, start, (e) => {
             // a template ending in a space (`living room [speaker]` without the option) consumed the space after it
             if (e > start && r.s.charCodeAt(e - 1) === SPACE) e--;
-            return (e === r.len || r.s.charCodeAt(e) === SPACE) && push(r, { slot, list: name, value: tv.value.out, from: start, to: e, context: tv.value.context }, k);
+            if (!(e === r.len || r.s.charCodeAt(e) === SPACE)) return false;
+            const value = tv.saidOut ? r.input.original.slice(r.input.at[start], r.input.at[e - 1] + 1) : tv.value.out;
+            return push(r, { slot, list: name, value, from: start, to: e, context: tv.value.context }, k);
           });
           if (ok) return true;
         }
@@ -325,6 +339,16 @@ function matcher(n: Resolved, lists: Map<string, ListMatcher>): M {
   }
 }
 
+function hasKeyword(c: Compiled, words: Set<string>): boolean {
+  return !c.keywords || c.keywords.length === 0 || c.keywords.some((k) => words.has(k));
+}
+
+function textChunks(n: Resolved): number {
+  if (n.t === 'text') return n.v.trim() ? 1 : 0;
+  if (n.t === 'list') return 0;
+  return n.c.reduce((sum, c) => sum + textChunks(c), 0);
+}
+
 function listNames(n: Resolved, out: Set<string>): void {
   if (n.t === 'list') out.add(n.list);
   else if (n.t !== 'text') for (const c of n.c) listNames(c, out);
@@ -333,39 +357,54 @@ function listNames(n: Resolved, out: Set<string>): void {
 // ---------------------------------------------------------------------------------------------
 // context checks
 
-function asArray(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [v];
-}
-
 function sameValue(a: unknown, b: unknown): boolean {
   return a === b || String(a) === String(b);
 }
 
-/** Checks requires/excludes_context; answers slots copied from the context, or null when it fails. */
-function checkContext(block: IntentBlock, ctx: Record<string, unknown>, lenient: boolean): Record<string, unknown> | null {
-  const extra: Record<string, unknown> = {};
-  for (const [key, want] of Object.entries(block.requiresContext ?? {})) {
-    const have = ctx[key];
-    if (have === undefined || have === null) {
-      if (lenient) continue;
-      return null;
+/** A context value as given: plain, or `{value, text}` (as the original allows). */
+function unpack(v: unknown): { value: unknown; text: string } {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    const o = v as { value?: unknown; text?: unknown };
+    return { value: o.value ?? null, text: typeof o.text === 'string' ? o.text : '' };
+  }
+  return { value: v, text: typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v) };
+}
+
+interface ContextCheck {
+  /** slots copied from the context (`slot: true` or a slot name) */
+  slots: Record<string, { value: unknown; text: string }>;
+  /** required keys missing (only when unmatched slots are allowed: reported, not failed) */
+  missing: string[];
+}
+
+/** Checks excludes/requires_context against the merged context; null when it fails. */
+function checkContext(block: IntentBlock, ctx: Record<string, unknown>, allowMissing: boolean): ContextCheck | null {
+  for (const [key, rule] of Object.entries(block.excludesContext ?? {})) {
+    if (!(key in ctx)) continue;
+    const bad = typeof rule === 'object' && rule !== null && !Array.isArray(rule) ? (rule.value ?? null) : rule;
+    const have = unpack(ctx[key]).value;
+    if (Array.isArray(bad) ? bad.some((x) => sameValue(x, have)) : bad === have || (bad !== null && have !== null && sameValue(bad, have))) return null;
+  }
+  const out: ContextCheck = { slots: {}, missing: [] };
+  for (const [key, rule] of Object.entries(block.requiresContext ?? {})) {
+    let want: unknown = rule;
+    let copyTo: string | null = null;
+    if (typeof rule === 'object' && rule !== null && !Array.isArray(rule)) {
+      want = rule.value ?? null;
+      if (typeof rule.slot === 'string') copyTo = rule.slot;
+      else if (rule.slot) copyTo = key;
     }
-    if (want === null) continue;
-    if (typeof want === 'object' && !Array.isArray(want)) {
-      if (want.slot) extra[typeof want.slot === 'string' ? want.slot : key] = have;
+    const have = unpack(ctx[key]);
+    const present = have.value !== undefined && have.value !== null;
+    const ok = present && (want === null || (Array.isArray(want) ? want.some((w) => sameValue(w, have.value)) : sameValue(want, have.value)));
+    if (ok) {
+      if (copyTo) out.slots[copyTo] = have;
       continue;
     }
-    const allowed = asArray(want);
-    if (!asArray(have).some((h) => allowed.some((a) => sameValue(a, h)))) return null;
+    if (!allowMissing) return null;
+    out.missing.push(key);
   }
-  for (const [key, bad] of Object.entries(block.excludesContext ?? {})) {
-    const have = ctx[key];
-    if (have === undefined || have === null) continue;
-    if (bad === null || (typeof bad === 'object' && !Array.isArray(bad))) return null;
-    const excluded = asArray(bad);
-    if (asArray(have).some((h) => excluded.some((x) => sameValue(x, h)))) return null;
-  }
-  return extra;
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -383,7 +422,10 @@ interface Compiled {
   info: BlockInfo;
   template: string;
   m: M;
+  /** words every match contains */
   required: string[];
+  /** the block's required_keywords (one is enough), normalised */
+  keywords: string[] | undefined;
 }
 
 function orderFiles(files: SentenceFile[], order: CompileOptions['order']): SentenceFile[] {
@@ -436,33 +478,34 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
     return r ? parse(r.text) : undefined;
   };
 
-  // static lists
-  const lists = new Map<string, ListMatcher>();
-  for (const [name, { spec, file }] of listSpecs) {
-    if (spec.kind === 'wildcard') lists.set(name, { kind: 'wildcard' });
-    else if (spec.kind === 'range') lists.set(name, { kind: 'range', range: spec.range });
+  // static lists: `into` is the map the list goes in (and the one its template values see)
+  const addList = (into: Map<string, ListMatcher>, name: string, spec: SlotList, file: string, key: string) => {
+    if (spec.kind === 'wildcard') into.set(name, { kind: 'wildcard' });
+    else if (spec.kind === 'range') into.set(name, { kind: 'range', range: spec.range });
     else {
       const plain: DynamicListValue[] = [];
       const templates: StaticList['templates'] = [];
       const entry: StaticList = { kind: 'values', map: prepareList([]), templates };
-      lists.set(name, entry);
+      into.set(name, entry);
       spec.values.forEach((v, i) => {
-        const value: DynamicListValue = { in: v.in, out: v.out, context: v.context };
+        const value: DynamicListValue = { in: v.in, out: v.out ?? v.in, context: v.context };
         if (!/[()[\]{}<>|;\\]/.test(v.in)) {
           plain.push(value);
           return;
         }
         try {
           const resolved = resolve(parse(v.in), globalRule, []);
-          templates.push({ m: matcher(resolved, lists), value });
+          templates.push({ m: matcher(resolved, into), value, saidOut: v.out === undefined });
         } catch (err) {
           const msg = err instanceof CompileError || err instanceof TemplateSyntaxError ? err.message : String(err);
-          fail(new SentenceFileError(file, `lists.${name}.values[${i}].in`, msg));
+          fail(new SentenceFileError(file, `${key}.values[${i}]`, msg));
         }
       });
       entry.map = prepareList(plain);
     }
-  }
+  };
+  const lists = new Map<string, ListMatcher>();
+  for (const [name, { spec, file }] of listSpecs) addList(lists, name, spec, file, `lists.${name}`);
 
   // intents in first-appearance order, blocks in file order
   const byIntent = new Map<string, BlockInfo[]>();
@@ -482,18 +525,32 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
       const rule = (name: string) => (name in local ? parse(local[name]) : globalRule(name));
       const blockIndexInFile = info.file.intents[info.intent].indexOf(info.block);
       const key = `intents.${info.intent}.data[${blockIndexInFile}]`;
+      let blockLists = lists;
+      if (info.block.lists && Object.keys(info.block.lists).length) {
+        blockLists = new Map(lists);
+        for (const [name, spec] of Object.entries(info.block.lists)) addList(blockLists, name, spec, info.file.file, `${key}.lists.${name}`);
+      }
+      const keywords = info.block.requiredKeywords?.map(normalizeText).filter(Boolean);
+      const mine: Omit<Compiled, 'order'>[] = [];
+      const chunks = new Map<Omit<Compiled, 'order'>, number>();
       info.block.sentences.forEach((template, j) => {
         try {
           const resolved = resolve(parse(template), rule, []);
           const names = new Set<string>();
           listNames(resolved, names);
-          for (const n of names) if (!lists.has(n)) dynamic.add(n);
-          compiled.push({ order: compiled.length, info, template, m: matcher(resolved, lists), required: [...requiredWords(resolved, true, true)] });
+          for (const n of names) if (!blockLists.has(n)) dynamic.add(n);
+          const c = { info, template, m: matcher(resolved, blockLists), required: [...requiredWords(resolved, true, true)], keywords };
+          mine.push(c);
+          // as the original: templates with a wildcard and more literal text are tried first
+          const wild = [...names].some((n) => blockLists.get(n)?.kind === 'wildcard');
+          chunks.set(c, wild ? -textChunks(resolved) : 0);
         } catch (err) {
           const msg = err instanceof CompileError || err instanceof TemplateSyntaxError ? err.message : String(err);
           fail(new SentenceFileError(info.file.file, `${key}.sentences[${j}]`, msg));
         }
       });
+      mine.sort((a, b) => chunks.get(a)! - chunks.get(b)!);
+      for (const c of mine) compiled.push({ ...c, order: compiled.length });
     }
   }
 
@@ -519,27 +576,31 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
     const out: Compiled[] = [];
     for (const w of words) {
       const b = buckets.get(w);
-      if (b) for (const c of b) if (c.required.every((x) => words.has(x))) out.push(c);
+      if (b) for (const c of b) if (c.required.every((x) => words.has(x)) && hasKeyword(c, words)) out.push(c);
     }
-    for (const c of always) out.push(c);
+    for (const c of always) if (hasKeyword(c, words)) out.push(c);
     out.sort((a, b) => a.order - b.order);
     return out;
+  }
+
+  function finish(r: Run, block: IntentBlock): K {
+    return (p) => {
+      if (r.s.charCodeAt(p) === SPACE) p++;
+      if (p !== r.len) return false;
+      const ctx: Record<string, unknown> = { ...r.context };
+      for (const cap of r.caps) if (cap.context) Object.assign(ctx, cap.context);
+      const extra = checkContext(block, ctx, r.allowUnmatched);
+      if (!extra) return false;
+      r.found = { caps: r.caps.slice(), context: ctx, extra };
+      return true;
+    };
   }
 
   function tryTemplate(r: Run, c: Compiled): boolean {
     const block = c.info.block;
     r.steps = 0;
     r.found = null;
-    const done: K = (p) => {
-      if (r.s.charCodeAt(p) === SPACE) p++;
-      if (p !== r.len) return false;
-      const ctx: Record<string, unknown> = { ...r.context };
-      for (const cap of r.caps) if (cap.context) Object.assign(ctx, cap.context);
-      const extra = checkContext(block, ctx, r.allowUnmatched && r.caps.some((x) => x.unmatched));
-      if (!extra) return false;
-      r.found = { caps: r.caps.slice(), context: ctx, extra };
-      return true;
-    };
+    const done = finish(r, block);
     try {
       return c.m(r, 0, done);
     } catch (err) {
@@ -555,7 +616,9 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
     const slots: Record<string, MatchedSlot> = {};
     const unmatchedSlots: RecognizeResult['unmatchedSlots'] = {};
     for (const [name, value] of Object.entries(c.info.block.slots ?? {})) slots[name] = { name, value, text: '', list: null };
-    for (const [name, value] of Object.entries(found.extra)) slots[name] = { name, value, text: String(value), list: null };
+    for (const [name, v] of Object.entries(found.extra.slots)) slots[name] = { name, value: v.value, text: v.text, list: null };
+    // as the original's debug: a required context key that is missing shows as an unmatched slot
+    for (const key of found.extra.missing) unmatchedSlots[key] = { name: key, text: MISSING, list: null };
     for (const cap of found.caps) {
       const text = r.input.original.slice(r.input.at[cap.from], r.input.at[cap.to - 1] + 1).trim();
       if (cap.unmatched) {

@@ -87,9 +87,11 @@ export function numberFromDigits(word: string): number | null {
 /** Whether `n` is a value of the range (inside it, on a step, or any decimal with fractions). */
 export function inRange(n: number, range: RangeSpec): boolean {
   if (!(n >= range.from && n <= range.to)) return false;
-  if (Number.isInteger(n)) {
-    const k = (n - range.from) / range.step;
-    return Math.abs(k - Math.round(k)) < 1e-9;
-  }
-  return range.fractions === true;
+  const whole = Math.floor(n);
+  const k = (whole - range.from) / range.step;
+  if (Math.abs(k - Math.round(k)) > 1e-9) return false;
+  const frac = Math.round((n - whole) * 10);
+  if (frac === 0) return Math.abs(n - whole) < 1e-9;
+  if (Math.abs(n - whole - frac / 10) > 1e-9) return false;
+  return range.fractions === 'tenths' || (range.fractions === 'halves' && frac === 5);
 }

@@ -17,6 +17,16 @@ function isDigit(c: string | undefined): boolean {
 function walk(text: string, emit: (c: string, at: number) => void): void {
   const lower = text.toLowerCase();
   for (let i = 0; i < lower.length; i++) {
+    const code = lower.charCodeAt(i);
+    // the common case first: a-z and 0-9 stand for themselves
+    if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+      emit(lower[i], i);
+      continue;
+    }
+    if (code === 32) {
+      emit(' ', i);
+      continue;
+    }
     let c = lower[i];
     if (c === '’' || c === '‘' || c === '`') c = "'";
     if (/\s/.test(c)) emit(' ', i);

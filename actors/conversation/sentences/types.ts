@@ -4,6 +4,7 @@
 /** A value of a `values` list: `in` is what is said (itself a template), `out` the slot value. */
 export interface ListValue {
   in: string;
+  /** undefined: the words as said */
   out: unknown;
   context?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
@@ -16,16 +17,23 @@ export interface RangeSpec {
   step: number;
   /** the spoken number is multiplied by this for the slot value */
   multiplier?: number;
-  /** allow decimals (`halves`, `tenths`, or true) */
-  fractions?: boolean;
+  /** decimals allowed: `halves` (n.5) or `tenths` (n.1 .. n.9) */
+  fractions?: 'halves' | 'tenths';
+  /** accept digits (default true) */
+  digits?: boolean;
   /** also accept English number words (zero..ninety nine, "a hundred"); default true */
   words?: boolean;
 }
 
 export type SlotList = { kind: 'values'; values: ListValue[] } | { kind: 'range'; range: RangeSpec } | { kind: 'wildcard' };
 
-/** `requires_context` / `excludes_context`: a key's allowed (or excluded) values; null = present. */
-export type ContextRule = Record<string, string | number | boolean | null | (string | number | boolean)[] | { slot: string | boolean }>;
+type Scalar = string | number | boolean;
+/**
+ * `requires_context` / `excludes_context`: a key's allowed (or excluded) value or values; null (or
+ * a mapping without `value`) = any value, as long as there is one. A mapping's `slot` (true or a
+ * slot name) copies the context value into a slot.
+ */
+export type ContextRule = Record<string, Scalar | null | Scalar[] | { value?: Scalar | Scalar[] | null; slot?: string | boolean }>;
 
 /** One `data` block of an intent. */
 export interface IntentBlock {
@@ -36,6 +44,10 @@ export interface IntentBlock {
   expansionRules?: Record<string, string>;
   response?: string;
   metadata?: Record<string, unknown>;
+  /** lists of this block only (override the file lists of the same name) */
+  lists?: Record<string, SlotList>;
+  /** the block is tried only when the sentence has at least one of these words */
+  requiredKeywords?: string[];
 }
 
 /** A parsed sentence file. */
@@ -77,7 +89,7 @@ export interface RecognizeResult {
   intent: string;
   slots: Record<string, MatchedSlot>;
   /** slots whose words matched no list value (only with `allowUnmatched`) */
-  unmatchedSlots: Record<string, { name: string; text: string; list: string }>;
+  unmatchedSlots: Record<string, { name: string; text: string; list: string | null }>;
   /** the template that matched, as written */
   template: string;
   /** the block's response key (`default` when the block names none) */

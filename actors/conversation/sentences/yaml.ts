@@ -47,8 +47,9 @@ function contextRule(file: string, key: string, v: unknown): ContextRule | undef
   if (!isObject(v)) throw new SentenceFileError(file, key, 'expected a mapping of context keys to values');
   for (const [k, x] of Object.entries(v)) {
     const scalar = (y: unknown) => ['string', 'number', 'boolean'].includes(typeof y);
-    const ok = x === null || scalar(x) || (Array.isArray(x) && x.every(scalar)) || (isObject(x) && 'slot' in x && (typeof x.slot === 'string' || typeof x.slot === 'boolean'));
-    if (!ok) throw new SentenceFileError(file, `${key}.${k}`, 'expected a value, a list of values or {slot: ...}');
+    const values = (y: unknown) => y === null || y === undefined || scalar(y) || (Array.isArray(y) && y.every(scalar));
+    const ok = values(x) || (isObject(x) && values(x.value) && (x.slot === undefined || typeof x.slot === 'string' || typeof x.slot === 'boolean'));
+    if (!ok) throw new SentenceFileError(file, `${key}.${k}`, 'expected a value, a list of values or {value: ..., slot: ...}');
   }
   return v as ContextRule;
 }
@@ -72,6 +73,16 @@ function block(file: string, key: string, v: unknown): IntentBlock {
   if (Object.keys(rules).length) out.expansionRules = rules;
   if (typeof v.response === 'string') out.response = v.response;
   if (isObject(v.metadata)) out.metadata = v.metadata;
+  if (v.lists !== undefined && v.lists !== null) {
+    if (!isObject(v.lists)) throw new SentenceFileError(file, `${key}.lists`, 'expected a mapping of list names');
+    out.lists = {};
+    for (const [name, list] of Object.entries(v.lists)) out.lists[name] = slotList(file, `${key}.lists.${name}`, list);
+  }
+  if (v.required_keywords !== undefined && v.required_keywords !== null) {
+    if (!Array.isArray(v.required_keywords) || !v.required_keywords.every((w) => typeof w === 'string'))
+      throw new SentenceFileError(file, `${key}.required_keywords`, 'expected a list of words');
+    out.requiredKeywords = v.required_keywords;
+  }
   return out;
 }
 
@@ -99,8 +110,13 @@ function slotList(file: string, key: string, v: unknown): SlotList {
     if (range.step <= 0) throw new SentenceFileError(file, `${key}.range.step`, 'expected a number above 0');
     if (range.to < range.from) throw new SentenceFileError(file, `${key}.range`, '"to" is below "from"');
     if (r.multiplier !== undefined) range.multiplier = num(file, `${key}.range.multiplier`, r.multiplier);
-    if (r.fractions !== undefined && r.fractions !== null && r.fractions !== false) range.fractions = true;
+    if (r.fractions !== undefined && r.fractions !== null) {
+      if (r.fractions !== 'halves' && r.fractions !== 'tenths') throw new SentenceFileError(file, `${key}.range.fractions`, `unknown fractions "${String(r.fractions)}" (halves or tenths)`);
+      range.fractions = r.fractions;
+    }
     if (r.words === false) range.words = false;
+    if (r.digits === false) range.digits = false;
+    if (range.words === false && range.digits === false) throw new SentenceFileError(file, `${key}.range`, 'digits and words are both off');
     return { kind: 'range', range };
   }
   if (Array.isArray(v.values)) {
@@ -108,12 +124,13 @@ function slotList(file: string, key: string, v: unknown): SlotList {
       const k = `${key}.values[${i}]`;
       if (typeof x === 'string' || typeof x === 'number') {
         checkTemplate(file, k, String(x));
-        return { in: String(x), out: x };
+        // a plain value is its own out; a template value gives the words said
+        return { in: String(x), out: /[()[\]{}<>|;]/.test(String(x)) ? undefined : x };
       }
       if (!isObject(x) || (typeof x.in !== 'string' && typeof x.in !== 'number')) throw new SentenceFileError(file, k, 'expected text or a mapping with "in" (and "out")');
       checkTemplate(file, `${k}.in`, String(x.in));
       if (x.context !== undefined && x.context !== null && !isObject(x.context)) throw new SentenceFileError(file, `${k}.context`, 'expected a mapping');
-      const value: ListValue = { in: String(x.in), out: x.out === undefined ? x.in : x.out };
+      const value: ListValue = { in: String(x.in), out: x.out === undefined || x.out === null ? undefined : x.out };
       if (isObject(x.context)) value.context = x.context;
       if (isObject(x.metadata)) value.metadata = x.metadata;
       return value;
