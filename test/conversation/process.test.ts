@@ -120,6 +120,17 @@ t.test('commands and questions over REST', async (t) => {
   const fans = await say('turn on the fans in the kitchen');
   t.same([fans.response.data, fans.response.speech.plain.speech], [{ code: 'no_valid_targets' }, 'Sorry, I am not aware of any fan in the Kitchen area'], 'a domain with nothing in the area');
 
+  // said to a satellite in a room: "the lights" and "the temperature" are that room's
+  const satellite = await hearth.registries.ensureDevice({ identifiers: [['virtual', 'satellite']], name: 'Kitchen satellite' });
+  await hearth.registries.updateDevice(satellite.id, { area_id: 'kitchen' });
+  await say('turn off the lights in the house');
+  const here = await say('turn on the lights', { device_id: satellite.id });
+  t.same(here.response.data.success.map((x: { id: string }) => x.id), ['kitchen', 'light.kitchen_light', 'light.ceiling'], "the satellite's area");
+  t.same([await stateOf('light.kitchen_light'), await stateOf('light.bedside')], ['on', 'off'], 'only there');
+  t.equal((await say("what's the temperature", { device_id: satellite.id })).response.speech.plain.speech, 'It is 21.5 degrees', "the satellite's area sensor");
+  await say('turn on the lights');
+  t.equal(await stateOf('light.bedside'), 'on', 'without a satellite, every light');
+
   // the configured language answers; language given is echoed
   t.equal((await say('turn off the kettle', { language: 'en' })).response.language, 'en');
 });
