@@ -256,6 +256,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
   const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), log: logs.get('hearth.conversation').warning });
   deps.conversation = conversation;
+  intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
 

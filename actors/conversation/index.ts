@@ -90,6 +90,25 @@ export class Conversation {
     return { languages, preferred_language: preferred };
   }
 
+  /**
+   * What a voice timer's `conversation_command` is run with when it finishes (the timers'
+   * TimerCommandHook): the command is one more turn with the agent the timer names.
+   */
+  timerCommandHook(): {
+    run(command: string, o: { language: string; agentId: string | null; deviceId: string | null; context: ConversationInput['context'] }): Promise<unknown>;
+    recognizes(command: string, o: { language: string; agentId: string | null; deviceId: string | null }): Promise<boolean>;
+  } {
+    return {
+      run: (command, o) => this.process({ text: command, language: o.language, agentId: o.agentId, deviceId: o.deviceId, context: o.context }),
+      recognizes: async (command, o) => {
+        const agent = this.agent(o.agentId);
+        if (!agent) return false;
+        const found = await agent.recognize(command, o.language, o.deviceId);
+        return found !== undefined && Object.keys(found.recognition.unmatchedSlots).length === 0;
+      },
+    };
+  }
+
   /** `conversation.process` and `conversation.reload`. */
   services(): ServiceSpec[] {
     const agentIdProblem = (agentId: unknown) => {

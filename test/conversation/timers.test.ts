@@ -57,3 +57,24 @@ t.test('the timer family through the conversation', async (t) => {
   t.equal(await speech('cancel all my timers'), 'No timers to cancel');
   c.ws.close();
 });
+
+t.test('a command to run when a timer ends', async (t) => {
+  const { base } = await startTestHearth(t, { config: 'switch:\n  - { platform: virtual, name: Kettle, initial: false }\n' });
+  const tokens = await onboard(base);
+  const rest = api(base, tokens.access_token);
+  const say = async (text: string) => (await rest('POST', '/api/conversation/process', { text })).json.response;
+
+  const refused = await say('frobnicate the widgets in 5 minutes');
+  t.same([refused.data, refused.speech.plain.speech], [{ code: 'failed_to_handle' }, 'Sorry, I would not know what to do when that timer ends'], 'a command nobody understands is refused at once');
+  t.equal((await say('how much time is left')).speech.plain.speech, 'There are no timers', 'and no timer is started');
+
+  t.equal((await say('turn on the kettle in 1 second')).speech.plain.speech, 'Will do in 1 second');
+  t.equal((await rest('GET', '/api/states/switch.kettle')).json.state, 'off', 'not yet');
+  // the timer ends a second later and runs the command as a turn of its own
+  let state = 'off';
+  for (let i = 0; i < 100 && state !== 'on'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    state = (await rest('GET', '/api/states/switch.kettle')).json.state;
+  }
+  t.equal(state, 'on', 'the command ran when the timer ended');
+});
