@@ -254,7 +254,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   // every loaded integration's intent platform, and the intent integration's own handlers
   await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
-  const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), log: logs.get('hearth.conversation').warning });
+  const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), configIntents: async () => ((await loadConfiguration(dataDir)).sections.conversation as { intents?: unknown } | undefined)?.intents, log: logs.get('hearth.conversation').warning });
   deps.conversation = conversation;
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();

@@ -12,6 +12,7 @@ import type { Registries } from '../registries/index.ts';
 import type { Templates } from '../templates/index.ts';
 import type { ChatLogs } from './chat-log.ts';
 import { loadSentenceFiles, responsesOf, type LoadedSentenceFile } from './sentence-files.ts';
+import { sentencesFromConfig } from './sentences/index.ts';
 import { buildRecognizer, type DynamicListValue, type Recognition, type Recognizer } from './recognizer.ts';
 
 /** The default agent's id, and the legacy id the original also accepts (its brand word made `core`). */
@@ -55,6 +56,8 @@ export interface AgentDeps {
   chatLogs: ChatLogs;
   /** the configured language (`en`) */
   language(): string;
+  /** configuration.yaml's `conversation: intents:` (sentences for the configured language), read at each reload */
+  configIntents?: () => Promise<unknown>;
   log(line: string): void;
 }
 
@@ -88,6 +91,11 @@ export class DefaultAgent {
   reload(): Promise<void> {
     const run = (async () => {
       const byLanguage = await loadSentenceFiles(this.deps.configDir, this.deps.log);
+      const fromConfig = await this.sentencesOfConfig();
+      if (fromConfig) {
+        const language = this.deps.language();
+        byLanguage.set(language, [...(byLanguage.get(language) ?? []), fromConfig]);
+      }
       const models = new Map<string, LanguageModel>();
       for (const [language, files] of byLanguage) {
         try {
@@ -102,6 +110,19 @@ export class DefaultAgent {
       if (this.loading === run) this.loading = undefined;
     });
     return run;
+  }
+
+  /** The sentences of configuration.yaml, or undefined when it has none (or they are not valid: said in the log). */
+  private async sentencesOfConfig(): Promise<LoadedSentenceFile | undefined> {
+    try {
+      const intents = await this.deps.configIntents?.();
+      if (intents === undefined || intents === null) return undefined;
+      const parsed = sentencesFromConfig(intents);
+      return { source: 'custom', file: 'configuration.yaml', language: this.deps.language(), text: '', data: {}, parsed };
+    } catch (err) {
+      this.deps.log(`Sentences of configuration.yaml left out: ${(err as Error).message}`);
+      return undefined;
+    }
   }
 
   /** Languages with sentences (Hearth's and the user's). */

@@ -43,7 +43,7 @@ export function buildRecognizer(files: LoadedSentenceFile[], log: (line: string)
   const parsed = [];
   for (const f of files) {
     try {
-      parsed.push(parseSentenceYaml(f.text, f.file, f.source));
+      parsed.push(f.parsed ?? parseSentenceYaml(f.text, f.file, f.source));
     } catch (err) {
       log(`Skipping sentence file ${f.source === 'custom' ? 'custom_sentences/' : ''}${f.file}: ${(err as Error).message}`);
     }

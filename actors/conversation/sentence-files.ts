@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import type { SentenceFile } from './sentences/types.ts';
 
 /**
  * The sentence files the default agent knows: Hearth's own (actors/conversation/builtin/<lang>/)
@@ -19,6 +20,8 @@ export interface LoadedSentenceFile {
   text: string;
   /** the YAML document (language, intents, lists, expansion_rules, skip_words, responses) */
   data: Record<string, any>;
+  /** already parsed (configuration.yaml's `conversation: intents:`): the text is not read */
+  parsed?: SentenceFile;
 }
 
 export const BUILTIN_DIR = join(dirname(fileURLToPath(import.meta.url)), 'builtin');

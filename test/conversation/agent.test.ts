@@ -132,3 +132,20 @@ t.test('agents, languages and sentences', async (t) => {
   user.ws.close();
   c.ws.close();
 });
+
+t.test("configuration.yaml's conversation: intents:", async (t) => {
+  const config = (sentence: string) => `${HOME_CONFIG}\nconversation:\n  intents:\n    CoreTurnOn:\n      - "${sentence}"\n`;
+  const { base, hearth, dataDir } = await startTestHearth(t, { config: config('wake up [the] {name}') });
+  const tokens = await onboard(base);
+  await furnish(base, tokens.access_token, hearth);
+  const rest = api(base, tokens.access_token);
+  const say = async (text: string) => (await rest('POST', '/api/conversation/process', { text })).json.response;
+
+  t.equal((await say('wake up the kettle')).response_type, 'action_done');
+  t.equal((await rest('GET', '/api/states/switch.kettle')).json.state, 'on', 'a sentence of the configuration');
+  await writeFile(join(dataDir, 'configuration.yaml'), config('rise and shine {name}'));
+  await rest('POST', '/api/services/conversation/reload', {});
+  t.equal((await say('wake up the kettle')).data.code, 'no_intent_match', 'read again on reload');
+  t.equal((await say('rise and shine bedside')).response_type, 'action_done');
+  t.equal((await rest('GET', '/api/states/light.bedside')).json.state, 'on');
+});
