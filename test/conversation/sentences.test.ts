@@ -388,6 +388,44 @@ intents:
   t.same(debug.unmatchedSlots, { device_id: { name: 'device_id', text: '<missing>', list: null } }, 'a missing context key as the original shows it');
 });
 
+t.test('the word index never hides a template (same answers as trying every template)', async (t) => {
+  const yaml = `
+intents:
+  A:
+    data:
+      - sentences: ["turn(ed|ing) [the] {name} (on|off)", "light[s] (on|up) [in [the] {area}]", "(open; the {name}; now)"]
+      - sentences: ["{name} [please] on", "[the] {area} lights (on|off)", "set {name} to {n}[%| percent]"]
+  B:
+    data:
+      - sentences: ["what['s| is] the (time|date)", "make it (warm|cold)er", "good(night| night| morning)"]
+      - sentences: ["<greet> there", "{name}", "play {w} (by|from) {w2}"]
+lists:
+  n: {range: {from: 0, to: 100}}
+  w: {wildcard: true}
+  w2: {wildcard: true}
+expansion_rules:
+  greet: "(hi|hello)[ ]"
+`;
+  const files = [parseSentenceYaml(yaml, 'en/idx.yaml')];
+  const indexed = compileSentences(files);
+  const plain = compileSentences(files, { index: false });
+  const sentences = [
+    'turned the kitchen light on', 'turning kitchen off', 'turn kitchen on', 'lights on', 'light up in the kitchen', 'lights up in lounge',
+    'open the garage door now', 'now open the ceiling fan', 'the kitchen light open now', 'kitchen light please on', 'kitchen on',
+    'the living room lights off', 'kitchen lights on', 'set kitchen light to 40%', 'set kitchen to 40 percent', "what's the time",
+    'what is the date', 'whats the time', 'make it warmer', 'make it colder', 'goodnight', 'good night', 'good morning', 'hi there',
+    'hello there', 'kitchen light', 'ceiling fan', 'play a song by someone', 'play x from y from z', 'turn on', 'nothing at all', 'lights',
+  ];
+  let matched = 0;
+  for (const s of sentences) {
+    const a = indexed.recognizeAll(s, { lists });
+    const b = plain.recognizeAll(s, { lists });
+    t.same(a, b, s);
+    if (a.length) matched++;
+  }
+  t.ok(matched >= 25, `most sentences match something (${matched})`);
+});
+
 t.test('unmatched slots for debugging', async (t) => {
   const r = engine(`
 intents:
