@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Context } from '../../store/types.ts';
+import type { Context, EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../entities/types.ts';
 import type { IntentRegistry } from '../intents/registry.ts';
 import { IntentResponse } from '../intents/response.ts';
@@ -12,7 +12,7 @@ import type { Registries } from '../registries/index.ts';
 import type { Templates } from '../templates/index.ts';
 import type { ChatLogs } from './chat-log.ts';
 import { loadSentenceFiles, responsesOf, type LoadedSentenceFile } from './sentence-files.ts';
-import { sentencesFromConfig } from './sentences/index.ts';
+import { prepareList, sentencesFromConfig, type PreparedList } from './sentences/index.ts';
 import { buildRecognizer, type DynamicListValue, type Recognition, type Recognizer } from './recognizer.ts';
 
 /** The default agent's id, and the legacy id the original also accepts (its brand word made `core`). */
@@ -56,6 +56,8 @@ export interface AgentDeps {
   chatLogs: ChatLogs;
   /** the configured language (`en`) */
   language(): string;
+  /** committed records (to know when the lists of names must be made again); without it they are made at every turn */
+  onCommit?: (listener: (records: EventRecord[]) => void) => () => void;
   /** configuration.yaml's `conversation: intents:` (sentences for the configured language), read at each reload */
   configIntents?: () => Promise<unknown>;
   log(line: string): void;
@@ -84,8 +86,14 @@ export class DefaultAgent {
   readonly name = DEFAULT_AGENT_NAME;
   private models = new Map<string, LanguageModel>();
   private loading: Promise<void> | undefined;
+  /** the lists of names, areas and floors, prepared for lookup; dropped when what they are made of changes */
+  private listCache: Record<string, PreparedList> | undefined;
 
-  constructor(private readonly deps: AgentDeps) {}
+  constructor(private readonly deps: AgentDeps) {
+    deps.onCommit?.((records) => {
+      if (this.listCache && records.some((r) => this.changesNames(r))) this.listCache = undefined;
+    });
+  }
 
   /** Reads every sentence file again and rebuilds the recognizers. */
   reload(): Promise<void> {
@@ -145,11 +153,33 @@ export class DefaultAgent {
     return this.models.get(language) ?? this.models.get(language.split(/[-_]/)[0]);
   }
 
+  /** Each entity's name when the lists were made. */
+  private namesSeen = new Map<string, unknown>();
+
+  /** Whether a record changes the lists: any registry record; a state that appears, goes, or is renamed. */
+  private changesNames(r: EventRecord): boolean {
+    if (r.stream.startsWith('registry/')) return true;
+    if (r.type !== 'state_changed' || !r.stream.startsWith('entity/')) return false;
+    const d = r.data as { entity_id: string; new_state?: EntityState | null };
+    if (!this.namesSeen.has(d.entity_id)) return true;
+    return !d.new_state || d.new_state.attributes?.friendly_name !== this.namesSeen.get(d.entity_id);
+  }
+
+  /** The lists made from the home, prepared (and kept while nothing they hold changes). */
+  private lists(): Record<string, PreparedList> {
+    if (this.listCache) return this.listCache;
+    const lists = Object.fromEntries(Object.entries(this.makeLists()).map(([k, v]) => [k, prepareList(v)]));
+    if (this.deps.onCommit) this.listCache = lists;
+    return lists;
+  }
+
   /** The lists made from the home: `name` (entities), `area`, `floor`. */
-  private lists(): Record<string, DynamicListValue[]> {
+  private makeLists(): Record<string, DynamicListValue[]> {
     const { registries, entities } = this.deps;
     const name: DynamicListValue[] = [];
+    this.namesSeen = new Map();
     for (const state of entities.states()) {
+      this.namesSeen.set(state.entity_id, state.attributes.friendly_name);
       const domain = state.entity_id.slice(0, state.entity_id.indexOf('.'));
       const entry = registries.getEntity(state.entity_id);
       const area = registries.areaOf(state.entity_id);

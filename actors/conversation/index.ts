@@ -35,7 +35,7 @@ export class Conversation {
 
   constructor(deps: Omit<AgentDeps, 'chatLogs'> & { log: AgentDeps['log']; eventLog: ConstructorParameters<typeof ChatLogs>[0]['log']; clock: ConstructorParameters<typeof ChatLogs>[0]['clock']; ids: ConstructorParameters<typeof ChatLogs>[0]['ids'] }) {
     this.chatLogs = new ChatLogs({ log: deps.eventLog, clock: deps.clock, ids: deps.ids });
-    this.defaultAgent = new DefaultAgent({ ...deps, chatLogs: this.chatLogs });
+    this.defaultAgent = new DefaultAgent({ ...deps, chatLogs: this.chatLogs, onCommit: (listener) => deps.eventLog.onCommit(listener) });
   }
 
   /** Reads the sentence files (at start). */

@@ -1,4 +1,4 @@
-import { compileSentences, parseSentenceYaml, type Recognizer as EngineRecognizer } from './sentences/index.ts';
+import { compileSentences, parseSentenceYaml, type MatchLists, type Recognizer as EngineRecognizer } from './sentences/index.ts';
 import type { DynamicListValue } from './sentences/types.ts';
 import type { LoadedSentenceFile } from './sentence-files.ts';
 
@@ -32,7 +32,7 @@ export interface Recognition {
 
 export interface Recognizer {
   /** the first block that matches; with `allowUnmatched`, when none does, the best whose list slots took words no value has */
-  recognize(text: string, lists: Record<string, DynamicListValue[]>, context: Record<string, unknown>, allowUnmatched?: boolean): Recognition | undefined;
+  recognize(text: string, lists: MatchLists, context: Record<string, unknown>, allowUnmatched?: boolean): Recognition | undefined;
 }
 
 /**

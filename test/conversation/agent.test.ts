@@ -149,3 +149,25 @@ t.test("configuration.yaml's conversation: intents:", async (t) => {
   t.equal((await say('rise and shine bedside')).response_type, 'action_done');
   t.equal((await rest('GET', '/api/states/light.bedside')).json.state, 'on');
 });
+
+t.test('the names follow the home: renames, aliases and new areas count at once', async (t) => {
+  const { base, hearth } = await startTestHearth(t, { config: HOME_CONFIG });
+  const tokens = await onboard(base);
+  await furnish(base, tokens.access_token, hearth);
+  const rest = api(base, tokens.access_token);
+  const c = await authedClient(base, tokens.access_token);
+  const { ask } = sorting(c);
+  const say = async (text: string) => (await rest('POST', '/api/conversation/process', { text })).json.response;
+
+  t.equal((await say('turn on the bedside')).response_type, 'action_done');
+  await ask({ type: 'config/entity_registry/update', entity_id: 'light.bedside', name: 'Night light' });
+  t.equal((await say('turn off the night light')).response_type, 'action_done', 'the new name');
+  t.equal((await rest('GET', '/api/states/light.bedside')).json.state, 'off');
+  await ask({ type: 'config/entity_registry/update', entity_id: 'light.bedside', aliases: ['moon'] });
+  t.equal((await say('turn on the moon')).response_type, 'action_done', 'a new alias');
+  t.equal((await say('turn on the lights in the garden')).speech.plain.speech, 'Sorry, I am not aware of any area called garden');
+  await ask({ type: 'config/area_registry/create', name: 'Garden' });
+  const garden = await say('turn on the lights in the garden');
+  t.same([garden.data, garden.speech.plain.speech], [{ code: 'no_valid_targets' }, 'Sorry, I am not aware of any light in the Garden area'], 'a new area, with no lights yet');
+  c.ws.close();
+});
