@@ -131,6 +131,17 @@ t.test('commands and questions over REST', async (t) => {
   await say('turn on the lights');
   t.equal(await stateOf('light.bedside'), 'on', 'without a satellite, every light');
 
+  // two devices called the same: an error, unless the satellite's room tells them apart
+  await hearth.registries.updateEntity('fan.ceiling_fan', { aliases: ['ceiling'] });
+  const twice = await say('turn off the ceiling');
+  t.same([twice.response.data, twice.response.speech.plain.speech], [{ code: 'no_valid_targets' }, 'Sorry, there are multiple devices called Ceiling']);
+  const preferred = await say('turn off the ceiling', { device_id: satellite.id });
+  t.same(preferred.response.data.success, [entity('light.ceiling', 'Ceiling')], "the one in the satellite's room");
+
+  t.equal((await say('broadcast dinner is ready')).response.speech.plain.speech, 'Broadcasting');
+  t.equal((await say('hello')).response.speech.plain.speech, 'Hello');
+  t.equal((await say('is the garage door open')).response.speech.plain.speech, 'No, Garage door is closed');
+
   // the configured language answers; language given is echoed
   t.equal((await say('turn off the kettle', { language: 'en' })).response.language, 'en');
 });
