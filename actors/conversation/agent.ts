@@ -356,7 +356,7 @@ export class DefaultAgent {
         slots,
         details,
         targets,
-        match: true,
+        match: Object.keys(unmatched).length === 0,
         sentence_template: r.template,
         unmatched_slots: unmatched,
         source: r.source,

@@ -11,6 +11,8 @@ import type { Context, EventLog, EventRecord } from '../../store/types.ts';
  */
 
 export const CHAT_LOG_PREFIX = 'conversation/';
+/** The longest conversation id kept as given (longer ones get a new ULID). */
+export const MAX_CONVERSATION_ID = 255;
 /** The original's CONVERSATION_TIMEOUT. */
 export const CONVERSATION_TIMEOUT_MS = 5 * 60_000;
 
@@ -65,13 +67,14 @@ export class ChatLogs {
   /**
    * The conversation a turn belongs to, as the original chooses it: none given, a new ULID; a
    * live one, itself; a ULID no live conversation has (an old one), a new ULID; any other text
-   * (the caller's own id), itself. Records `chat_log_created` for a new one.
+   * (the caller's own id, up to 255 characters), itself. Records `chat_log_created` for a new one.
    */
   async open(conversationId: string | null | undefined, context: Context): Promise<string> {
     await this.sweep();
     let id = conversationId ?? null;
     if (id !== null && this.logs.has(id)) return id;
-    if (id === null || isUlid(id)) id = this.deps.ids.ulid(this.deps.clock.now());
+    // an id longer than the store's names allow is no id of the caller's own
+    if (id === null || isUlid(id) || id.length > MAX_CONVERSATION_ID) id = this.deps.ids.ulid(this.deps.clock.now());
     const time = this.deps.clock.now();
     await this.deps.log.append([{ time, stream: CHAT_LOG_PREFIX + id, type: 'chat_log_created', data: { conversation_id: id, created: time }, context }]);
     return id;

@@ -171,3 +171,16 @@ t.test('the names follow the home: renames, aliases and new areas count at once'
   t.same([garden.data, garden.speech.plain.speech], [{ code: 'no_valid_targets' }, 'Sorry, I am not aware of any light in the Garden area'], 'a new area, with no lights yet');
   c.ws.close();
 });
+
+t.test('debug: words nobody has are unmatched slots, not a match', async (t) => {
+  const { base, hearth } = await startTestHearth(t, { config: HOME_CONFIG });
+  const tokens = await onboard(base);
+  await furnish(base, tokens.access_token, hearth);
+  const c = await authedClient(base, tokens.access_token);
+  const { ask } = sorting(c);
+  const [attic, which] = (await ask({ type: 'conversation/agent/core/debug', sentences: ['turn on the lights in the attic', 'which lights are on in the kitchen'] })).result.results;
+  t.match(attic, { intent: { name: 'CoreTurnOn' }, match: false, source: 'builtin' });
+  t.same(Object.values(attic.unmatched_slots), [attic.unmatched_slots.name ?? attic.unmatched_slots.area], 'one unmatched slot');
+  t.same([which.match, which.slots, which.targets], [true, { domain: 'light', state: 'on', area: 'Kitchen' }, { 'light.kitchen_light': { matched: false }, 'light.ceiling': { matched: false } }], 'targets not in the asked state are listed unmatched');
+  c.ws.close();
+});

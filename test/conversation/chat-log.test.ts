@@ -97,7 +97,9 @@ t.test('conversation ids, chat-log records and subscriptions', async (t) => {
   t.match(stale.conversation_id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
   const own = (await rest('POST', '/api/conversation/process', { text: 'thanks', conversation_id: 'my-kitchen-chat' })).json;
   t.equal(own.conversation_id, 'my-kitchen-chat', "the caller's own id is kept");
-  for (let i = 0; i < 6; i++) await s.next(index.id);
+  const long = (await rest('POST', '/api/conversation/process', { text: 'thanks', conversation_id: 'x'.repeat(256) })).json;
+  t.match(long.conversation_id, /^[0-9A-HJKMNP-TV-Z]{26}$/, 'an id too long for a stream name gets a ULID');
+  for (let i = 0; i < 9; i++) await s.next(index.id);
 
   t.same((await s.ask({ type: 'conversation/chat_log/subscribe', conversation_id: 'nobody' })).error, { code: 'not_found', message: 'Conversation chat log not found' });
 
@@ -106,8 +108,9 @@ t.test('conversation ids, chat-log records and subscriptions', async (t) => {
   const later = (await rest('POST', '/api/conversation/process', { text: 'never mind', conversation_id: id })).json;
   t.not(later.conversation_id, id, 'an expired conversation is not continued');
   t.same(await s.next(sub.id), { event_type: 'deleted', data: {} }, "the conversation's subscriber is told");
-  const deletions = [await s.next(index.id), await s.next(index.id), await s.next(index.id)];
-  t.same(deletions.map((e) => e.event_type), ['deleted', 'deleted', 'deleted'], 'all three idle conversations');
+  const deletions = [await s.next(index.id), await s.next(index.id), await s.next(index.id), await s.next(index.id)];
+  t.same(deletions.map((e) => e.event_type), ['deleted', 'deleted', 'deleted', 'deleted'], 'all four idle conversations');
+  t.match(await s.next(index.id), { event_type: 'created', conversation_id: later.conversation_id }, 'then the new one');
   t.ok(deletions.some((e) => e.conversation_id === id));
   const deleted: string[] = [];
   for await (const r of hearth.log.readStreams(`conversation/${id}`)) deleted.push(r.type);
