@@ -52,6 +52,12 @@ t.test('commands and questions over REST', async (t) => {
   t.equal(await stateOf('light.bedside'), 'on', 'upstairs');
   t.equal(await stateOf('light.reading_lamp'), 'off', 'not downstairs');
 
+  // terse
+  await say('lights off upstairs');
+  t.equal(await stateOf('light.bedside'), 'off', '"lights off upstairs"');
+  await say('lights on in the bedroom');
+  t.equal(await stateOf('light.bedside'), 'on', '"lights on in the bedroom"');
+
   // an area's alias
   await say('turn on the lounge lights');
   t.equal(await stateOf('light.reading_lamp'), 'on', 'the lounge is the living room');
