@@ -184,3 +184,24 @@ t.test('debug: words nobody has are unmatched slots, not a match', async (t) => 
   t.same([which.match, which.slots, which.targets], [true, { domain: 'light', state: 'on', area: 'Kitchen' }, { 'light.kitchen_light': { matched: false }, 'light.ceiling': { matched: false } }], 'targets not in the asked state are listed unmatched');
   c.ws.close();
 });
+
+t.test('after a restart: custom sentences read at start, aliases and areas known, old conversations ended', async (t) => {
+  const first = await startTestHearth(t, { config: HOME_CONFIG });
+  const tokens = await onboard(first.base);
+  await furnish(first.base, tokens.access_token, first.hearth);
+  await mkdir(join(first.dataDir, 'custom_sentences', 'en'), { recursive: true });
+  await writeFile(join(first.dataDir, 'custom_sentences', 'en', 'mine.yaml'), MINE);
+  const before = (await api(first.base, tokens.access_token)('POST', '/api/conversation/process', { text: 'turn on the stove light' })).json;
+  await first.hearth.stop();
+
+  const again = await startTestHearth(t, { dataDir: first.dataDir });
+  const rest = api(again.base, tokens.access_token);
+  const say = async (text: string, extra: Record<string, unknown> = {}) => (await rest('POST', '/api/conversation/process', { text, ...extra })).json;
+  t.equal((await say('make it cosy')).response.speech.plain.speech, 'Cosy it is, Reading lamp is on', 'the custom file, read at start');
+  t.equal((await say('turn off the lights in the lounge')).response.response_type, 'action_done', 'the area alias');
+  t.equal((await rest('GET', '/api/states/light.reading_lamp')).json.state, 'off');
+  t.equal((await rest('GET', '/api/states/light.kitchen_light')).json.state, 'on', 'the state the first run left');
+  const after = await say('is the stove light on', { conversation_id: before.conversation_id });
+  t.equal(after.response.speech.plain.speech, 'Yes');
+  t.not(after.conversation_id, before.conversation_id, 'a conversation of the last run is not continued');
+});
