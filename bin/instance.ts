@@ -256,6 +256,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
   const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), configIntents: async () => ((await loadConfiguration(dataDir)).sections.conversation as { intents?: unknown } | undefined)?.intents, log: logs.get('hearth.conversation').warning });
   deps.conversation = conversation;
+  // the frontend offers Assist when the conversation integration is loaded
+  coreConfig.setComponents([...coreConfig.loadedComponents(), 'conversation', 'intent']);
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));

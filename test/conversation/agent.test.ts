@@ -205,3 +205,10 @@ t.test('after a restart: custom sentences read at start, aliases and areas known
   t.equal(after.response.speech.plain.speech, 'Yes');
   t.not(after.conversation_id, before.conversation_id, 'a conversation of the last run is not continued');
 });
+
+t.test('the conversation and intent integrations are loaded components', async (t) => {
+  const { base } = await startTestHearth(t, { config: '' });
+  const tokens = await onboard(base);
+  const components = (await api(base, tokens.access_token)('GET', '/api/components')).json;
+  t.ok(components.includes('conversation') && components.includes('intent'), JSON.stringify(components));
+});
