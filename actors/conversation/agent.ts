@@ -224,6 +224,21 @@ export class DefaultAgent {
     return { recognition, model };
   }
 
+  /** The error sentence for words no name, area or floor has: the place first, then the thing. */
+  private unmatchedError(r: Recognition): [string, Record<string, string>] {
+    const unmatched = r.unmatchedSlots;
+    const said = (slot: string) => r.slots[slot]?.text || String(r.slots[slot]?.value ?? '');
+    if (unmatched.area) return ['no_area', { area: unmatched.area.text }];
+    if (unmatched.floor) return ['no_floor', { floor: unmatched.floor.text }];
+    if (!unmatched.name) return ['no_intent', {}];
+    const entity = unmatched.name.text;
+    const place = this.placeIn(entity);
+    if (place) return place;
+    if (r.slots.area) return ['no_entity_in_area', { entity, area: said('area') }];
+    if (r.slots.floor) return ['no_entity_in_floor', { entity, floor: said('floor') }];
+    return ['no_entity', { entity }];
+  }
+
   /**
    * Unknown words that end in a place ("lights in the attic"): the place is what is not known
    * (`no_area`), or, when it is an area, the thing in it (`no_entity_in_area`).
@@ -276,17 +291,8 @@ export class DefaultAgent {
     const errors = Object.fromEntries((await this.model(language))?.responses.errors ?? []);
     if (!found) return new IntentResponse(language).setError('no_intent_match', errorText('no_intent', {}, errors));
     const { recognition, model } = found;
-    const unmatched = recognition.unmatchedSlots;
-    if (Object.keys(unmatched).length) {
-      const said = (slot: string) => (recognition.slots[slot]?.text || String(recognition.slots[slot]?.value ?? '')) ;
-      let key = 'no_intent';
-      let args: Record<string, string> = {};
-      if (unmatched.area) [key, args] = ['no_area', { area: unmatched.area.text }];
-      else if (unmatched.floor) [key, args] = ['no_floor', { floor: unmatched.floor.text }];
-      else if (unmatched.name && this.placeIn(unmatched.name.text)) [key, args] = this.placeIn(unmatched.name.text)!;
-      else if (unmatched.name && recognition.slots.area) [key, args] = ['no_entity_in_area', { entity: unmatched.name.text, area: said('area') }];
-      else if (unmatched.name && recognition.slots.floor) [key, args] = ['no_entity_in_floor', { entity: unmatched.name.text, floor: said('floor') }];
-      else if (unmatched.name) [key, args] = ['no_entity', { entity: unmatched.name.text }];
+    if (Object.keys(recognition.unmatchedSlots).length) {
+      const [key, args] = this.unmatchedError(recognition);
       return new IntentResponse(language).setError('no_valid_targets', errorText(key, args, errors));
     }
     const intent = this.intentOf(recognition, input, language);
