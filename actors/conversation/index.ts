@@ -2,10 +2,19 @@ import { Type } from '@sinclair/typebox';
 import type { ServiceSpec } from '../services/types.ts';
 import { ServiceError } from '../services/types.ts';
 import { ChatLogs } from './chat-log.ts';
+import type { Clock, Ids } from '../clock.ts';
+import type { EventLog } from '../../store/types.ts';
 import { DEFAULT_AGENT_ID, DefaultAgent, LEGACY_AGENT_ID, resultDict, type AgentDeps, type ConversationInput, type ConversationResult } from './agent.ts';
 
 export { ChatLogs, type ChatLogEvent } from './chat-log.ts';
 export { DEFAULT_AGENT_ID, DefaultAgent, resultDict, type ConversationInput, type ConversationResult } from './agent.ts';
+
+/** What the conversation integration is built from: the agent's home, and the log for chat logs. */
+export interface ConversationDeps extends Omit<AgentDeps, 'chatLogs' | 'onCommit'> {
+  eventLog: EventLog;
+  clock: Clock;
+  ids: Ids;
+}
 
 /** An agent as `conversation/agent/list` shows it. */
 export interface AgentInfo {
@@ -33,7 +42,7 @@ export class Conversation {
   readonly chatLogs: ChatLogs;
   readonly defaultAgent: DefaultAgent;
 
-  constructor(deps: Omit<AgentDeps, 'chatLogs'> & { log: AgentDeps['log']; eventLog: ConstructorParameters<typeof ChatLogs>[0]['log']; clock: ConstructorParameters<typeof ChatLogs>[0]['clock']; ids: ConstructorParameters<typeof ChatLogs>[0]['ids'] }) {
+  constructor(deps: ConversationDeps) {
     this.chatLogs = new ChatLogs({ log: deps.eventLog, clock: deps.clock, ids: deps.ids });
     this.defaultAgent = new DefaultAgent({ ...deps, chatLogs: this.chatLogs, onCommit: (listener) => deps.eventLog.onCommit(listener) });
   }
