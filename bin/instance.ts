@@ -50,6 +50,8 @@ import { IntentRegistry } from '../actors/intents/registry.ts';
 import { IntentPlatforms } from '../actors/intents/platforms.ts';
 import { builtinIntents } from '../actors/intents/builtin/index.ts';
 import { registerIntentRoutes } from '../gateway/routes/intent.ts';
+import { Conversation } from '../actors/conversation/index.ts';
+import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -252,6 +254,13 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   // every loaded integration's intent platform, and the intent integration's own handlers
   await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
+  const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), configIntents: async () => ((await loadConfiguration(dataDir)).sections.conversation as { intents?: unknown } | undefined)?.intents, log: logs.get('hearth.conversation').warning });
+  deps.conversation = conversation;
+  // the frontend offers Assist when the conversation integration is loaded
+  coreConfig.setComponents([...coreConfig.loadedComponents(), 'conversation', 'intent']);
+  intentTimers.setCommandHook(conversation.timerCommandHook());
+  await conversation.start();
+  await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -272,6 +281,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerHistoryRoutes(router, deps);
   registerTemplateRoutes(router, deps);
   registerIntentRoutes(router, deps);
+  registerConversationRoutes(router, { clock, ids, conversation });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
@@ -348,6 +358,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         for (const c of ws.connections) c.close();
         // no machine moves (a cover, a timer) once the log is closing
         await platforms.stop();
+        conversation.stop();
         await intentTimers.stop();
         await snapshotting;
         await bans.settled();

@@ -12,6 +12,7 @@ import type { Context, EventRecord, Origin } from '../store/types.ts';
 import type { Templates } from '../actors/templates/index.ts';
 import type { IntentRegistry } from '../actors/intents/registry.ts';
 import type { IntentPlatforms } from '../actors/intents/platforms.ts';
+import type { Conversation } from '../actors/conversation/index.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
 export interface CoreDeps {
@@ -32,6 +33,8 @@ export interface CoreDeps {
   intents: IntentRegistry;
   /** integrations' intent platforms: `registerIntentPlatform(domain, (registry, home) => ...)` */
   intentPlatforms: IntentPlatforms;
+  /** the conversation agents, their chat logs (set right after the deps are made) */
+  conversation?: Conversation;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

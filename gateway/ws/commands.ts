@@ -16,6 +16,7 @@ import { loggingCommands } from './logging-commands.ts';
 import { historyCommands } from './history-commands.ts';
 import { registryCommands } from './registry-commands.ts';
 import { templateCommands } from './template-commands.ts';
+import { conversationCommands } from './conversation-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -464,6 +465,7 @@ const commands: Record<string, Command> = {
   },
   ...loggingCommands,
   ...historyCommands,
+  ...conversationCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));

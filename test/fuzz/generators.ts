@@ -29,6 +29,9 @@ const FIELD_NAMES = [
   'template', 'variables', 'timeout', 'strict', 'report_errors',
 ];
 
+/** Sentences the conversation route and commands hear: understood, unknown, odd. */
+const SENTENCES = ['turn on the lights in the kitchen', 'what time is it', 'set a timer for 5 minutes', 'cancel all timers', 'turn off the toaster', '', '   ', '{name}', '<turn> on', 'é'.repeat(300), 'lights '.repeat(200)];
+
 /** Templates the template route and command render: plain, reading states, failing, runaway. */
 const TEMPLATES = [
   "{{ states('input_boolean.x') }}", '{{ states | count }}', '{% for s in states.sensor %}{{ s.entity_id }}{% endfor %}',
@@ -629,6 +632,13 @@ export const REST_ROUTES: RestRoute[] = [
     body: 'json',
     valid: (rng) => ({ template: rng.pick(TEMPLATES), variables: { x: rng.int(10) } }),
   },
+  {
+    method: 'POST',
+    path: '/api/conversation/process',
+    access: 'user',
+    body: 'json',
+    valid: (rng) => ({ text: rng.pick(SENTENCES), ...(rng.chance(0.3) ? { language: 'en' } : {}), ...(rng.chance(0.3) ? { agent_id: 'conversation.core' } : {}) }),
+  },
   { method: 'POST', path: '/api/onboarding/core_config', access: 'user', body: 'json', valid: () => ({}) },
   { method: 'POST', path: '/api/onboarding/analytics', access: 'user', body: 'json', valid: () => ({}) },
   {
@@ -711,6 +721,13 @@ export const WS_COMMANDS: WsCommand[] = [
     }),
   },
   ...registryCommands(),
+  { type: 'conversation/process', valid: (rng) => ({ text: rng.pick(SENTENCES), ...(rng.chance(0.3) ? { conversation_id: null } : {}) }) },
+  { type: 'conversation/prepare', valid: () => ({}) },
+  { type: 'conversation/agent/list', valid: (rng) => (rng.chance(0.5) ? { language: 'en', country: 'US' } : {}) },
+  { type: 'conversation/sentences/list', valid: () => ({}) },
+  { type: 'conversation/agent/core/debug', valid: (rng) => ({ sentences: [rng.pick(SENTENCES), rng.pick(SENTENCES)] }) },
+  { type: 'conversation/agent/core/language_scores', valid: () => ({ language: 'en' }) },
+  { type: 'conversation/chat_log/subscribe_index', valid: () => ({}) },
   {
     type: 'render_template',
     valid: (rng) => ({ template: rng.pick(TEMPLATES), variables: { x: rng.int(10) }, report_errors: rng.chance(0.5), strict: rng.chance(0.2) }),
