@@ -136,6 +136,8 @@ t.test('get state: a query of matched and unmatched states; empty for nothing th
       failed: [],
     },
   });
+  const all = await home.handle('CoreGetState', { name: 'all', domain: 'light', floor: 'upstairs', state: 'on' });
+  t.same(all.data.success, q.data.success, '"all" is no name filter in a query either');
   const one = await home.handle('CoreGetState', { name: 'kettle' });
   t.same(one.data.success, [{ name: 'Kettle', type: 'entity', id: 'switch.kettle' }]);
   const empty = await home.handle('CoreGetState', { area: 'attic', domain: 'light' });

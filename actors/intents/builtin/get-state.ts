@@ -27,8 +27,8 @@ export function getStateIntent(home: IntentHome): IntentHandler {
       preferred_floor_id: { validator: str },
     },
     async handle(intent) {
-      // the query's name is taken as given: "all" is a name here
-      const { constraints, preferences } = targetingOf(intent, { name: slotValue<string>(intent.slots, 'name') ?? null });
+      // as for actions, a name of "all" is no name filter ("are all the lights off")
+      const { constraints, preferences } = targetingOf(intent);
       let result: MatchResult;
       try {
         result = matchTargets(home, constraints, preferences);
