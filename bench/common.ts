@@ -41,6 +41,19 @@ export interface BenchOptions {
 export const now = () => performance.timeOrigin + performance.now();
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Calls `work` for `ms` of wall time, 100 calls at a time, and answers calls per second. */
+export function rate(ms: number, work: () => unknown): number {
+  let n = 0;
+  const t0 = performance.now();
+  let t = t0;
+  while (t - t0 < ms) {
+    for (let i = 0; i < 100; i++) work();
+    n += 100;
+    t = performance.now();
+  }
+  return (n / (t - t0)) * 1000;
+}
+
 /** The p-th percentile (0..100) of numbers, by nearest rank. */
 export function percentile(values: ArrayLike<number>, p: number): number {
   const n = values.length;

@@ -5,7 +5,7 @@
 // punctuation out, one regex) and look the whole sentence up in a Map of every test sentence —
 // an exact-phrase table, which could not handle a single sentence outside the table.
 import { compileSentences, parseSentenceYaml, prepareList, type DynamicListValue, type RecognizeResult } from '../actors/conversation/sentences/index.ts';
-import { isMain, num, runAlone, type BenchOptions, type BenchResult, type Row } from './common.ts';
+import { isMain, num, runAlone, type BenchOptions, type BenchResult, type Row, rate } from './common.ts';
 import { hotSpotNotes, startProfile } from './profile.ts';
 
 const ENTITIES = 10_000;
@@ -89,19 +89,6 @@ function sentences(): { text: string; intent: string | null }[] {
     }
   }
   return out;
-}
-
-/** Calls `work` for `ms` and answers calls per second. */
-function rate(ms: number, work: () => unknown): number {
-  let n = 0;
-  const t0 = performance.now();
-  let t = t0;
-  while (t - t0 < ms) {
-    for (let i = 0; i < 100; i++) work();
-    n += 100;
-    t = performance.now();
-  }
-  return (n / (t - t0)) * 1000;
 }
 
 export async function run(options: BenchOptions = {}): Promise<BenchResult> {

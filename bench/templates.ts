@@ -3,7 +3,7 @@
 // lookups and a join). What the bounded evaluator costs over doing the lookups directly.
 import { Templates } from '../actors/templates/index.ts';
 import type { EntityState } from '../actors/entities/types.ts';
-import { isMain, num, rateRow, runAlone, type BenchOptions, type BenchResult } from './common.ts';
+import { isMain, num, rateRow, runAlone, type BenchOptions, type BenchResult, rate } from './common.ts';
 import { hotSpotNotes, startProfile } from './profile.ts';
 
 const ENTITIES = 1000;
@@ -26,19 +26,6 @@ function states(): Map<string, EntityState> {
     });
   }
   return map;
-}
-
-/** Calls `work` for `ms` and answers calls per second. */
-function rate(ms: number, work: () => unknown): number {
-  let n = 0;
-  const t0 = performance.now();
-  let t = t0;
-  while (t - t0 < ms) {
-    for (let i = 0; i < 100; i++) work();
-    n += 100;
-    t = performance.now();
-  }
-  return (n / (t - t0)) * 1000;
 }
 
 export async function run(options: BenchOptions = {}): Promise<BenchResult> {
