@@ -95,7 +95,6 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const tokens = new Tokens({ log, clock, ids });
   const jobs = new JobTracker({ log, clock, ids, settings, context, warn: logs.get('hearth.supervisor.jobs').warning });
   const updaterSettings = settings.section('updater', { source: null as string | null });
-  let jobsOf: () => SupervisorDeps['jobs'] = () => undefined;
   const updater = new Updater({
     log,
     clock,
@@ -103,7 +102,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     channel: () => settings.section('supervisor', SUPERVISOR_DEFAULTS).get().channel,
     source: () => updaterSettings.get().source ?? DEFAULT_UPDATER_SOURCE,
     machine: machineOf(),
-    jobs: () => jobsOf(),
+    jobs: () => jobs,
     context,
   });
   const areas: Area[] = [settings, tokens, jobs, updater];
@@ -137,14 +136,10 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   });
   for await (const r of log.readStreams(resolution.streamPrefix, { latest: resolution.latestSuffices })) resolution.evolve(r);
   areas.push(resolution);
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, state: () => state, context, restart: () => restartApi() };
+  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, state: () => state, context, restart: () => restartApi() };
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;
-  deps.jobs = jobs;
-  deps.resolution = resolution;
-  deps.updater = updater;
-  jobsOf = () => deps.jobs;
   // a local document is read before the API answers; a remote one in the background
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;

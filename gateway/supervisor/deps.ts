@@ -25,11 +25,11 @@ export interface SupervisorDeps {
   /** the core's container name and data directory (the runtime itself sets `core`) */
   coreContainer: string;
   coreDataDir: string;
-  /** filled in as each part lands: the job tracker, resolution center, core runtime, updater */
-  jobs?: Jobs;
-  resolution?: Resolution;
+  jobs: Jobs;
+  resolution: Resolution;
+  updater: UpdaterView;
+  /** the core runtime, set right after the deps it links back to are made */
   core?: CoreRuntimeView;
-  updater?: UpdaterView;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

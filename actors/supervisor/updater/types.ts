@@ -13,5 +13,5 @@ export interface UpdaterView {
    * Reads the channel document again (at most once per 30 s unless `force`); rejects with the
    * reason when the document is unusable (the last good versions stay).
    */
-  reload?(options?: { force?: boolean }): Promise<unknown>;
+  reload(options?: { force?: boolean }): Promise<unknown>;
 }

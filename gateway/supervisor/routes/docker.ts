@@ -15,7 +15,7 @@ const CREDENTIALS = { username: required(str), password: required(str) };
 
 /** The original's `reboot_required` issue with its `execute_reboot` suggestion. */
 export async function rebootRequired(deps: SupervisorDeps): Promise<void> {
-  await deps.resolution?.addIssue({ type: 'reboot_required', context: 'system' }, [{ type: 'execute_reboot', context: 'system' }]);
+  await deps.resolution.addIssue({ type: 'reboot_required', context: 'system' }, [{ type: 'execute_reboot', context: 'system' }]);
 }
 
 function checkRegistries(body: Record<string, unknown>): Record<string, RegistryCredentials> {

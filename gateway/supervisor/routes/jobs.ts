@@ -51,13 +51,13 @@ export function registerJobRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     const body = validate(call.body(), optionsShape);
     if (body.ignore_conditions !== undefined) await jobs().setIgnoredConditions(body.ignore_conditions, deps.context());
     // an ignored condition makes the system unsupported (`job_conditions`)
-    await deps.resolution?.evaluate();
+    await deps.resolution.evaluate();
     return {};
   });
 
   api.post('/jobs/reset', async () => {
     await jobs().setIgnoredConditions([], deps.context());
-    await deps.resolution?.evaluate();
+    await deps.resolution.evaluate();
     return {};
   });
 

@@ -25,13 +25,13 @@ export function installedCore(deps: SupervisorDeps): string | null {
 /** Whether the supervisor itself has an update (never on the dev channel, as in the original). */
 export function supervisorUpdate(deps: SupervisorDeps): boolean {
   const s = supervisorSection(deps).get();
-  return s.channel !== 'dev' && isNewer(deps.updater?.latest('supervisor'), SUPERVISOR_VERSION);
+  return s.channel !== 'dev' && isNewer(deps.updater.latest('supervisor'), SUPERVISOR_VERSION);
 }
 
 /** Reads the channel document again; its failure is the caller's 400. */
 export async function reloadUpdater(deps: SupervisorDeps, force = false): Promise<void> {
   try {
-    await deps.updater?.reload?.({ force });
+    await deps.updater.reload({ force });
   } catch (err) {
     throw new SupervisorError((err as Error).message);
   }
@@ -56,7 +56,7 @@ export function registerRootRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
       arch,
       state: deps.state(),
       supported_arch: [arch],
-      supported: (deps.resolution?.unsupported() ?? []).length === 0,
+      supported: deps.resolution.unsupported().length === 0,
       channel: s.channel,
       logging: s.logging,
       timezone: s.timezone,
@@ -74,9 +74,9 @@ export function registerRootRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
 
   const available = () => {
     const items: Record<string, unknown>[] = [];
-    const latestCore = deps.updater?.latest('core') ?? null;
+    const latestCore = deps.updater.latest('core') ?? null;
     if (isNewer(latestCore, installedCore(deps))) items.push({ update_type: 'core', panel_path: '/update-available/core', version_latest: latestCore });
-    if (supervisorUpdate(deps)) items.push({ update_type: 'supervisor', panel_path: '/update-available/supervisor', version_latest: deps.updater?.latest('supervisor') });
+    if (supervisorUpdate(deps)) items.push({ update_type: 'supervisor', panel_path: '/update-available/supervisor', version_latest: deps.updater.latest('supervisor') });
     // no `os` entry: Hearth runs on a plain host, not on an OS it updates; no apps are installed yet
     return { available_updates: items };
   };

@@ -75,7 +75,7 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
 
   api.get('/supervisor/info', (call: SupervisorCall) => {
     const s = section().get();
-    const latest = deps.updater?.latest('supervisor') ?? null;
+    const latest = deps.updater.latest('supervisor') ?? null;
     const flags = Object.fromEntries(FEATURE_FLAGS.map((f) => [f, s.feature_flags?.[f] === true]));
     const info: Record<string, unknown> = {
       version: SUPERVISOR_VERSION,
@@ -83,8 +83,8 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
       update_available: supervisorUpdate(deps),
       channel: s.channel,
       arch: archOf(),
-      supported: (deps.resolution?.unsupported() ?? []).length === 0,
-      healthy: (deps.resolution?.unhealthy() ?? []).length === 0,
+      supported: deps.resolution.unsupported().length === 0,
+      healthy: deps.resolution.unhealthy().length === 0,
       ip_address: ipAddress(),
       timezone: s.timezone,
       logging: s.logging,
@@ -142,7 +142,7 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
     if (flags && flags.supervisor_v2_api !== undefined && flags.supervisor_v2_api !== api.v2) say.info(`the /v2 API is ${flags.supervisor_v2_api ? 'served' : 'no longer served'} after the supervisor restarts`);
     if (after.channel !== before.channel) {
       // a new channel has its own document: read it now (a failure leaves that channel unknown)
-      await deps.updater?.reload?.({ force: true }).catch((err: Error) => say.warning(`channel ${after.channel}: ${err.message}`));
+      await deps.updater.reload({ force: true }).catch((err: Error) => say.warning(`channel ${after.channel}: ${err.message}`));
     }
   });
 
@@ -171,7 +171,7 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
   api.post('/supervisor/update', async (call) => {
     const body = validate(call.body(), { version: str });
     const s = section().get();
-    const target = s.channel === 'dev' && body.version ? body.version : deps.updater?.latest('supervisor');
+    const target = s.channel === 'dev' && body.version ? body.version : deps.updater.latest('supervisor');
     if (!target || (!body.version && !supervisorUpdate(deps)) || target === SUPERVISOR_VERSION) throw new SupervisorError(`No supervisor update available - ${SUPERVISOR_VERSION}`);
     // the supervisor is the host process `hearth supervisor`, installed with npm: it does not replace itself
     throw new SupervisorError(
