@@ -4,7 +4,7 @@ import t from 'tap';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { hexKey, hook, legacyKey, openWith, register, sealFor, sealText } from './app.ts';
 
-async function setup(t: Tap.Test) {
+async function setup(t: { teardown(fn: () => unknown): void }) {
   const h = await startTestHearth(t);
   const call = api(h.base, (await onboard(h.base)).access_token);
   const reg = await register(call, { supports_encryption: true });

@@ -19,7 +19,7 @@ zone:
     radius: 200
 `;
 
-async function setup(t: Tap.Test) {
+async function setup(t: { teardown(fn: () => unknown): void }) {
   const h = await startTestHearth(t, { config: CONFIG });
   const token = (await onboard(h.base)).access_token;
   const call = api(h.base, token);
