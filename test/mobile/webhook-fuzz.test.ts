@@ -59,7 +59,7 @@ t.test('webhook fuzz', async (t) => {
   const mobile = h.hearth.mobile.registrations;
 
   const post = async (webhookId: string, body: Body) => {
-    const res = await fetch(`${h.base}/api/webhook/${webhookId}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    const res = await fetch(`${h.base}/api/webhook/${webhookId}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : new Uint8Array(body) });
     const text = await res.text();
     return { status: res.status, text };
   };
