@@ -95,3 +95,23 @@ export function trackerAttributes(data: TrackerData | undefined, friendlyName: s
   a.friendly_name = friendlyName;
   return a;
 }
+
+/** The location a restored tracker state shows (what the app last sent, as far as the state tells). */
+export function trackerDataOf(state: EntityState): TrackerData {
+  const a = state.attributes;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const data: TrackerData = {};
+  const lat = num(a.latitude);
+  const lon = num(a.longitude);
+  if (lat !== undefined && lon !== undefined) {
+    data.gps = [lat, lon];
+    data.gps_accuracy = num(a.gps_accuracy) ?? 0;
+  }
+  // a state the gps does not explain is the name the app sent
+  if (state.state !== 'unknown' && (data.gps === undefined || !['home', 'not_home'].includes(state.state))) data.location_name = state.state;
+  for (const [key, attr] of [['battery', 'battery_level'], ['altitude', 'altitude'], ['course', 'course'], ['speed', 'speed'], ['vertical_accuracy', 'vertical_accuracy']] as const) {
+    const v = num(a[attr]);
+    if (v !== undefined) data[key] = v;
+  }
+  return data;
+}

@@ -8,7 +8,7 @@ import { slugify } from '../entities/slug.ts';
 import type { EntityEntry, EntityInfo, EntityChanges } from '../registries/types.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import { checkLocation, checkSensorRegistration, checkSensorUpdate, looseSensorItem, type SensorRegistration, type SensorStateValue, type SensorType } from './sensor-schema.ts';
-import { trackerAttributes, trackerState, zonesOf, type TrackerData, type ZoneView } from './location.ts';
+import { trackerAttributes, trackerDataOf, trackerState, zonesOf, type TrackerData, type ZoneView } from './location.ts';
 import { EMPTY_OK, type Registration, type RegistrationsView, type WebhookActions, type WebhookCall, type WebhookReply } from './types.ts';
 
 /**
@@ -27,7 +27,11 @@ export const sensorStream = (storeKey: string) => `${SENSOR_PREFIX}${storeKey}`;
 export const RECORD = {
   sensorRegistered: 'sensor_registered',
   sensorUpdated: 'sensor_updated',
+  sensorRemoved: 'sensor_removed',
 } as const;
+
+/** The registration records the sensors follow (the registration actor's streams). */
+const REGISTRATION_STREAM = 'mobile_app/registration/';
 
 /** A registered sensor as its records hold it. */
 export interface StoredSensor extends SensorRegistration {
@@ -38,6 +42,7 @@ export interface StoredSensor extends SensorRegistration {
 export interface SensorRegistries {
   ensureEntity(info: EntityInfo, context?: Context): Promise<EntityEntry>;
   updateEntity(entityId: string, input: EntityChanges, context?: Context): Promise<EntityEntry>;
+  removeEntity(entityId: string, context?: Context): Promise<void>;
   getEntity(entityIdOrId: string): EntityEntry | undefined;
   entities(): EntityEntry[];
 }
@@ -80,6 +85,55 @@ export class MobileSensors implements EntryFollower {
   private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: MobileSensorsDeps) {}
+
+  /** what the sensors remember of each registration, to find its tracker once it is deleted */
+  private readonly known = new Map<string, { device_id: string; core_device_id: string }>();
+
+  /**
+   * After the restore: the actions in the webhook's table, the last values from the restored
+   * states, a tracker for every registration, and from now on a tracker for each new one and
+   * the entities of a deleted one removed.
+   */
+  async start(deps: { actions: WebhookActions; onCommit(listener: (records: EventRecord[]) => void): void; newContext(): Context }): Promise<void> {
+    this.registerActions(deps.actions);
+    this.restoreValues();
+    deps.onCommit((records) => {
+      for (const r of records) {
+        if (!r.stream.startsWith(REGISTRATION_STREAM)) continue;
+        const webhookId = r.stream.slice(REGISTRATION_STREAM.length);
+        if (r.type === 'registration_created') {
+          const reg = this.deps.registrations.get(webhookId);
+          if (reg) void this.onRegistration(reg, deps.newContext()).catch((err) => this.deps.say?.(`device tracker of ${reg.device_name} not made: ${(err as Error).message}`));
+        } else if (r.type === 'registration_deleted') {
+          void this.onRemoved(webhookId, deps.newContext()).catch((err) => this.deps.say?.(`entities of a removed registration not removed: ${(err as Error).message}`));
+        }
+      }
+    });
+    for (const reg of this.deps.registrations.list()) await this.onRegistration(reg, deps.newContext());
+  }
+
+  /** A registration is gone: its sensors and tracker leave the states and the entity registry. */
+  async onRemoved(webhookId: string, context: Context): Promise<void> {
+    const known = this.known.get(webhookId);
+    this.known.delete(webhookId);
+    const prefix = `${webhookId}_`;
+    const gone = this.deps.registries.entities().filter(
+      (e) => e.platform === MOBILE_PLATFORM && (e.unique_id.startsWith(prefix) || (known !== undefined && e.unique_id === known.device_id && e.device_id === known.core_device_id && e.entity_id.startsWith('device_tracker.'))),
+    );
+    for (const e of gone) {
+      if (this.deps.entities.has(e.entity_id)) await this.deps.entities.remove(e.entity_id, context);
+      if (this.deps.registries.getEntity(e.entity_id)) await this.deps.registries.removeEntity(e.entity_id, context);
+    }
+    const sensors = [...this.sensors.entries()].filter(([, s]) => s.webhook_id === webhookId);
+    if (sensors.length) {
+      await this.deps.log.append(sensors.map(([key]) => ({ time: this.deps.clock.now(), stream: sensorStream(key), type: RECORD.sensorRemoved, data: { webhook_id: webhookId }, context })));
+      for (const [key] of sensors) {
+        this.sensors.delete(key);
+        this.lastValues.delete(key);
+      }
+    }
+    this.locations.delete(webhookId);
+  }
 
   /** Registers register_sensor, update_sensor_states and update_location with the webhook. */
   registerActions(actions: WebhookActions): void {
@@ -205,9 +259,12 @@ export class MobileSensors implements EntryFollower {
 
   /** Makes the registration's device tracker (state unknown until a location comes); called when a registration appears. */
   async onRegistration(reg: Registration, context: Context): Promise<void> {
+    this.known.set(reg.webhook_id, { device_id: reg.device_id, core_device_id: reg.core_device_id });
     await this.serial(`tracker/${reg.webhook_id}`, async () => {
       const entry = await this.trackerEntry(reg, context);
-      if (entry.disabled_by !== null || this.deps.entities.has(entry.entity_id)) return;
+      const shown = this.deps.entities.get(entry.entity_id);
+      if (shown && !this.locations.has(reg.webhook_id)) this.locations.set(reg.webhook_id, trackerDataOf(shown));
+      if (entry.disabled_by !== null || shown) return;
       await this.showTracker(entry, reg, context);
     });
   }
@@ -217,6 +274,7 @@ export class MobileSensors implements EntryFollower {
     const checked = checkLocation(call.data);
     if (!checked.ok) return EMPTY_OK;
     const reg = call.registration;
+    this.known.set(reg.webhook_id, { device_id: reg.device_id, core_device_id: reg.core_device_id });
     await this.serial(`tracker/${reg.webhook_id}`, async () => {
       this.locations.set(reg.webhook_id, checked.value);
       const entry = await this.trackerEntry(reg, call.context);
@@ -318,8 +376,9 @@ export class MobileSensors implements EntryFollower {
     latestSuffices: true,
     owns: (r) => r.stream.startsWith(SENSOR_PREFIX),
     evolve: (r: EventRecord) => {
-      const s = r.data as StoredSensor;
-      this.sensors.set(r.stream.slice(SENSOR_PREFIX.length), s);
+      const key = r.stream.slice(SENSOR_PREFIX.length);
+      if (r.type === RECORD.sensorRemoved) this.sensors.delete(key);
+      else this.sensors.set(key, r.data as StoredSensor);
     },
     snapshot: () => [...this.sensors.entries()],
     restore: (data) => {
