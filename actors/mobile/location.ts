@@ -70,7 +70,7 @@ export function activeZone(zones: ZoneView[], latitude: number, longitude: numbe
 
 /** The tracker's state: the location name, else home / a zone's name / not_home by gps, else unknown. */
 export function trackerState(data: TrackerData | undefined, zones: ZoneView[]): string {
-  if (data?.location_name !== undefined) return data.location_name;
+  if (data?.location_name) return data.location_name;
   if (data?.gps) {
     const zone = activeZone(zones, data.gps[0], data.gps[1], data.gps_accuracy ?? 0);
     if (!zone) return 'not_home';

@@ -44,10 +44,12 @@ export interface LocationUpdate {
   altitude?: number;
   course?: number;
   vertical_accuracy?: number;
-  in_zones?: string[];
 }
 
 export const DEFAULT_ICON = 'mdi:cellphone';
+
+const REGISTRATION_KEYS = ['attributes', 'device_class', 'name', 'type', 'unique_id', 'unit_of_measurement', 'state', 'entity_category', 'icon', 'state_class', 'disabled'];
+const LOCATION_KEYS = ['location_name', 'gps', 'gps_accuracy', 'battery', 'speed', 'altitude', 'course', 'vertical_accuracy'];
 
 /** One schema failure: the message and the key it is about (the original's Invalid with a path). */
 interface Problem {
@@ -58,12 +60,19 @@ interface Problem {
 type Result<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isStateValue = (v: unknown): v is SensorStateValue => v === null || typeof v === 'boolean' || typeof v === 'number' || typeof v === 'string';
 /** cv.string: a string, or a number made into one */
 const asString = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 const isIcon = (v: unknown): v is string => typeof v === 'string' && v.includes(':');
+
+/** vol.Coerce(float): a number, or a string that reads as one (bools are ints in Python) */
+function toFloat(v: unknown): number | undefined {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+}
 
 /** Python's repr of a JSON value, as voluptuous shows what it got. */
 export function pyRepr(v: unknown): string {
@@ -120,6 +129,8 @@ export function checkSensorUpdate(item: Record<string, unknown>): { ok: true; va
 export function checkSensorRegistration(data: unknown): Result<SensorRegistration> {
   const bad = (key: string, message: string): Result<SensorRegistration> => ({ ok: false, problems: [{ key, message }] });
   if (!isObject(data)) return bad('', 'expected a dictionary');
+  const extra = Object.keys(data).find((k) => !REGISTRATION_KEYS.includes(k));
+  if (extra !== undefined) return bad(extra, 'extra keys not allowed');
   if (!SENSOR_TYPES.includes(data.type as SensorType)) return bad('type', 'value must be one of binary_sensor, sensor');
   const type = data.type as SensorType;
   const uniqueId = asString(data.unique_id);
@@ -138,8 +149,8 @@ export function checkSensorRegistration(data: unknown): Result<SensorRegistratio
   if ('device_class' in data && data.device_class !== null) {
     if (typeof data.device_class !== 'string') return bad('device_class', 'expected str');
     const dc = data.device_class.toLowerCase();
-    const known: readonly string[] = type === 'sensor' ? SENSOR_DEVICE_CLASSES : BINARY_SENSOR_DEVICE_CLASSES;
-    if (!known.includes(dc)) return bad('device_class', `invalid ${type} device class`);
+    // the original accepts a device class of either domain (vol.Any of both enums)
+    if (!(BINARY_SENSOR_DEVICE_CLASSES as readonly string[]).includes(dc) && !(SENSOR_DEVICE_CLASSES as readonly string[]).includes(dc)) return bad('device_class', 'invalid device class');
     out.device_class = dc;
   } else if ('device_class' in data) out.device_class = null;
   if ('unit_of_measurement' in data) {
@@ -148,8 +159,8 @@ export function checkSensorRegistration(data: unknown): Result<SensorRegistratio
   }
   if ('state_class' in data) {
     if (data.state_class !== null && !(STATE_CLASSES as readonly unknown[]).includes(data.state_class)) return bad('state_class', 'invalid state class');
-    // the original's _validate_state_class_sensor: a state class belongs to sensors only
-    if (data.state_class !== null && type !== 'sensor') return bad('state_class', 'state_class is not allowed for binary_sensor');
+    // the original's _validate_state_class_sensor: the key at all (even null) only on a sensor
+    if (type !== 'sensor') return bad('state_class', 'state_class only allowed for sensors');
     out.state_class = data.state_class as string | null;
   }
   if ('entity_category' in data) {
@@ -167,10 +178,12 @@ export function checkSensorRegistration(data: unknown): Result<SensorRegistratio
   return { ok: true, value: out };
 }
 
-/** The update_location schema: every key optional, gps and gps_accuracy only together. */
+/** The update_location schema: every key optional, gps only with gps_accuracy; other keys are refused. */
 export function checkLocation(data: unknown): Result<LocationUpdate> {
   const bad = (key: string, message: string): Result<LocationUpdate> => ({ ok: false, problems: [{ key, message }] });
   if (!isObject(data)) return bad('', 'expected a dictionary');
+  const extra = Object.keys(data).find((k) => !LOCATION_KEYS.includes(k));
+  if (extra !== undefined) return bad(extra, 'extra keys not allowed');
   const out: LocationUpdate = {};
   if ('location_name' in data) {
     const s = asString(data.location_name);
@@ -183,23 +196,23 @@ export function checkLocation(data: unknown): Result<LocationUpdate> {
     out.gps = [g[0], g[1]];
   }
   if ('gps_accuracy' in data) {
-    if (!isNumber(data.gps_accuracy) || data.gps_accuracy < 0) return bad('gps_accuracy', 'expected a positive number');
-    out.gps_accuracy = data.gps_accuracy;
+    const v = toFloat(data.gps_accuracy);
+    if (v === undefined || v < 0) return bad('gps_accuracy', 'expected a positive number');
+    out.gps_accuracy = v;
   }
-  // vol.Inclusive: both or neither
-  if ((out.gps === undefined) !== (out.gps_accuracy === undefined)) return bad('gps', 'some but not all values in the same group of inclusion');
+  // cv.key_dependency: gps needs gps_accuracy (an accuracy alone is fine)
+  if (out.gps !== undefined && out.gps_accuracy === undefined) return bad('gps', 'dependency violation - key "gps" requires key "gps_accuracy" to exist');
   for (const key of ['battery', 'speed', 'course', 'vertical_accuracy'] as const) {
     if (!(key in data)) continue;
-    if (!isInt(data[key]) || (data[key] as number) < 0) return bad(key, 'expected a positive int');
-    out[key] = data[key] as number;
+    // cv.positive_int: coerced to an int, at least 0
+    const v = toFloat(data[key]);
+    if (v === undefined || Math.trunc(v) < 0) return bad(key, 'expected a positive int');
+    out[key] = Math.trunc(v);
   }
   if ('altitude' in data) {
-    if (!isNumber(data.altitude)) return bad('altitude', 'expected float');
-    out.altitude = data.altitude;
-  }
-  if ('in_zones' in data) {
-    if (!Array.isArray(data.in_zones) || !data.in_zones.every((z) => typeof z === 'string')) return bad('in_zones', 'expected a list of entity ids');
-    out.in_zones = data.in_zones as string[];
+    const v = toFloat(data.altitude);
+    if (v === undefined) return bad('altitude', 'expected float');
+    out.altitude = v;
   }
   return { ok: true, value: out };
 }

@@ -149,32 +149,45 @@ export class MobileSensors implements EntryFollower {
     const checked = checkSensorRegistration(call.data);
     if (!checked.ok) return EMPTY_OK;
     const reg = call.registration;
-    const s: StoredSensor = { webhook_id: reg.webhook_id, ...checked.value };
-    const key = sensorStoreKey(reg.webhook_id, s.unique_id);
+    const given = checked.value;
+    const key = sensorStoreKey(reg.webhook_id, given.unique_id);
+    const name = `${reg.device_name} ${given.name}`;
     await this.serial(key, async () => {
+      const entry = this.findEntry(given.type, key);
       const before = this.sensors.get(key);
-      const entry = this.findEntry(s.type, key);
-      await this.deps.log.append([{ time: this.deps.clock.now(), stream: sensorStream(key), type: entry || before ? RECORD.sensorUpdated : RECORD.sensorRegistered, data: s, context: call.context }]);
+      // a re-registration is merged into what the sensor had, as the original updates its config
+      const s: StoredSensor = { ...(entry && before ? before : {}), webhook_id: reg.webhook_id, ...given };
+      await this.deps.log.append([{ time: this.deps.clock.now(), stream: sensorStream(key), type: entry && before ? RECORD.sensorUpdated : RECORD.sensorRegistered, data: s, context: call.context }]);
       this.sensors.set(key, s);
       this.lastValues.set(key, { state: s.state, attributes: s.attributes, icon: s.icon });
-      const info: EntityInfo = {
-        entity_id: `${s.type}.${slugify(`${reg.device_name} ${s.name}`) || 'unknown'}`,
-        unique_id: key,
-        platform: MOBILE_PLATFORM,
-        device_id: reg.core_device_id,
-        original_name: `${reg.device_name} ${s.name}`,
-        original_icon: s.icon,
-        original_device_class: s.device_class ?? null,
-        entity_category: s.entity_category ?? null,
-        unit_of_measurement: s.unit_of_measurement ?? null,
-        capabilities: s.type === 'sensor' && s.state_class ? { state_class: s.state_class } : null,
-      };
-      if (!entry && s.disabled) info.disabled_by = 'integration';
-      let ensured = await this.deps.registries.ensureEntity(info, call.context);
-      // re-registration: the flag the app sends wins (true: disabled by the integration)
-      if (entry && s.disabled !== undefined) {
-        const wanted = s.disabled ? 'integration' : null;
-        if ((ensured.disabled_by === null) !== (wanted === null)) ensured = await this.deps.registries.updateEntity(ensured.entity_id, { disabled_by: wanted }, call.context);
+      let ensured: EntityEntry;
+      if (!entry) {
+        ensured = await this.deps.registries.ensureEntity(
+          {
+            entity_id: `${s.type}.${slugify(name) || 'unknown'}`,
+            unique_id: key,
+            platform: MOBILE_PLATFORM,
+            device_id: reg.core_device_id,
+            original_name: name,
+            original_icon: s.icon,
+            original_device_class: s.device_class ?? null,
+            entity_category: s.entity_category ?? null,
+            unit_of_measurement: s.unit_of_measurement ?? null,
+            capabilities: s.type === 'sensor' && s.state_class ? { state_class: s.state_class } : null,
+            ...(s.disabled ? { disabled_by: 'integration' as const } : {}),
+          },
+          call.context,
+        );
+      } else {
+        // what the original's re-registration changes: the name, and the keys the app sent
+        const info: EntityInfo = { entity_id: entry.entity_id, unique_id: key, platform: MOBILE_PLATFORM, original_name: name, original_icon: given.icon };
+        if ('unit_of_measurement' in given) info.unit_of_measurement = given.unit_of_measurement ?? null;
+        if ('entity_category' in given) info.entity_category = given.entity_category ?? null;
+        ensured = await this.deps.registries.ensureEntity(info, call.context);
+        const changes: EntityChanges = {};
+        if ('device_class' in given && ensured.device_class !== (given.device_class ?? null)) changes.device_class = given.device_class ?? null;
+        if (given.disabled !== undefined && given.disabled !== (ensured.disabled_by !== null)) changes.disabled_by = given.disabled ? 'integration' : null;
+        if (Object.keys(changes).length) ensured = await this.deps.registries.updateEntity(ensured.entity_id, changes, call.context);
       }
       await this.show(ensured, s, call.context);
     });
