@@ -52,6 +52,9 @@ import { builtinIntents } from '../actors/intents/builtin/index.ts';
 import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { Conversation } from '../actors/conversation/index.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
+import { Mobile } from '../actors/mobile/index.ts';
+import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
+import { readJson } from '../gateway/body.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -99,6 +102,8 @@ export interface Hearth {
   intentTimers: TimerManager;
   /** integrations' intent platforms (`registerIntentPlatform`) and through them the intent handlers */
   intentPlatforms: IntentPlatforms;
+  /** companion apps: registrations and the webhook action table (`mobile.actions.register`) */
+  mobile: Mobile;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -158,6 +163,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
   const intentTimers = new TimerManager({ log, clock, ids, places: registries, say: logs.get('hearth.intent').warning });
   areas.push(intentTimers.area);
+  const mobile = new Mobile({ log, clock, ids, registries, readJson, warn: logs.get('hearth.mobile_app').warning, newContext: (userId) => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: userId }) });
+  areas.push(mobile.registrations);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -261,6 +268,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
+  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent });
+  deps.mobile = mobile;
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -282,6 +291,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerTemplateRoutes(router, deps);
   registerIntentRoutes(router, deps);
   registerConversationRoutes(router, { clock, ids, conversation });
+  registerMobileAppRoutes(router, { clock, ids, mobile });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
@@ -346,6 +356,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     registries,
     intentTimers,
     intentPlatforms,
+    mobile,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
