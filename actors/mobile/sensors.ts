@@ -55,6 +55,8 @@ export interface MobileSensorsDeps {
   registrations: RegistrationsView;
   /** the core location (zone.home when there is no zone.home entity) */
   coreLocation(): { name: string; latitude: number; longitude: number; radius: number };
+  /** the config entry of a registration (its entities belong to it) */
+  configEntryOf?(webhookId: string): string | undefined;
   /** the user's overrides of an entity (name, icon, device class) */
   overrides?: OverridesOf;
   say?(line: string): void;
@@ -168,6 +170,7 @@ export class MobileSensors implements EntryFollower {
             unique_id: key,
             platform: MOBILE_PLATFORM,
             device_id: reg.core_device_id,
+            config_entry_id: this.deps.configEntryOf?.(reg.webhook_id) ?? null,
             original_name: name,
             original_icon: s.icon,
             original_device_class: s.device_class ?? null,
@@ -303,6 +306,7 @@ export class MobileSensors implements EntryFollower {
         unique_id: reg.device_id,
         platform: MOBILE_PLATFORM,
         device_id: reg.core_device_id,
+        config_entry_id: this.deps.configEntryOf?.(reg.webhook_id) ?? null,
         original_name: reg.device_name,
       },
       context,
