@@ -53,6 +53,7 @@ import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { Conversation } from '../actors/conversation/index.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 import { Mobile } from '../actors/mobile/index.ts';
+import { MobileSensors } from '../actors/mobile/sensors.ts';
 import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
 import { readJson } from '../gateway/body.ts';
 
@@ -165,6 +166,20 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   areas.push(intentTimers.area);
   const mobile = new Mobile({ log, clock, ids, registries, readJson, warn: logs.get('hearth.mobile_app').warning, newContext: (userId) => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: userId }) });
   areas.push(mobile.registrations);
+  const mobileSensors = new MobileSensors({
+    log,
+    clock,
+    entities,
+    registries,
+    registrations: mobile.registrations,
+    configEntryOf: (webhookId) => mobile.registrations.entries().find((e) => e.registration.webhook_id === webhookId)?.entry_id,
+    coreLocation: () => {
+      const c = coreConfig.asDict(runState);
+      return { name: String(c.location_name), latitude: Number(c.latitude), longitude: Number(c.longitude), radius: Number(c.radius) };
+    },
+    say: logs.get('hearth.mobile_app').warning,
+  });
+  areas.push(mobileSensors.area);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -270,6 +285,10 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
   mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent });
   deps.mobile = mobile;
+  // the app's sensors and device tracker: their webhook actions, get_config's entities, registry changes
+  await mobileSensors.start({ actions: mobile.actions, onCommit: (l) => log.onCommit(l), newContext: systemContext });
+  mobile.entitiesOf = (r) => mobileSensors.entitiesOf(r);
+  followRegistryUpdates({ onCommit: (l) => log.onCommit(l), followers: () => [mobileSensors], newContext: systemContext, log: logs.get('hearth.mobile_app').warning });
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
