@@ -115,6 +115,8 @@ export function registerCoreActions(actions: WebhookActions, deps: CoreActionDep
     if (!isObject(data) || extraKeys(data, ['camera_entity_id']) || typeof data.camera_entity_id !== 'string') return EMPTY_OK;
     const camera = deps.entities.get(data.camera_entity_id);
     if (!camera) return ok({ success: false }, 400);
+    // the original reads the camera's supported_features: another kind of entity fails there (an empty 200)
+    if (typeof camera.attributes.supported_features !== 'number') throw new Error(`${camera.entity_id} is not a camera`);
     return ok({ mjpeg_path: `/api/camera_proxy_stream/${camera.entity_id}`, hls_path: null });
   });
 

@@ -200,10 +200,11 @@ export class Registrations implements Area, RegistrationsView {
     return registration;
   }
 
-  /** enable_encryption: a fresh secret, used with the current key derivation from now on. */
+  /** enable_encryption: a fresh secret (today's apps use it with the current key derivation). */
   async enableEncryption(webhookId: string, context: Context): Promise<Registration> {
     const entry = this.must(webhookId);
-    const registration: Registration = { ...entry.registration, supports_encryption: true, secret: this.deps.ids.tokenHex(32), no_legacy_encryption: true };
+    // as the original, the legacy key still opens until the app first uses the current one
+    const registration: Registration = { ...entry.registration, supports_encryption: true, secret: this.deps.ids.tokenHex(32) };
     await this.write(webhookId, [{ type: 'encryption_enabled', data: this.next(entry, registration) }], context);
     return registration;
   }

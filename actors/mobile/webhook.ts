@@ -34,19 +34,23 @@ function mentionsEncrypted(raw: unknown): boolean {
   return isObject(raw) && 'encrypted' in raw;
 }
 
-/** The two envelope schemas: plain `{type, data?}` and encrypted `{type, encrypted, encrypted_data?}`, no other keys. */
+/**
+ * The two envelope schemas: plain `{type, data?}` (data an object or a list) and encrypted
+ * `{type, encrypted: true, encrypted_data?}`, no other keys. `type` is taken as the original's
+ * cv.string takes it (numbers and booleans become text; such types are unknown anyway).
+ */
 type Envelope = { type: string; encrypted: false; data: unknown } | { type: string; encrypted: true; encryptedData: string | undefined };
 
 function envelopeOf(v: Record<string, unknown>): Envelope | undefined {
-  const type = typeof v.type === 'number' ? String(v.type) : v.type;
-  if (typeof type !== 'string') return undefined;
+  const t = v.type;
+  if (typeof t !== 'string' && typeof t !== 'number' && typeof t !== 'boolean') return undefined;
+  const type = typeof t === 'boolean' ? (t ? 'True' : 'False') : String(t);
   const keys = Object.keys(v);
-  const plain = keys.every((k) => k === 'type' || k === 'data');
-  if (plain && (v.data === undefined || typeof v.data === 'object') && v.data !== null) return { type, encrypted: false, data: v.data ?? {} };
-  const encrypted = keys.every((k) => k === 'type' || k === 'encrypted' || k === 'encrypted_data');
-  if (!encrypted || typeof v.encrypted !== 'boolean') return undefined;
+  if (keys.every((k) => k === 'type' || k === 'data') && (v.data === undefined || (typeof v.data === 'object' && v.data !== null))) {
+    return { type, encrypted: false, data: v.data ?? {} };
+  }
+  if (!keys.every((k) => k === 'type' || k === 'encrypted' || k === 'encrypted_data') || v.encrypted !== true) return undefined;
   if (v.encrypted_data !== undefined && typeof v.encrypted_data !== 'string') return undefined;
-  if (!v.encrypted) return { type, encrypted: false, data: {} };
   return { type, encrypted: true, encryptedData: v.encrypted_data as string | undefined };
 }
 
@@ -103,19 +107,20 @@ export class Webhook implements WebhookActions {
     return answer(reply, registrations.get(webhookId) ?? current);
   }
 
-  /** The payload of an encrypted envelope, or undefined (logged) when it cannot be read. */
+  /**
+   * The payload of an encrypted envelope, or undefined (logged) when it cannot be read. The
+   * current key first; the first payload it opens (and that is JSON) retires the legacy key.
+   */
   private async decrypt(registration: Registration, encoded: string | undefined, context: Context): Promise<unknown> {
+    // the original reads the missing key and fails: the dispatcher's empty 200
+    if (encoded === undefined) throw new Error('encrypted envelope without encrypted_data');
     const secret = registration.secret;
-    if (encoded === undefined || secret === null) {
-      this.deps.warn('Ignoring encrypted payload because unable to decrypt');
+    if (secret === null) {
+      this.deps.warn('Ignoring encrypted payload because no decryption key known');
       return undefined;
     }
-    let bytes = open(encoded, currentKey(secret));
-    if (bytes) {
-      if (!registration.no_legacy_encryption) await this.deps.registrations.retireLegacyEncryption(registration.webhook_id, context);
-    } else if (!registration.no_legacy_encryption) {
-      bytes = open(encoded, legacyKey(secret));
-    }
+    const current = open(encoded, currentKey(secret));
+    const bytes = current ?? (registration.no_legacy_encryption ? undefined : open(encoded, legacyKey(secret)));
     if (!bytes) {
       this.deps.warn('Ignoring encrypted payload because unable to decrypt');
       return undefined;
@@ -125,7 +130,9 @@ export class Webhook implements WebhookActions {
       this.deps.warn('Ignoring invalid JSON in encrypted payload');
       return undefined;
     }
-    return read.value;
+    if (current && !registration.no_legacy_encryption) await this.deps.registrations.retireLegacyEncryption(registration.webhook_id, context);
+    // a payload of JSON null is no payload
+    return read.value === null ? undefined : read.value;
   }
 }
 

@@ -61,7 +61,12 @@ t.test('plaintext is refused; bad ciphertexts and errors are plain empty OKs', a
   t.same([notJson.status, notJson.json], [200, {}], 'invalid JSON inside the box');
   const truncated = sealFor({}, hexKey(secret)).slice(0, 40);
   t.same((await hook(base, reg.webhook_id, { type: 'get_config', encrypted: true, encrypted_data: truncated })).json, {});
-  t.same((await hook(base, reg.webhook_id, { type: 'get_config', encrypted: true })).json, {}, 'no encrypted_data');
+  const noData = await hook(base, reg.webhook_id, { type: 'get_config', encrypted: true });
+  t.same([noData.status, noData.text], [200, ''], 'no encrypted_data: the original fails reading it (an empty 200)');
+  const notTrue = await hook(base, reg.webhook_id, { type: 'get_config', encrypted: false, encrypted_data: sealFor({}, hexKey(secret)) });
+  t.same([notTrue.status, notTrue.json], [200, {}], '`encrypted` must be true');
+  const nullInside = await hook(base, reg.webhook_id, { type: 'get_config', encrypted: true, encrypted_data: sealText('null', hexKey(secret)) });
+  t.same([nullInside.status, nullInside.json], [200, {}], 'a null payload is no payload');
 
   // the enable_encryption error stays plain for an encrypting registration
   const already = await sealed('enable_encryption', {}, hexKey(secret));
@@ -77,7 +82,7 @@ t.test('plaintext is refused; bad ciphertexts and errors are plain empty OKs', a
   t.equal(await retired(), 1);
 });
 
-t.test('enable_encryption on a plain registration: plain secret, then the current key', async (t) => {
+t.test('enable_encryption on a plain registration: a plain secret, the legacy key until the current one is used', async (t) => {
   const h = await startTestHearth(t);
   const call = api(h.base, (await onboard(h.base)).access_token);
   const reg = await register(call);
@@ -85,8 +90,13 @@ t.test('enable_encryption on a plain registration: plain secret, then the curren
   t.equal(res.status, 200);
   const secret = res.json.secret as string;
   t.match(secret, /^[0-9a-f]{64}$/);
+  const plain = await hook(h.base, reg.webhook_id, { type: 'get_config' });
+  t.same([plain.status, plain.json?.error?.code], [400, 'encryption_required'], 'plaintext refused from now on');
+  // as the original: the legacy key opens until the app first uses the current one
   const legacy = await hook(h.base, reg.webhook_id, { type: 'get_config', encrypted: true, encrypted_data: sealFor({}, legacyKey(secret)) });
-  t.same(legacy.json, {}, 'a fresh secret is used with the current key only');
+  t.equal((openWith(legacy.json.encrypted_data, legacyKey(secret)) as any).theme_color, '#03A9F4');
   const current = await hook(h.base, reg.webhook_id, { type: 'get_config', encrypted: true, encrypted_data: sealFor({}, hexKey(secret)) });
   t.equal((openWith(current.json.encrypted_data, hexKey(secret)) as any).theme_color, '#03A9F4');
+  const after = await hook(h.base, reg.webhook_id, { type: 'get_config', encrypted: true, encrypted_data: sealFor({}, legacyKey(secret)) });
+  t.same(after.json, {}, 'then the legacy key no longer opens');
 });

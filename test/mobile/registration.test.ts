@@ -27,7 +27,7 @@ t.test('a registration answers 201 with its webhook id and secret in the origina
   t.equal(device.sw_version, '18.2');
   t.same(device.identifiers, [['mobile_app', 'A1B2C3D4']]);
   t.notOk('unknown_key' in reg);
-  const cfg = await hook(base, res.json.webhook_id, { type: 'get_config', encrypted: false });
+  const cfg = await hook(base, plain.webhook_id, { type: 'get_config' });
   t.equal(cfg.status, 200);
 });
 

@@ -57,7 +57,7 @@ t.test('transport: unknown ids, methods, CORS, bad JSON, bad envelopes, unknown 
     const res = await send(body);
     t.same([res.status, res.text], [200, ''], `${body}: the original's handler raises on it`);
   }
-  for (const envelope of [[], '"text"', { data: {} }, { type: 'get_config', data: 5 }, { type: 'get_config', extra: 1 }, { type: {} }, { type: 'get_config', encrypted: 'yes' }]) {
+  for (const envelope of [[], '"text"', { data: {} }, { type: 'get_config', data: 5 }, { type: 'get_config', extra: 1 }, { type: {} }, { type: 'get_config', encrypted: 'yes' }, { type: 'get_config', encrypted: false }, { type: 'get_config', data: {}, encrypted: true }]) {
     const res = await send(envelope);
     t.equal(res.status, 200, JSON.stringify(envelope));
     t.same(res.json, {}, JSON.stringify(envelope));
