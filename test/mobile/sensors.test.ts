@@ -150,6 +150,29 @@ t.test('update_sensor_states: a batch with mixed results, a single object, inval
   }
 });
 
+t.test('how values show: timestamps and dates, truthy binary sensors, unavailable', async (t) => {
+  const h = await setup(t);
+  const state = async (id: string) => (await h.call('GET', `/api/states/${id}`)).json;
+  await h.send('register_sensor', { type: 'sensor', unique_id: 'last_update', name: 'Last Update', device_class: 'timestamp', state: '2026-11-24T05:10:03.5+01:00' });
+  t.equal((await state('sensor.test_phone_last_update')).state, '2026-11-24T04:10:03.500000+00:00');
+  await h.send('update_sensor_states', { type: 'sensor', unique_id: 'last_update', state: '2026-11-24T04:10:03Z' });
+  t.equal((await state('sensor.test_phone_last_update')).state, '2026-11-24T04:10:03+00:00');
+  await h.send('register_sensor', { type: 'sensor', unique_id: 'next_alarm', name: 'Next Alarm', device_class: 'date', state: '2026-12-01' });
+  t.equal((await state('sensor.test_phone_next_alarm')).state, '2026-12-01');
+
+  await h.send('register_sensor', { type: 'binary_sensor', unique_id: 'focus', name: 'Focus', state: 'off' });
+  t.equal((await state('binary_sensor.test_phone_focus')).state, 'on', 'a non-empty string is truthy, as in the original');
+  await h.send('update_sensor_states', { type: 'binary_sensor', unique_id: 'focus', state: 0 });
+  t.equal((await state('binary_sensor.test_phone_focus')).state, 'off');
+
+  await h.send('register_sensor', { ...BATTERY, state: 'unavailable' });
+  const gone = await state('sensor.test_phone_battery_level');
+  t.equal(gone.state, 'unavailable');
+  t.notOk('charging' in gone.attributes, 'no attributes of its own while unavailable');
+  await h.send('update_sensor_states', { type: 'sensor', unique_id: 'battery_level', state: 1.5, attributes: { charging: true } });
+  t.match(await state('sensor.test_phone_battery_level'), { state: '1.5', attributes: { charging: true } });
+});
+
 t.test('a sensor is an entity like any other: history, templates, the event stream', async (t) => {
   const h = await setup(t);
   const ws = await authedClient(h.base, h.token);
