@@ -27,6 +27,13 @@ export interface WebhookDeps {
 const EMPTY: WebhookAnswer = { status: 200, body: null };
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Python's `"encrypted" in body` for a dict (key), a list (element) or a string (substring). */
+function mentionsEncrypted(raw: unknown): boolean {
+  if (typeof raw === 'string') return raw.includes('encrypted');
+  if (Array.isArray(raw)) return raw.includes('encrypted');
+  return isObject(raw) && 'encrypted' in raw;
+}
+
 /** The two envelope schemas: plain `{type, data?}` and encrypted `{type, encrypted, encrypted_data?}`, no other keys. */
 type Envelope = { type: string; encrypted: false; data: unknown } | { type: string; encrypted: true; encryptedData: string | undefined };
 
@@ -75,7 +82,9 @@ export class Webhook implements WebhookActions {
     const read = this.deps.readJson(body);
     if (!read.ok || read.value === undefined) return { status: 400, body: '{}' };
     const raw = read.value;
-    if (isObject(raw) && !('encrypted' in raw) && registration.supports_encryption) {
+    // the original asks `"encrypted" in body` first: of a number, a boolean or null that raises (an empty 200)
+    if (raw === null || typeof raw === 'number' || typeof raw === 'boolean') return EMPTY;
+    if (!mentionsEncrypted(raw) && registration.supports_encryption) {
       return answer(errorReply('encryption_required', 'Encryption required'), registration);
     }
     const envelope = isObject(raw) ? envelopeOf(raw) : undefined;

@@ -24,8 +24,12 @@ export const legacyKey = (secret: string) => {
 };
 
 export function sealFor(value: unknown, key: Uint8Array): string {
+  return sealText(JSON.stringify(value), key);
+}
+
+export function sealText(text: string, key: Uint8Array): string {
   const nonce = nacl.randomBytes(24);
-  const box = nacl.secretbox(new Uint8Array(Buffer.from(JSON.stringify(value))), nonce, key);
+  const box = nacl.secretbox(new Uint8Array(Buffer.from(text)), nonce, key);
   return Buffer.concat([Buffer.from(nonce), Buffer.from(box)]).toString('base64');
 }
 
