@@ -130,7 +130,7 @@ t.test('get_zones, get_config, update_registration, stream_camera, enable_encryp
   t.same(Object.keys(cfg.json), ['latitude', 'longitude', 'elevation', 'core_device_id', 'unit_system', 'location_name', 'time_zone', 'components', 'version', 'theme_color', 'entities']);
   t.equal(cfg.json.theme_color, '#03A9F4');
   t.equal(cfg.json.core_device_id, hearth.mobile.registrations.get(reg.webhook_id)!.core_device_id);
-  t.same(cfg.json.entities, {});
+  t.same(cfg.json.entities, { A1B2C3D4: { disabled: false } }, 'the device tracker, keyed by the device id');
   hearth.mobile.entitiesOf = () => ({ steps: { disabled: true } });
   t.same((await send({ type: 'get_config' })).json.entities, { steps: { disabled: true } });
 
