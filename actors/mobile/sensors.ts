@@ -65,12 +65,43 @@ export interface MobileSensorsDeps {
 /** The entity-registry unique id of a sensor. */
 export const sensorStoreKey = (webhookId: string, uniqueId: string) => `${webhookId}_${uniqueId}`;
 
-/** How a sensor's value shows as a state. */
-function sensorStateText(type: SensorType, value: SensorStateValue): string {
+/** Python's truthiness of a JSON value (a binary sensor is on when its value is truthy). */
+const truthy = (v: SensorStateValue) => !(v === null || v === false || v === 0 || v === '');
+
+/**
+ * A timestamp as the original's parse_datetime reads it, in UTC ISO form with `+00:00`
+ * (microseconds only when there are any); undefined when it has no zone or does not parse.
+ */
+export function utcTimestamp(text: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6})\d*)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)$/.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, sec = '0', frac = '', tz] = m;
+  let offsetMin = 0;
+  if (tz !== 'Z') {
+    const sign = tz[0] === '-' ? -1 : 1;
+    const digits = tz.slice(1).replace(':', '');
+    offsetMin = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0'));
+  }
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)) - offsetMin * 60_000;
+  if (!Number.isFinite(ms)) return undefined;
+  const iso = new Date(ms).toISOString().slice(0, 19);
+  const micro = frac.padEnd(6, '0');
+  return `${iso}${/^0+$/.test(micro) ? '' : `.${micro}`}+00:00`;
+}
+
+/** How a sensor's value shows as a state (the original's sensor and binary_sensor entities). */
+function sensorStateText(s: { type: SensorType; device_class?: string | null }, value: SensorStateValue): string {
+  if (value === 'unavailable') return 'unavailable';
   if (value === null) return 'unknown';
-  if (type === 'binary_sensor') {
-    if (value === 'unavailable' || value === 'unknown') return value;
-    return value ? 'on' : 'off';
+  if (s.type === 'binary_sensor') return truthy(value) ? 'on' : 'off';
+  if (value === 'unknown') return 'unknown';
+  if (typeof value === 'string' && (s.device_class === 'timestamp' || s.device_class === 'date')) {
+    if (s.device_class === 'date') {
+      if (/^\d{4}-\d{2}-\d{2}(?:$|[T ])/.test(value) && !Number.isNaN(Date.parse(value.slice(0, 10)))) return value.slice(0, 10);
+    } else {
+      const utc = utcTimestamp(value);
+      if (utc) return utc;
+    }
   }
   return stateString(value);
 }
@@ -242,13 +273,14 @@ export class MobileSensors implements EntryFollower {
     const reg = this.deps.registrations.get(s.webhook_id);
     const attributes: Record<string, unknown> = {};
     if (s.type === 'sensor' && s.state_class) attributes.state_class = s.state_class;
-    Object.assign(attributes, value.attributes);
+    // an unavailable entity shows no state attributes of its own
+    if (value.state !== 'unavailable') Object.assign(attributes, value.attributes);
     if (s.unit_of_measurement != null) attributes.unit_of_measurement = s.unit_of_measurement;
     if (s.device_class) attributes.device_class = s.device_class;
     if (value.icon) attributes.icon = value.icon;
     attributes.friendly_name = `${reg?.device_name ?? ''} ${s.name}`.trim();
     const shown = withOverrides(attributes, this.overridesOf(entry.entity_id));
-    await this.deps.entities.write(entry.entity_id, { state: sensorStateText(s.type, value.state), attributes: shown, force_update: false }, context);
+    await this.deps.entities.write(entry.entity_id, { state: sensorStateText(s, value.state), attributes: shown, force_update: false }, context);
   }
 
   private overridesOf(entityId: string) {
@@ -353,23 +385,25 @@ export class MobileSensors implements EntryFollower {
 
   /** The user changed an entry (disabled, renamed, new id): the entity shows it. */
   async entryUpdated(entityId: string, oldEntityId: string | undefined, context: Context): Promise<void> {
-    const entry = this.deps.registries.getEntity(entityId);
-    if (!entry || entry.platform !== MOBILE_PLATFORM) return;
-    if (oldEntityId && oldEntityId !== entityId && this.deps.entities.has(oldEntityId)) await this.deps.entities.remove(oldEntityId, context);
-    const sensor = this.sensors.get(entry.unique_id);
-    if (sensor && entry.entity_id.startsWith(`${sensor.type}.`)) {
-      await this.serial(entry.unique_id, () => this.show(entry, sensor, context));
-      return;
-    }
-    if (entry.entity_id.startsWith('device_tracker.')) {
-      const reg = this.deps.registrations.list().find((r) => r.device_id === entry.unique_id && r.core_device_id === entry.device_id);
-      if (!reg) return;
-      await this.serial(`tracker/${reg.webhook_id}`, async () => {
-        if (entry.disabled_by !== null) {
-          if (this.deps.entities.has(entry.entity_id)) await this.deps.entities.remove(entry.entity_id, context);
-        } else await this.showTracker(entry, reg, context);
-      });
-    }
+    const first = this.deps.registries.getEntity(entityId);
+    if (!first || first.platform !== MOBILE_PLATFORM) return;
+    const sensorKey = this.sensors.has(first.unique_id) ? first.unique_id : undefined;
+    const reg = sensorKey ? undefined : this.deps.registrations.list().find((r) => r.device_id === first.unique_id && r.core_device_id === first.device_id);
+    const chain = sensorKey ?? (reg ? `tracker/${reg.webhook_id}` : undefined);
+    if (!chain) return;
+    // the entry is read again in turn: changes queued before this one may have changed it since
+    await this.serial(chain, async () => {
+      const entry = this.deps.registries.getEntity(first.id);
+      if (oldEntityId && oldEntityId !== entityId && this.deps.entities.has(oldEntityId)) await this.deps.entities.remove(oldEntityId, context);
+      if (!entry) return;
+      if (entry.disabled_by !== null) {
+        if (this.deps.entities.has(entry.entity_id)) await this.deps.entities.remove(entry.entity_id, context);
+        return;
+      }
+      const sensor = sensorKey ? this.sensors.get(sensorKey) : undefined;
+      if (sensor && entry.entity_id.startsWith(`${sensor.type}.`)) await this.show(entry, sensor, context);
+      else if (reg && entry.entity_id.startsWith('device_tracker.')) await this.showTracker(entry, reg, context);
+    });
   }
 
   private serial<T>(key: string, work: () => Promise<T>): Promise<T> {

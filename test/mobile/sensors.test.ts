@@ -68,8 +68,8 @@ t.test('register_sensor: 201, the entity, its registry entry on the app device; 
     t.equal(r.status, 200, `refused: ${JSON.stringify(bad)}`);
     t.same(r.json, {});
   }
-  const ids = (await h.call('GET', '/api/states')).json.map((s: any) => s.entity_id).filter((id: string) => id.includes('test_phone'));
-  t.same(ids.sort(), ['device_tracker.test_phone', 'sensor.test_phone_battery_level'], 'nothing made by a refused registration');
+  const ids = (await h.call('GET', '/api/states')).json.map((s: any) => s.entity_id).filter((id: string) => /^(binary_)?sensor\.test_phone/.test(id));
+  t.same(ids, ['sensor.test_phone_battery_level'], 'nothing made by a refused registration');
 });
 
 t.test('re-registration updates the entry and applies the state; the disabled flag both ways', async (t) => {
@@ -148,6 +148,29 @@ t.test('update_sensor_states: a batch with mixed results, a single object, inval
     t.equal(r.status, 200);
     t.same(r.json, {});
   }
+});
+
+t.test('how values show: timestamps and dates, truthy binary sensors, unavailable', async (t) => {
+  const h = await setup(t);
+  const state = async (id: string) => (await h.call('GET', `/api/states/${id}`)).json;
+  await h.send('register_sensor', { type: 'sensor', unique_id: 'last_update', name: 'Last Update', device_class: 'timestamp', state: '2026-11-24T05:10:03.5+01:00' });
+  t.equal((await state('sensor.test_phone_last_update')).state, '2026-11-24T04:10:03.500000+00:00');
+  await h.send('update_sensor_states', { type: 'sensor', unique_id: 'last_update', state: '2026-11-24T04:10:03Z' });
+  t.equal((await state('sensor.test_phone_last_update')).state, '2026-11-24T04:10:03+00:00');
+  await h.send('register_sensor', { type: 'sensor', unique_id: 'next_alarm', name: 'Next Alarm', device_class: 'date', state: '2026-12-01' });
+  t.equal((await state('sensor.test_phone_next_alarm')).state, '2026-12-01');
+
+  await h.send('register_sensor', { type: 'binary_sensor', unique_id: 'focus', name: 'Focus', state: 'off' });
+  t.equal((await state('binary_sensor.test_phone_focus')).state, 'on', 'a non-empty string is truthy, as in the original');
+  await h.send('update_sensor_states', { type: 'binary_sensor', unique_id: 'focus', state: 0 });
+  t.equal((await state('binary_sensor.test_phone_focus')).state, 'off');
+
+  await h.send('register_sensor', { ...BATTERY, state: 'unavailable' });
+  const gone = await state('sensor.test_phone_battery_level');
+  t.equal(gone.state, 'unavailable');
+  t.notOk('charging' in gone.attributes, 'no attributes of its own while unavailable');
+  await h.send('update_sensor_states', { type: 'sensor', unique_id: 'battery_level', state: 1.5, attributes: { charging: true } });
+  t.match(await state('sensor.test_phone_battery_level'), { state: '1.5', attributes: { charging: true } });
 });
 
 t.test('a sensor is an entity like any other: history, templates, the event stream', async (t) => {
