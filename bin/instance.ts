@@ -52,6 +52,10 @@ import { builtinIntents } from '../actors/intents/builtin/index.ts';
 import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { Conversation } from '../actors/conversation/index.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
+import { Mobile } from '../actors/mobile/index.ts';
+import { MobileSensors } from '../actors/mobile/sensors.ts';
+import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
+import { readJson } from '../gateway/body.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -99,6 +103,8 @@ export interface Hearth {
   intentTimers: TimerManager;
   /** integrations' intent platforms (`registerIntentPlatform`) and through them the intent handlers */
   intentPlatforms: IntentPlatforms;
+  /** companion apps: registrations and the webhook action table (`mobile.actions.register`) */
+  mobile: Mobile;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -158,6 +164,22 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
   const intentTimers = new TimerManager({ log, clock, ids, places: registries, say: logs.get('hearth.intent').warning });
   areas.push(intentTimers.area);
+  const mobile = new Mobile({ log, clock, ids, registries, readJson, warn: logs.get('hearth.mobile_app').warning, newContext: (userId) => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: userId }) });
+  areas.push(mobile.registrations);
+  const mobileSensors = new MobileSensors({
+    log,
+    clock,
+    entities,
+    registries,
+    registrations: mobile.registrations,
+    configEntryOf: (webhookId) => mobile.registrations.entries().find((e) => e.registration.webhook_id === webhookId)?.entry_id,
+    coreLocation: () => {
+      const c = coreConfig.asDict(runState);
+      return { name: String(c.location_name), latitude: Number(c.latitude), longitude: Number(c.longitude), radius: Number(c.radius) };
+    },
+    say: logs.get('hearth.mobile_app').warning,
+  });
+  areas.push(mobileSensors.area);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -261,6 +283,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
+  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent });
+  deps.mobile = mobile;
+  // the app's sensors and device tracker: their webhook actions, get_config's entities, registry changes
+  await mobileSensors.start({ actions: mobile.actions, onCommit: (l) => log.onCommit(l), newContext: systemContext });
+  mobile.entitiesOf = (r) => mobileSensors.entitiesOf(r);
+  followRegistryUpdates({ onCommit: (l) => log.onCommit(l), followers: () => [mobileSensors], newContext: systemContext, log: logs.get('hearth.mobile_app').warning });
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -282,6 +310,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerTemplateRoutes(router, deps);
   registerIntentRoutes(router, deps);
   registerConversationRoutes(router, { clock, ids, conversation });
+  registerMobileAppRoutes(router, { clock, ids, mobile });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
@@ -346,6 +375,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     registries,
     intentTimers,
     intentPlatforms,
+    mobile,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,

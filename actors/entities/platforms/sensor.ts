@@ -6,7 +6,7 @@ import type { PlatformDomain } from './types.ts';
 import { lastKnown } from './restore.ts';
 
 /** SensorDeviceClass. */
-const SENSOR_DEVICE_CLASSES = [
+export const SENSOR_DEVICE_CLASSES = [
   'absolute_humidity', 'apparent_power', 'aqi', 'area', 'atmospheric_pressure', 'battery', 'blood_glucose_concentration', 'carbon_dioxide',
   'carbon_monoxide', 'conductivity', 'current', 'data_rate', 'data_size', 'date', 'distance', 'duration', 'energy', 'energy_distance',
   'energy_storage', 'enum', 'frequency', 'gas', 'humidity', 'illuminance', 'irradiance', 'moisture', 'monetary', 'nitrogen_dioxide',
@@ -17,14 +17,14 @@ const SENSOR_DEVICE_CLASSES = [
 ] as const;
 
 /** BinarySensorDeviceClass. */
-const BINARY_SENSOR_DEVICE_CLASSES = [
+export const BINARY_SENSOR_DEVICE_CLASSES = [
   'battery', 'battery_charging', 'carbon_monoxide', 'cold', 'connectivity', 'door', 'garage_door', 'gas', 'heat', 'light', 'lock',
   'moisture', 'motion', 'moving', 'occupancy', 'opening', 'plug', 'power', 'presence', 'problem', 'running', 'safety', 'smoke', 'sound',
   'tamper', 'update', 'vibration', 'window',
 ] as const;
 
 /** SensorStateClass. */
-const STATE_CLASSES = ['measurement', 'measurement_angle', 'total', 'total_increasing'] as const;
+export const STATE_CLASSES = ['measurement', 'measurement_angle', 'total', 'total_increasing'] as const;
 
 /** Options of a virtual sensor. */
 export interface SensorOptions {
