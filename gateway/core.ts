@@ -13,6 +13,7 @@ import type { Templates } from '../actors/templates/index.ts';
 import type { IntentRegistry } from '../actors/intents/registry.ts';
 import type { IntentPlatforms } from '../actors/intents/platforms.ts';
 import type { Conversation } from '../actors/conversation/index.ts';
+import type { MobilePush } from '../actors/mobile/push.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
 export interface CoreDeps {
@@ -35,6 +36,8 @@ export interface CoreDeps {
   intentPlatforms: IntentPlatforms;
   /** the conversation agents, their chat logs (set right after the deps are made) */
   conversation?: Conversation;
+  /** companion apps' push notifications and local push channels (set once registrations are up) */
+  mobilePush?: MobilePush;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */
