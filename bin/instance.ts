@@ -52,6 +52,8 @@ import { builtinIntents } from '../actors/intents/builtin/index.ts';
 import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { Conversation } from '../actors/conversation/index.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
+import { MobilePush } from '../actors/mobile/push.ts';
+import type { RegistrationsView } from '../actors/mobile/types.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -76,6 +78,8 @@ export interface HearthOptions {
   outputBudgetBytes?: number;
   /** take a snapshot after this many committed records */
   snapshotEvery?: number;
+  /** companion apps: push deadlines (tests shorten them); registrations until the registration actor provides them */
+  mobile?: { registrations?: RegistrationsView; pushConfirmTimeoutMs?: number; pushRelayTimeoutMs?: number };
   /** asked to end the process (core.stop) */
   onStop?: () => void;
   /** asked to restart (core.restart) */
@@ -99,6 +103,8 @@ export interface Hearth {
   intentTimers: TimerManager;
   /** integrations' intent platforms (`registerIntentPlatform`) and through them the intent handlers */
   intentPlatforms: IntentPlatforms;
+  /** companion apps' push notifications (notify services, local push channels) */
+  mobilePush: MobilePush;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -261,6 +267,19 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
+  const mobileRegistrations: RegistrationsView = options.mobile?.registrations ?? { get: () => undefined, list: () => [] };
+  const mobilePush = new MobilePush({
+    registrations: mobileRegistrations,
+    services,
+    log,
+    clock,
+    ids,
+    logger: logs.get('hearth.mobile_app.push'),
+    confirmTimeoutMs: options.mobile?.pushConfirmTimeoutMs,
+    relayTimeoutMs: options.mobile?.pushRelayTimeoutMs,
+  });
+  deps.mobilePush = mobilePush;
+  await mobilePush.sync(systemContext());
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -346,6 +365,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     registries,
     intentTimers,
     intentPlatforms,
+    mobilePush,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
@@ -355,6 +375,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         clearInterval(purgeTimer);
         await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
         uWS.us_listen_socket_close(listenSocket);
+        // channels end quietly: nothing is re-sent while the log closes
+        mobilePush.stop();
         for (const c of ws.connections) c.close();
         // no machine moves (a cover, a timer) once the log is closing
         await platforms.stop();
