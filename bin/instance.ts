@@ -277,6 +277,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     logger: logs.get('hearth.mobile_app.push'),
     confirmTimeoutMs: options.mobile?.pushConfirmTimeoutMs,
     relayTimeoutMs: options.mobile?.pushRelayTimeoutMs,
+    render: (source) => {
+      const out = templates.render(source, undefined);
+      // text without template syntax is sent as given (the original's static template)
+      if (out.ok) return { ok: true, text: out.isStatic ? source : out.text };
+      return { ok: false, error: String(out.error) };
+    },
   });
   deps.mobilePush = mobilePush;
   await mobilePush.sync(systemContext());

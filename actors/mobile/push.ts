@@ -41,6 +41,8 @@ export interface PushDeps {
   confirmTimeoutMs?: number;
   /** the HTTP client (tests may wrap it); the global fetch by default */
   fetch?: typeof fetch;
+  /** renders the service's message and title templates (as the original's legacy notify); as given without it */
+  render?: (template: string) => { ok: true; text: string } | { ok: false; error: string };
 }
 
 /** The default title the original leaves out of what it sends. */
@@ -84,6 +86,9 @@ export function supportsPush(reg: Registration): boolean {
   return ('push_token' in app && 'push_url' in app) || 'push_websocket_channel' in app;
 }
 
+/** The notify service that reaches every push registration, or those its `target` names. */
+export const BASE_SERVICE = 'mobile_app';
+
 /** The legacy notify service of a registration: `mobile_app_<slug(device_name)>`. */
 export function notifyServiceName(reg: Registration): string {
   return slugify(`mobile_app_${reg.device_name}`);
@@ -124,6 +129,7 @@ export class MobilePush {
    * Channels of deleted registrations are closed. Call after any registration change.
    */
   async sync(context: Context): Promise<void> {
+    if (!this.deps.services.has('notify', BASE_SERVICE)) await this.deps.services.register(this.serviceSpec(BASE_SERVICE, undefined), context);
     const wanted = new Map<string, Registration>();
     for (const reg of this.deps.registrations.list()) if (supportsPush(reg)) wanted.set(notifyServiceName(reg), reg);
     for (const [name, webhookId] of [...this.servicesByName]) {
@@ -146,7 +152,8 @@ export class MobilePush {
     return this.servicesByName;
   }
 
-  private serviceSpec(name: string, webhookId: string): ServiceSpec {
+  /** A notify service: of one registration (`webhookId`), or the base one (its `target`, else every push registration). */
+  private serviceSpec(name: string, webhookId: string | undefined): ServiceSpec {
     return {
       domain: 'notify',
       service: name,
@@ -164,10 +171,28 @@ export class MobilePush {
       supportsResponse: 'none',
       handler: async (call) => {
         const d = call.data;
-        // a target service always sends to its own device, whatever `target` says (as the original)
-        await this.notify([webhookId], { message: d.message, title: d.title, data: d.data ?? undefined }, call.context);
+        const message = this.rendered(d.message);
+        const title = d.title === undefined ? undefined : this.rendered(d.title);
+        // a device's service always sends to its own device, whatever `target` says (as the original)
+        const given = d.target === undefined ? [] : ([] as string[]).concat(d.target);
+        const targets = webhookId ? [webhookId] : given.length ? given : this.pushWebhookIds();
+        await this.notify(targets, { message, title, data: d.data ?? undefined }, call.context);
       },
     };
+  }
+
+  /** The webhook ids of the registrations that support push, one per device name (as the original's targets). */
+  private pushWebhookIds(): string[] {
+    const byName = new Map<string, string>();
+    for (const reg of this.deps.registrations.list()) if (supportsPush(reg)) byName.set(reg.device_name, reg.webhook_id);
+    return [...byName.values()];
+  }
+
+  private rendered(template: string): string {
+    if (!this.deps.render) return template;
+    const out = this.deps.render(template);
+    if (!out.ok) throw new ServiceError('home_assistant_error', out.error);
+    return out.text;
   }
 
   /**

@@ -157,7 +157,7 @@ t.test('a notify service per registration that supports push; removed with the r
   const h = await home(t);
   const services = (await h.call('GET', '/api/services')).json as Array<{ domain: string; services: Record<string, any> }>;
   const notify = services.find((d) => d.domain === 'notify')!;
-  t.same(Object.keys(notify.services).sort(), ['mobile_app_both_ways', 'mobile_app_ipad_kitchen', 'mobile_app_not_mine', 'mobile_app_pixel_7']);
+  t.same(Object.keys(notify.services).sort(), ['mobile_app', 'mobile_app_both_ways', 'mobile_app_ipad_kitchen', 'mobile_app_not_mine', 'mobile_app_pixel_7']);
   t.ok(notify.services.mobile_app_pixel_7.fields.message.required);
 
   h.regs.delete(RELAY_ID);
@@ -167,6 +167,34 @@ t.test('a notify service per registration that supports push; removed with the r
   const res = await h.call('POST', notifyPath('mobile_app_pixel_7'), { message: 'hi' });
   t.equal(res.status, 400, 'a removed service is unknown');
   t.equal(h.relay.received.length, 0);
+  const removed = [];
+  for await (const r of h.th.hearth.log.read()) if (r.type === 'service_removed') removed.push(r.data);
+  t.same(removed, [{ domain: 'notify', service: 'mobile_app_pixel_7' }], 'service_removed recorded');
+});
+
+t.test('notify.mobile_app: the targets named, else every push registration; templates rendered', async (t) => {
+  const h = await home(t);
+  // local-only devices without a channel fail the call, after the others were sent
+  const all = await h.call('POST', notifyPath('mobile_app'), { message: 'To all' });
+  t.equal(all.status, 400);
+  t.same(all.json, { message: `Device(s) with webhook id(s) ${LOCAL_ID}, ${OTHER_ID} not connected to local push notifications` });
+  t.same(h.relay.received.map((r) => r.json.registration_info.webhook_id).sort(), [RELAY_ID, BOTH_ID].sort());
+
+  const one = await h.call('POST', notifyPath('mobile_app'), { message: 'Lights: {{ 1 + 2 }}', title: '{{ "up" | upper }}', target: [BOTH_ID] });
+  t.equal(one.status, 200);
+  t.equal(h.relay.received.length, 3);
+  t.same(h.relay.received[2].json.message, 'Lights: 3');
+  t.same(h.relay.received[2].json.title, 'UP');
+  t.equal(h.relay.received[2].json.push_token, 'tok-both');
+
+  // a device's own service ignores `target`
+  await h.call('POST', notifyPath('mobile_app_pixel_7'), { message: 'mine', target: BOTH_ID });
+  t.equal(h.relay.received[3].json.registration_info.webhook_id, RELAY_ID);
+
+  const broken = await h.call('POST', notifyPath('mobile_app_pixel_7'), { message: '{{ 1 + }}' });
+  t.equal(broken.status, 400);
+  t.match(broken.json.message, /^TemplateSyntaxError: /);
+  t.equal(h.relay.received.length, 4, 'nothing sent for a broken template');
 });
 
 t.test('the relay gets the exact JSON; rate limits are logged; the log records it without the token', async (t) => {
