@@ -52,8 +52,11 @@ import { builtinIntents } from '../actors/intents/builtin/index.ts';
 import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { Conversation } from '../actors/conversation/index.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
+import { Mobile } from '../actors/mobile/index.ts';
+import { REGISTRATION_PREFIX } from '../actors/mobile/registrations.ts';
+import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
+import { readJson } from '../gateway/body.ts';
 import { MobilePush } from '../actors/mobile/push.ts';
-import type { RegistrationsView } from '../actors/mobile/types.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -78,8 +81,8 @@ export interface HearthOptions {
   outputBudgetBytes?: number;
   /** take a snapshot after this many committed records */
   snapshotEvery?: number;
-  /** companion apps: push deadlines (tests shorten them); registrations until the registration actor provides them */
-  mobile?: { registrations?: RegistrationsView; pushConfirmTimeoutMs?: number; pushRelayTimeoutMs?: number };
+  /** companion apps' push deadlines (tests shorten them) */
+  mobilePush?: { confirmTimeoutMs?: number; relayTimeoutMs?: number };
   /** asked to end the process (core.stop) */
   onStop?: () => void;
   /** asked to restart (core.restart) */
@@ -103,6 +106,8 @@ export interface Hearth {
   intentTimers: TimerManager;
   /** integrations' intent platforms (`registerIntentPlatform`) and through them the intent handlers */
   intentPlatforms: IntentPlatforms;
+  /** companion apps: registrations and the webhook action table (`mobile.actions.register`) */
+  mobile: Mobile;
   /** companion apps' push notifications (notify services, local push channels) */
   mobilePush: MobilePush;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
@@ -164,6 +169,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
   const intentTimers = new TimerManager({ log, clock, ids, places: registries, say: logs.get('hearth.intent').warning });
   areas.push(intentTimers.area);
+  const mobile = new Mobile({ log, clock, ids, registries, readJson, warn: logs.get('hearth.mobile_app').warning, newContext: (userId) => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: userId }) });
+  areas.push(mobile.registrations);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -267,16 +274,17 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
-  const mobileRegistrations: RegistrationsView = options.mobile?.registrations ?? { get: () => undefined, list: () => [] };
+  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent });
+  deps.mobile = mobile;
   const mobilePush = new MobilePush({
-    registrations: mobileRegistrations,
+    registrations: mobile.registrations,
     services,
     log,
     clock,
     ids,
     logger: logs.get('hearth.mobile_app.push'),
-    confirmTimeoutMs: options.mobile?.pushConfirmTimeoutMs,
-    relayTimeoutMs: options.mobile?.pushRelayTimeoutMs,
+    confirmTimeoutMs: options.mobilePush?.confirmTimeoutMs,
+    relayTimeoutMs: options.mobilePush?.relayTimeoutMs,
     render: (source) => {
       const out = templates.render(source, undefined);
       // text without template syntax is sent as given (the original's static template)
@@ -285,7 +293,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     },
   });
   deps.mobilePush = mobilePush;
+  mobilePush.registerActions(mobile.actions);
   await mobilePush.sync(systemContext());
+  // notify services follow the registrations as they are made, changed and deleted
+  log.onCommit((batch) => {
+    if (batch.some((r) => r.stream.startsWith(REGISTRATION_PREFIX))) mobilePush.resync(systemContext());
+  });
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -307,6 +320,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerTemplateRoutes(router, deps);
   registerIntentRoutes(router, deps);
   registerConversationRoutes(router, { clock, ids, conversation });
+  registerMobileAppRoutes(router, { clock, ids, mobile });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
@@ -371,6 +385,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     registries,
     intentTimers,
     intentPlatforms,
+    mobile,
     mobilePush,
     restore: { ms: restoreMs, records },
     snapshot,

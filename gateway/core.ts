@@ -13,6 +13,7 @@ import type { Templates } from '../actors/templates/index.ts';
 import type { IntentRegistry } from '../actors/intents/registry.ts';
 import type { IntentPlatforms } from '../actors/intents/platforms.ts';
 import type { Conversation } from '../actors/conversation/index.ts';
+import type { Mobile } from '../actors/mobile/index.ts';
 import type { MobilePush } from '../actors/mobile/push.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
@@ -36,6 +37,8 @@ export interface CoreDeps {
   intentPlatforms: IntentPlatforms;
   /** the conversation agents, their chat logs (set right after the deps are made) */
   conversation?: Conversation;
+  /** companion apps: `registrations` (RegistrationsView + delete), `actions` (WebhookActions), `entitiesOf` */
+  mobile?: Mobile;
   /** companion apps' push notifications and local push channels (set once registrations are up) */
   mobilePush?: MobilePush;
   clock: Clock;

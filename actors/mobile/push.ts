@@ -111,6 +111,7 @@ export class MobilePush {
   private readonly relayTimeoutMs: number;
   private readonly confirmTimeoutMs: number;
   private readonly http: typeof fetch;
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: PushDeps) {
     this.relayTimeoutMs = deps.relayTimeoutMs ?? PUSH_TIMEOUT_MS;
@@ -145,6 +146,21 @@ export class MobilePush {
     for (const [webhookId, channel] of [...this.channels]) {
       if (!this.deps.registrations.get(webhookId)) this.teardown(channel, false);
     }
+  }
+
+  /**
+   * Schedules a sync after the ones already scheduled (registrations changed); `settled()`
+   * resolves once all have run. Failures are logged.
+   */
+  resync(context: Context): void {
+    this.syncing = this.syncing
+      .then(() => this.sync(context))
+      .catch((err) => this.deps.logger.error(`Updating the mobile_app notify services failed: ${(err as Error).message}`));
+  }
+
+  /** Resolves once every scheduled sync has run. */
+  settled(): Promise<void> {
+    return this.syncing;
   }
 
   /** The notify services now registered, by name → webhook id. */

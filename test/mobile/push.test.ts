@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { startTestHearth, onboard, api, type TestHearth } from '../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
-import type { Registration, RegistrationsView, WebhookAction } from '../../actors/mobile/types.ts';
+import { userToken } from '../helpers/ws-sorting.ts';
+import { register, hook } from './app.ts';
 import type { EventRecord } from '../../store/types.ts';
 
 /** What the relay received. */
@@ -61,68 +62,51 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function reg(over: Partial<Registration>): Registration {
-  return {
-    webhook_id: 'w'.repeat(64),
-    app_id: 'io.robbie.HomeAssistant',
-    app_name: 'Home Assistant',
-    app_version: '2025.1',
-    device_name: 'Phone',
-    manufacturer: 'Apple',
-    model: 'iPhone15,2',
-    os_name: 'iOS',
-    os_version: null,
-    device_id: 'dev',
-    supports_encryption: false,
-    secret: null,
-    user_id: 'nobody',
-    app_data: {},
-    cloudhook_url: null,
-    no_legacy_encryption: false,
-    core_device_id: 'core-dev',
-    ...over,
-  };
+interface Ids {
+  relay: string;
+  local: string;
+  both: string;
+  plain: string;
+  other: string;
+  old: string;
 }
-
-const RELAY_ID = 'a'.repeat(64);
-const LOCAL_ID = 'b'.repeat(64);
-const BOTH_ID = 'c'.repeat(64);
-const PLAIN_ID = 'd'.repeat(64);
-const OTHER_ID = 'e'.repeat(64);
 
 interface Home {
   th: TestHearth;
   call: ReturnType<typeof api>;
   token: string;
   relay: Awaited<ReturnType<typeof startRelay>>;
-  regs: Map<string, Registration>;
+  ids: Ids;
   records(): Promise<EventRecord[]>;
 }
 
-/** A hearth with five registrations (relay, local only, both, no push, another user's) and a relay. */
+/**
+ * A hearth with registrations made through the API: relay only (two, one without os_version),
+ * local only, both, no push, and another user's; and a relay.
+ */
 async function home(t: Test): Promise<Home> {
   const relay = await startRelay(t);
-  const regs = new Map<string, Registration>();
-  const view: RegistrationsView = { get: (id) => regs.get(id), list: () => [...regs.values()] };
-  const th = await startTestHearth(t, { mobile: { registrations: view, pushConfirmTimeoutMs: 300, pushRelayTimeoutMs: 300 } });
+  const th = await startTestHearth(t, { mobilePush: { confirmTimeoutMs: 300, relayTimeoutMs: 300 } });
   const { access_token: token } = await onboard(th.base);
-  const ws = await authedClient(th.base, token);
-  ws.send({ id: 1, type: 'auth/current_user' });
-  const me = (await ws.next()).result.id as string;
-  ws.ws.close();
-  const add = (r: Registration) => regs.set(r.webhook_id, r);
-  add(reg({ webhook_id: RELAY_ID, device_name: 'Pixel 7', os_version: '14', user_id: me, app_data: { push_token: 'tok-relay', push_url: relay.url } }));
-  add(reg({ webhook_id: LOCAL_ID, device_name: 'iPad Kitchen', user_id: me, app_data: { push_websocket_channel: true } }));
-  add(reg({ webhook_id: BOTH_ID, device_name: 'Both Ways', os_version: '18.2', user_id: me, app_data: { push_token: 'tok-both', push_url: relay.url, push_websocket_channel: true } }));
-  add(reg({ webhook_id: PLAIN_ID, device_name: 'Plain Phone', user_id: me }));
-  add(reg({ webhook_id: OTHER_ID, device_name: 'Not Mine', user_id: 'someone-else', app_data: { push_websocket_channel: true } }));
-  await th.hearth.mobilePush.sync({ id: 'sync', parent_id: null, user_id: null });
+  const call = api(th.base, token);
+  const other = api(th.base, await userToken(th.base, token));
+  const make = async (c: typeof call, device_name: string, app_data: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    (await register(c, { device_name, device_id: `id-${device_name}`, app_data, ...extra })).webhook_id;
+  const ids: Ids = {
+    relay: await make(call, 'Pixel 7', { push_token: 'tok-relay', push_url: relay.url }, { os_version: '14' }),
+    local: await make(call, 'iPad Kitchen', { push_websocket_channel: true }),
+    both: await make(call, 'Both Ways', { push_token: 'tok-both', push_url: relay.url, push_websocket_channel: true }),
+    plain: await make(call, 'Plain Phone', {}),
+    other: await make(other, 'Not Mine', { push_websocket_channel: true }),
+    old: await make(call, 'Old Phone', { push_token: 'tok-old', push_url: relay.url }, { os_version: undefined }),
+  };
+  await th.hearth.mobilePush.settled();
   const records = async () => {
     const out: EventRecord[] = [];
     for await (const r of th.hearth.log.readStreams('mobile_app/push/')) out.push(r);
     return out;
   };
-  return { th, call: api(th.base, token), token, relay, regs, records };
+  return { th, call, token, relay, ids, records };
 }
 
 const notifyPath = (name: string) => `/api/services/notify/${name}`;
@@ -157,11 +141,20 @@ t.test('a notify service per registration that supports push; removed with the r
   const h = await home(t);
   const services = (await h.call('GET', '/api/services')).json as Array<{ domain: string; services: Record<string, any> }>;
   const notify = services.find((d) => d.domain === 'notify')!;
-  t.same(Object.keys(notify.services).sort(), ['mobile_app', 'mobile_app_both_ways', 'mobile_app_ipad_kitchen', 'mobile_app_not_mine', 'mobile_app_pixel_7']);
+  t.same(Object.keys(notify.services).sort(), ['mobile_app', 'mobile_app_both_ways', 'mobile_app_ipad_kitchen', 'mobile_app_not_mine', 'mobile_app_old_phone', 'mobile_app_pixel_7']);
   t.ok(notify.services.mobile_app_pixel_7.fields.message.required);
 
-  h.regs.delete(RELAY_ID);
-  await h.th.hearth.mobilePush.sync({ id: 'sync2', parent_id: null, user_id: null });
+  // an open channel of a deleted registration ends with it
+  const c = await authedClient(h.th.base, h.token);
+  c.send({ id: 2, type: 'mobile_app/push_notification_channel', webhook_id: h.ids.local });
+  await c.next();
+  const context = { id: 'del', parent_id: null, user_id: null };
+  t.ok(await h.th.hearth.mobile.delete(h.ids.relay, context));
+  t.ok(await h.th.hearth.mobile.delete(h.ids.local, context));
+  await h.th.hearth.mobilePush.settled();
+  c.send({ id: 3, type: 'unsubscribe_events', subscription: 2 });
+  t.same(await c.next(), { id: 3, type: 'result', success: false, error: { code: 'not_found', message: 'Subscription not found.' } });
+  c.ws.close();
   const after = (await h.call('GET', '/api/services')).json as Array<{ domain: string; services: Record<string, any> }>;
   t.notOk('mobile_app_pixel_7' in after.find((d) => d.domain === 'notify')!.services);
   const res = await h.call('POST', notifyPath('mobile_app_pixel_7'), { message: 'hi' });
@@ -169,7 +162,10 @@ t.test('a notify service per registration that supports push; removed with the r
   t.equal(h.relay.received.length, 0);
   const removed = [];
   for await (const r of h.th.hearth.log.read()) if (r.type === 'service_removed') removed.push(r.data);
-  t.same(removed, [{ domain: 'notify', service: 'mobile_app_pixel_7' }], 'service_removed recorded');
+  t.same(removed, [
+    { domain: 'notify', service: 'mobile_app_pixel_7' },
+    { domain: 'notify', service: 'mobile_app_ipad_kitchen' },
+  ], 'service_removed recorded');
 });
 
 t.test('notify.mobile_app: the targets named, else every push registration; templates rendered', async (t) => {
@@ -177,24 +173,24 @@ t.test('notify.mobile_app: the targets named, else every push registration; temp
   // local-only devices without a channel fail the call, after the others were sent
   const all = await h.call('POST', notifyPath('mobile_app'), { message: 'To all' });
   t.equal(all.status, 400);
-  t.same(all.json, { message: `Device(s) with webhook id(s) ${LOCAL_ID}, ${OTHER_ID} not connected to local push notifications` });
-  t.same(h.relay.received.map((r) => r.json.registration_info.webhook_id).sort(), [RELAY_ID, BOTH_ID].sort());
+  t.same(all.json, { message: `Device(s) with webhook id(s) ${h.ids.local}, ${h.ids.other} not connected to local push notifications` });
+  t.same(h.relay.received.map((r) => r.json.registration_info.webhook_id).sort(), [h.ids.relay, h.ids.both, h.ids.old].sort());
 
-  const one = await h.call('POST', notifyPath('mobile_app'), { message: 'Lights: {{ 1 + 2 }}', title: '{{ "up" | upper }}', target: [BOTH_ID] });
+  const one = await h.call('POST', notifyPath('mobile_app'), { message: 'Lights: {{ 1 + 2 }}', title: '{{ "up" | upper }}', target: [h.ids.both] });
   t.equal(one.status, 200);
-  t.equal(h.relay.received.length, 3);
-  t.same(h.relay.received[2].json.message, 'Lights: 3');
-  t.same(h.relay.received[2].json.title, 'UP');
-  t.equal(h.relay.received[2].json.push_token, 'tok-both');
+  t.equal(h.relay.received.length, 4);
+  t.same(h.relay.received[3].json.message, 'Lights: 3');
+  t.same(h.relay.received[3].json.title, 'UP');
+  t.equal(h.relay.received[3].json.push_token, 'tok-both');
 
   // a device's own service ignores `target`
-  await h.call('POST', notifyPath('mobile_app_pixel_7'), { message: 'mine', target: BOTH_ID });
-  t.equal(h.relay.received[3].json.registration_info.webhook_id, RELAY_ID);
+  await h.call('POST', notifyPath('mobile_app_pixel_7'), { message: 'mine', target: h.ids.both });
+  t.equal(h.relay.received[4].json.registration_info.webhook_id, h.ids.relay);
 
   const broken = await h.call('POST', notifyPath('mobile_app_pixel_7'), { message: '{{ 1 + }}' });
   t.equal(broken.status, 400);
   t.match(broken.json.message, /^TemplateSyntaxError: /);
-  t.equal(h.relay.received.length, 4, 'nothing sent for a broken template');
+  t.equal(h.relay.received.length, 5, 'nothing sent for a broken template');
 });
 
 t.test('the relay gets the exact JSON; rate limits are logged; the log records it without the token', async (t) => {
@@ -212,7 +208,7 @@ t.test('the relay gets the exact JSON; rate limits are logged; the log records i
       title: 'Alarm',
       data: { tag: 'door' },
       push_token: 'tok-relay',
-      registration_info: { app_id: 'io.robbie.HomeAssistant', app_version: '2025.1', webhook_id: RELAY_ID, os_version: '14' },
+      registration_info: { app_id: 'io.robbie.HomeAssistant', app_version: '2025.1', webhook_id: h.ids.relay, os_version: '14' },
     }),
   );
   t.ok(
@@ -221,19 +217,18 @@ t.test('the relay gets the exact JSON; rate limits are logged; the log records i
   );
 
   // the default title is left out, and data when not given; os_version when unknown
-  h.regs.set(RELAY_ID, { ...h.regs.get(RELAY_ID)!, os_version: null });
-  await h.call('POST', notifyPath('mobile_app_pixel_7'), { message: 'Plain', title: 'Home Assistant' });
+  await h.call('POST', notifyPath('mobile_app_old_phone'), { message: 'Plain', title: 'Home Assistant' });
   t.same(h.relay.received[1].json, {
     message: 'Plain',
-    push_token: 'tok-relay',
-    registration_info: { app_id: 'io.robbie.HomeAssistant', app_version: '2025.1', webhook_id: RELAY_ID },
+    push_token: 'tok-old',
+    registration_info: { app_id: 'io.robbie.HomeAssistant', app_version: '2025.1', webhook_id: h.ids.old },
   });
 
   const records = await h.records();
   const sent = records.filter((r) => r.type === 'push_sent');
   t.equal(sent.length, 2);
-  t.equal(sent[0].stream, `mobile_app/push/${RELAY_ID}`);
-  t.same(sent[0].data, { webhook_id: RELAY_ID, via: 'relay', message: 'Door opened', title: 'Alarm', data: { tag: 'door' } });
+  t.equal(sent[0].stream, `mobile_app/push/${h.ids.relay}`);
+  t.same(sent[0].data, { webhook_id: h.ids.relay, via: 'relay', message: 'Door opened', title: 'Alarm', data: { tag: 'door' } });
   t.notOk(JSON.stringify(records).includes('tok-relay'), 'no push token in the log');
 });
 
@@ -254,10 +249,10 @@ t.test('relay failures: 429, an error with a message, an internal error, a timeo
 
   const failed = (await h.records()).filter((r) => r.type === 'push_failed').map((r) => r.data);
   t.same(failed, [
-    { webhook_id: RELAY_ID, via: 'relay', code: 'rate_limit_exceeded_sending_notification', message: 'Too many notifications. This message is generated externally to Home Assistant.', status: 429 },
-    { webhook_id: RELAY_ID, via: 'relay', code: 'error_sending_notification', message: 'Invalid push token. This message is generated externally to Home Assistant.', status: 400 },
-    { webhook_id: RELAY_ID, via: 'relay', code: 'error_sending_notification', message: 'Internal server error, please try again later: boom', status: 500 },
-    { webhook_id: RELAY_ID, via: 'relay', code: 'timeout_sending_notification', message: 'Timeout sending notification to Pixel 7' },
+    { webhook_id: h.ids.relay, via: 'relay', code: 'rate_limit_exceeded_sending_notification', message: 'Too many notifications. This message is generated externally to Home Assistant.', status: 429 },
+    { webhook_id: h.ids.relay, via: 'relay', code: 'error_sending_notification', message: 'Invalid push token. This message is generated externally to Home Assistant.', status: 400 },
+    { webhook_id: h.ids.relay, via: 'relay', code: 'error_sending_notification', message: 'Internal server error, please try again later: boom', status: 500 },
+    { webhook_id: h.ids.relay, via: 'relay', code: 'timeout_sending_notification', message: 'Timeout sending notification to Pixel 7' },
   ]);
   const c = await authedClient(h.th.base, h.token);
   c.send({ id: 1, type: 'system_log/list' });
@@ -275,7 +270,7 @@ t.test('a device with neither relay nor open channel fails the call', async (t) 
   const h = await home(t);
   const res = await h.call('POST', notifyPath('mobile_app_ipad_kitchen'), { message: 'hi' });
   t.equal(res.status, 400);
-  t.same(res.json, { message: `Device(s) with webhook id(s) ${LOCAL_ID} not connected to local push notifications` });
+  t.same(res.json, { message: `Device(s) with webhook id(s) ${h.ids.local} not connected to local push notifications` });
   const bad = await h.call('POST', notifyPath('mobile_app_ipad_kitchen'), { title: 'no message' });
   t.equal(bad.status, 400, 'message is required');
 });
@@ -285,11 +280,11 @@ t.test('channel errors: unknown webhook, another user\'s webhook, confirm withou
   const c = await authedClient(h.th.base, h.token);
   c.send({ id: 5, type: 'mobile_app/push_notification_channel', webhook_id: 'nope' });
   t.same(await c.next(), { id: 5, type: 'result', success: false, error: { code: 'not_found', message: 'Webhook ID not found' } });
-  c.send({ id: 6, type: 'mobile_app/push_notification_channel', webhook_id: OTHER_ID });
+  c.send({ id: 6, type: 'mobile_app/push_notification_channel', webhook_id: h.ids.other });
   t.same(await c.next(), { id: 6, type: 'result', success: false, error: { code: 'unauthorized', message: 'User not linked to this webhook ID' } });
-  c.send({ id: 7, type: 'mobile_app/push_notification_confirm', webhook_id: LOCAL_ID, confirm_id: 'x' });
+  c.send({ id: 7, type: 'mobile_app/push_notification_confirm', webhook_id: h.ids.local, confirm_id: 'x' });
   t.same(await c.next(), { id: 7, type: 'result', success: false, error: { code: 'not_found', message: 'Push notification channel not found' } });
-  c.send({ id: 8, type: 'mobile_app/push_notification_confirm', webhook_id: OTHER_ID, confirm_id: 'x' });
+  c.send({ id: 8, type: 'mobile_app/push_notification_confirm', webhook_id: h.ids.other, confirm_id: 'x' });
   t.same(await c.next(), { id: 8, type: 'result', success: false, error: { code: 'unauthorized', message: 'User not linked to this webhook ID' } });
   c.send({ id: 9, type: 'mobile_app/push_notification_channel' });
   t.match(await c.next(), { id: 9, success: false, error: { code: 'invalid_format' } });
@@ -299,7 +294,7 @@ t.test('channel errors: unknown webhook, another user\'s webhook, confirm withou
 t.test('local channel with confirmations: preferred over the relay, confirmed once', async (t) => {
   const h = await home(t);
   const c = await authedClient(h.th.base, h.token);
-  c.send({ id: 20, type: 'mobile_app/push_notification_channel', webhook_id: BOTH_ID, support_confirm: true });
+  c.send({ id: 20, type: 'mobile_app/push_notification_channel', webhook_id: h.ids.both, support_confirm: true });
   t.same(await c.next(), { id: 20, type: 'result', success: true, result: null });
 
   const res = await h.call('POST', notifyPath('mobile_app_both_ways'), { message: 'Hello world', title: 'test', data: { tag: 'x' } });
@@ -311,9 +306,9 @@ t.test('local channel with confirmations: preferred over the relay, confirmed on
   t.same(Object.keys(ev.event), ['message', 'title', 'data', 'hass_confirm_id']);
   t.same(ev.event, { message: 'Hello world', title: 'test', data: { tag: 'x' }, hass_confirm_id: ev.event.hass_confirm_id });
 
-  c.send({ id: 21, type: 'mobile_app/push_notification_confirm', webhook_id: BOTH_ID, confirm_id: ev.event.hass_confirm_id });
+  c.send({ id: 21, type: 'mobile_app/push_notification_confirm', webhook_id: h.ids.both, confirm_id: ev.event.hass_confirm_id });
   t.same(await c.next(), { id: 21, type: 'result', success: true, result: null });
-  c.send({ id: 22, type: 'mobile_app/push_notification_confirm', webhook_id: BOTH_ID, confirm_id: ev.event.hass_confirm_id });
+  c.send({ id: 22, type: 'mobile_app/push_notification_confirm', webhook_id: h.ids.both, confirm_id: ev.event.hass_confirm_id });
   t.same(await c.next(), { id: 22, type: 'result', success: false, error: { code: 'not_found', message: 'Push notification channel not found' } });
 
   const records = await h.records();
@@ -336,7 +331,7 @@ t.test('local channel with confirmations: preferred over the relay, confirmed on
 t.test('unconfirmed: the channel is torn down and every pending message re-sent through the relay', async (t) => {
   const h = await home(t);
   const c = await authedClient(h.th.base, h.token);
-  c.send({ id: 30, type: 'mobile_app/push_notification_channel', webhook_id: BOTH_ID, support_confirm: true });
+  c.send({ id: 30, type: 'mobile_app/push_notification_channel', webhook_id: h.ids.both, support_confirm: true });
   await c.next();
   await h.call('POST', notifyPath('mobile_app_both_ways'), { message: 'first' });
   await h.call('POST', notifyPath('mobile_app_both_ways'), { message: 'second', data: { tag: 't' } });
@@ -349,7 +344,7 @@ t.test('unconfirmed: the channel is torn down and every pending message re-sent 
     message: 'first',
     hass_confirm_id: a.event.hass_confirm_id,
     push_token: 'tok-both',
-    registration_info: { app_id: 'io.robbie.HomeAssistant', app_version: '2025.1', webhook_id: BOTH_ID, os_version: '18.2' },
+    registration_info: { app_id: 'io.robbie.HomeAssistant', app_version: '2025.1', webhook_id: h.ids.both, os_version: '18.2' },
   });
   t.same(second.json.message, 'second');
   t.same(second.json.data, { tag: 't' });
@@ -358,7 +353,7 @@ t.test('unconfirmed: the channel is torn down and every pending message re-sent 
   // the subscription is gone: unsubscribing it is refused, confirming is refused
   c.send({ id: 31, type: 'unsubscribe_events', subscription: 30 });
   t.same(await c.next(), { id: 31, type: 'result', success: false, error: { code: 'not_found', message: 'Subscription not found.' } });
-  c.send({ id: 32, type: 'mobile_app/push_notification_confirm', webhook_id: BOTH_ID, confirm_id: a.event.hass_confirm_id });
+  c.send({ id: 32, type: 'mobile_app/push_notification_confirm', webhook_id: h.ids.both, confirm_id: a.event.hass_confirm_id });
   t.same(await c.next(), { id: 32, type: 'result', success: false, error: { code: 'not_found', message: 'Push notification channel not found' } });
 
   // later messages go straight to the relay
@@ -369,8 +364,8 @@ t.test('unconfirmed: the channel is torn down and every pending message re-sent 
   await recordOf(h, (r) => r.type === 'push_sent' && r.data.via === 'relay' && r.data.message === 'second');
   const failed = (await h.records()).filter((r) => r.type === 'push_failed').map((r) => r.data);
   t.same(failed, [
-    { webhook_id: BOTH_ID, via: 'websocket', code: 'not_confirmed', confirm_id: a.event.hass_confirm_id },
-    { webhook_id: BOTH_ID, via: 'websocket', code: 'not_confirmed', confirm_id: b.event.hass_confirm_id },
+    { webhook_id: h.ids.both, via: 'websocket', code: 'not_confirmed', confirm_id: a.event.hass_confirm_id },
+    { webhook_id: h.ids.both, via: 'websocket', code: 'not_confirmed', confirm_id: b.event.hass_confirm_id },
   ]);
   c.ws.close();
 });
@@ -379,9 +374,9 @@ t.test('a new channel replaces the older one of the same webhook', async (t) => 
   const h = await home(t);
   const one = await authedClient(h.th.base, h.token);
   const two = await authedClient(h.th.base, h.token);
-  one.send({ id: 40, type: 'mobile_app/push_notification_channel', webhook_id: LOCAL_ID });
+  one.send({ id: 40, type: 'mobile_app/push_notification_channel', webhook_id: h.ids.local });
   t.same(await one.next(), { id: 40, type: 'result', success: true, result: null });
-  two.send({ id: 41, type: 'mobile_app/push_notification_channel', webhook_id: LOCAL_ID });
+  two.send({ id: 41, type: 'mobile_app/push_notification_channel', webhook_id: h.ids.local });
   t.same(await two.next(), { id: 41, type: 'result', success: true, result: null });
 
   t.equal((await h.call('POST', notifyPath('mobile_app_ipad_kitchen'), { message: 'to the newest' })).status, 200);
@@ -397,7 +392,7 @@ t.test('a new channel replaces the older one of the same webhook', async (t) => 
 
   // and so does disconnecting
   const three = await authedClient(h.th.base, h.token);
-  three.send({ id: 50, type: 'mobile_app/push_notification_channel', webhook_id: LOCAL_ID });
+  three.send({ id: 50, type: 'mobile_app/push_notification_channel', webhook_id: h.ids.local });
   await three.next();
   t.equal((await h.call('POST', notifyPath('mobile_app_ipad_kitchen'), { message: 'here' })).status, 200);
   t.equal((await three.next()).event.message, 'here');
@@ -416,32 +411,28 @@ t.test('a new channel replaces the older one of the same webhook', async (t) => 
 
 t.test('clear_notification sends the clear message with the tag and answers {}', async (t) => {
   const h = await home(t);
-  const table = new Map<string, WebhookAction>();
-  h.th.hearth.mobilePush.registerActions({ register: (type, action) => table.set(type, action) });
-  const action = table.get('clear_notification')!;
-  t.ok(action);
-  const context = { id: 'ctx', parent_id: null, user_id: h.regs.get(RELAY_ID)!.user_id };
-  const reply = await action({ registration: h.regs.get(RELAY_ID)!, data: { tag: 'door' }, context });
-  t.same(reply, { status: 200, body: {}, plain: true });
+  const reply = await hook(h.th.base, h.ids.relay, { type: 'clear_notification', data: { tag: 'door' } });
+  t.equal(reply.status, 200);
+  t.same(reply.json, {});
   t.equal(
     h.relay.received[0].text,
     JSON.stringify({
       message: 'clear_notification',
       data: { tag: 'door' },
       push_token: 'tok-relay',
-      registration_info: { app_id: 'io.robbie.HomeAssistant', app_version: '2025.1', webhook_id: RELAY_ID, os_version: '14' },
+      registration_info: { app_id: 'io.robbie.HomeAssistant', app_version: '2025.1', webhook_id: h.ids.relay, os_version: '14' },
     }),
   );
 
   // over the local channel when one is open
   const c = await authedClient(h.th.base, h.token);
-  c.send({ id: 60, type: 'mobile_app/push_notification_channel', webhook_id: LOCAL_ID });
+  c.send({ id: 60, type: 'mobile_app/push_notification_channel', webhook_id: h.ids.local });
   await c.next();
-  t.same(await action({ registration: h.regs.get(LOCAL_ID)!, data: { tag: 'kitchen' }, context }), { status: 200, body: {}, plain: true });
+  t.same((await hook(h.th.base, h.ids.local, { type: 'clear_notification', data: { tag: 'kitchen' } })).json, {});
   t.same(await c.next(), { id: 60, type: 'event', event: { message: 'clear_notification', data: { tag: 'kitchen' } } });
 
   // a missing tag is the transport's empty OK and sends nothing
-  t.same(await action({ registration: h.regs.get(RELAY_ID)!, data: {}, context }), { status: 200, body: {}, plain: true });
+  t.same((await hook(h.th.base, h.ids.relay, { type: 'clear_notification', data: {} })).json, {});
   t.equal(h.relay.received.length, 1);
   c.ws.close();
 });

@@ -1,0 +1,73 @@
+import type { Router, HttpRequest, HttpReply } from '../http.ts';
+import { json, message, parseJson } from '../http.ts';
+import { newContext, type CoreDeps } from '../core.ts';
+import { registrationInputOf, type Mobile, type RegistrationEntry } from '../../actors/mobile/index.ts';
+
+/**
+ * The companion apps' REST surface (core-wire §6.1, §6.2): registration, the webhook channel,
+ * and the mobile_app config entries (list, delete) as the original's config-entries API has them.
+ */
+export function registerMobileAppRoutes(router: Router, deps: Pick<CoreDeps, 'clock' | 'ids'> & { mobile: Mobile }): void {
+  const { mobile } = deps;
+
+  router.post('/api/mobile_app/registrations', { access: 'user' }, async (req) => {
+    const read = parseJson(req);
+    if (!read.ok) return message(400, read.problem === 'depth' ? `Invalid JSON: ${read.message}.` : 'Invalid JSON.');
+    const checked = registrationInputOf(read.value ?? {});
+    if (!checked.ok) return message(400, `Message format incorrect: ${checked.message}`);
+    const user = req.principal!.userId;
+    const entry = await mobile.registrations.create(checked.input, user, newContext(deps, user));
+    const r = entry.registration;
+    return json(201, { cloudhook_url: r.cloudhook_url, remote_ui_url: null, secret: r.secret, webhook_id: r.webhook_id });
+  });
+
+  const hook = async (req: HttpRequest): Promise<HttpReply> => {
+    const answer = await mobile.actions.handle(req.params.webhook_id, req.body);
+    if (answer.body === null) return { status: answer.status, body: '' };
+    return json(answer.status, answer.body);
+  };
+  const open = { access: 'none' as const, corsAnyOrigin: true };
+  router.post('/api/webhook/:webhook_id', open, hook);
+  router.add('PUT', '/api/webhook/:webhook_id', open, hook);
+  // the original allows only POST and PUT for these webhooks; HEAD tells a client the URL is served
+  router.get('/api/webhook/:webhook_id', open, () => ({ status: 405, body: '' }));
+  router.add('HEAD', '/api/webhook/:webhook_id', open, () => ({ status: 200, body: '' }));
+
+  router.get('/api/config/config_entries/entry', { access: 'admin' }, (req) => {
+    const domain = req.query.get('domain');
+    if (domain !== null && domain !== 'mobile_app') return json(200, []);
+    return json(200, mobile.registrations.entries().map(entryJson));
+  });
+
+  router.delete('/api/config/config_entries/entry/:entry_id', { access: 'admin' }, async (req) => {
+    const entry = mobile.registrations.entryOf(req.params.entry_id);
+    if (!entry) return message(404, 'Invalid entry specified');
+    await mobile.delete(entry.registration.webhook_id, newContext(deps, req.principal!.userId));
+    return json(200, { require_restart: false });
+  });
+}
+
+/** The original's config entry JSON for a registration. */
+function entryJson(e: RegistrationEntry): Record<string, unknown> {
+  return {
+    created_at: e.created_at / 1000,
+    entry_id: e.entry_id,
+    domain: 'mobile_app',
+    modified_at: e.modified_at / 1000,
+    title: e.registration.device_name,
+    source: 'registration',
+    state: 'loaded',
+    supports_options: false,
+    supports_remove_device: false,
+    supports_unload: true,
+    supports_reconfigure: false,
+    supported_subentry_types: {},
+    pref_disable_new_entities: false,
+    pref_disable_polling: false,
+    disabled_by: null,
+    reason: null,
+    error_reason_translation_key: null,
+    error_reason_translation_placeholders: null,
+    num_subentries: 0,
+  };
+}
