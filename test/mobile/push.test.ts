@@ -436,3 +436,27 @@ t.test('clear_notification sends the clear message with the tag and answers {}',
   t.equal(h.relay.received.length, 1);
   c.ws.close();
 });
+
+t.test('after a restart the notify services are back and the relay still reached', async (t) => {
+  const relay = await startRelay(t);
+  const first = await startTestHearth(t);
+  const { access_token: token } = await onboard(first.base);
+  const id = (await register(api(first.base, token), { device_name: 'Pixel 7', app_data: { push_token: 'tok', push_url: relay.url } })).webhook_id;
+  await first.hearth.mobilePush.settled();
+  await first.hearth.stop();
+
+  const again = await startTestHearth(t, { dataDir: first.dataDir });
+  const call = api(again.base, token);
+  const res = await call('POST', notifyPath('mobile_app_pixel_7'), { message: 'still here' });
+  t.equal(res.status, 200);
+  t.equal(relay.received[0].json.message, 'still here');
+  t.equal(relay.received[0].json.registration_info.webhook_id, id);
+
+  // a relay nobody listens at: logged and recorded, the call completes
+  const gone = (await register(call, { device_name: 'Gone Relay', device_id: 'gone', app_data: { push_token: 'tok', push_url: 'http://127.0.0.1:9/push' } })).webhook_id;
+  await again.hearth.mobilePush.settled();
+  t.equal((await call('POST', notifyPath('mobile_app_gone_relay'), { message: 'x' })).status, 200);
+  const failed = [];
+  for await (const r of again.hearth.log.readStreams(`mobile_app/push/${gone}`)) failed.push(r.data);
+  t.match(failed, [{ webhook_id: gone, via: 'relay', code: 'error_sending_notification', message: /^Error sending notification to Gone Relay: / }]);
+});
