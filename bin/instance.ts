@@ -54,8 +54,10 @@ import { Conversation } from '../actors/conversation/index.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 import { Mobile } from '../actors/mobile/index.ts';
 import { MobileSensors } from '../actors/mobile/sensors.ts';
+import { REGISTRATION_PREFIX } from '../actors/mobile/registrations.ts';
 import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
 import { readJson } from '../gateway/body.ts';
+import { MobilePush } from '../actors/mobile/push.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -80,6 +82,8 @@ export interface HearthOptions {
   outputBudgetBytes?: number;
   /** take a snapshot after this many committed records */
   snapshotEvery?: number;
+  /** companion apps' push deadlines (tests shorten them) */
+  mobilePush?: { confirmTimeoutMs?: number; relayTimeoutMs?: number };
   /** asked to end the process (core.stop) */
   onStop?: () => void;
   /** asked to restart (core.restart) */
@@ -105,6 +109,8 @@ export interface Hearth {
   intentPlatforms: IntentPlatforms;
   /** companion apps: registrations and the webhook action table (`mobile.actions.register`) */
   mobile: Mobile;
+  /** companion apps' push notifications (notify services, local push channels) */
+  mobilePush: MobilePush;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -289,6 +295,29 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await mobileSensors.start({ actions: mobile.actions, onCommit: (l) => log.onCommit(l), newContext: systemContext });
   mobile.entitiesOf = (r) => mobileSensors.entitiesOf(r);
   followRegistryUpdates({ onCommit: (l) => log.onCommit(l), followers: () => [mobileSensors], newContext: systemContext, log: logs.get('hearth.mobile_app').warning });
+  const mobilePush = new MobilePush({
+    registrations: mobile.registrations,
+    services,
+    log,
+    clock,
+    ids,
+    logger: logs.get('hearth.mobile_app.push'),
+    confirmTimeoutMs: options.mobilePush?.confirmTimeoutMs,
+    relayTimeoutMs: options.mobilePush?.relayTimeoutMs,
+    render: (source) => {
+      const out = templates.render(source, undefined);
+      // text without template syntax is sent as given (the original's static template)
+      if (out.ok) return { ok: true, text: out.isStatic ? source : out.text };
+      return { ok: false, error: String(out.error) };
+    },
+  });
+  deps.mobilePush = mobilePush;
+  mobilePush.registerActions(mobile.actions);
+  await mobilePush.sync(systemContext());
+  // notify services follow the registrations as they are made, changed and deleted
+  log.onCommit((batch) => {
+    if (batch.some((r) => r.stream.startsWith(REGISTRATION_PREFIX))) mobilePush.resync(systemContext());
+  });
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
@@ -376,6 +405,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     intentTimers,
     intentPlatforms,
     mobile,
+    mobilePush,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
@@ -385,6 +415,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         clearInterval(purgeTimer);
         await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
         uWS.us_listen_socket_close(listenSocket);
+        // channels end quietly: nothing is re-sent while the log closes
+        mobilePush.stop();
         for (const c of ws.connections) c.close();
         // no machine moves (a cover, a timer) once the log is closing
         await platforms.stop();

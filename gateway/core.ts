@@ -14,6 +14,7 @@ import type { IntentRegistry } from '../actors/intents/registry.ts';
 import type { IntentPlatforms } from '../actors/intents/platforms.ts';
 import type { Conversation } from '../actors/conversation/index.ts';
 import type { Mobile } from '../actors/mobile/index.ts';
+import type { MobilePush } from '../actors/mobile/push.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
 export interface CoreDeps {
@@ -38,6 +39,8 @@ export interface CoreDeps {
   conversation?: Conversation;
   /** companion apps: `registrations` (RegistrationsView + delete), `actions` (WebhookActions), `entitiesOf` */
   mobile?: Mobile;
+  /** companion apps' push notifications and local push channels (set once registrations are up) */
+  mobilePush?: MobilePush;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

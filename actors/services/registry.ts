@@ -90,6 +90,24 @@ export class ServiceRegistry {
     ]);
   }
 
+  /** Removes a service and records `service_removed` (origin LOCAL); false when there was none. */
+  async remove(domain: string, service: string, context: Context): Promise<boolean> {
+    const services = this.services.get(domain);
+    if (!services?.delete(service)) return false;
+    if (services.size === 0) this.services.delete(domain);
+    await this.deps.log.append([
+      {
+        time: this.deps.clock.now(),
+        stream: serviceStream(domain),
+        type: 'service_removed',
+        data: { domain, service },
+        context,
+        origin: 'LOCAL',
+      },
+    ]);
+    return true;
+  }
+
   has(domain: string, service: string): boolean {
     return this.services.get(domain)?.has(service) ?? false;
   }

@@ -17,6 +17,7 @@ import { historyCommands } from './history-commands.ts';
 import { registryCommands } from './registry-commands.ts';
 import { templateCommands } from './template-commands.ts';
 import { conversationCommands } from './conversation-commands.ts';
+import { mobileCommands } from './mobile-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command {
@@ -466,6 +467,7 @@ const commands: Record<string, Command> = {
   ...loggingCommands,
   ...historyCommands,
   ...conversationCommands,
+  ...mobileCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));
