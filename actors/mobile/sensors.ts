@@ -235,6 +235,7 @@ export class MobileSensors implements EntryFollower {
     if (loose.some((l) => l === undefined)) return EMPTY_OK;
     const reg = call.registration;
     const body: Record<string, unknown> = {};
+    const writes: Promise<void>[] = [];
     for (let i = 0; i < items.length; i++) {
       const { type, unique_id: uniqueId } = loose[i]!;
       const key = sensorStoreKey(reg.webhook_id, uniqueId);
@@ -250,15 +251,19 @@ export class MobileSensors implements EntryFollower {
         continue;
       }
       const u = checked.value;
-      await this.serial(key, async () => {
-        this.lastValues.set(key, { state: u.state, attributes: u.attributes, icon: u.icon });
-        const now = this.findEntry(type, key);
-        if (now) await this.show(now, stored, call.context);
-      });
-      const result: Record<string, unknown> = { success: true };
-      if (this.findEntry(type, key)?.disabled_by) result.is_disabled = true;
-      body[uniqueId] = result;
+      // the batch's sensors are written together (one group commit), each in its own order
+      body[uniqueId] = { success: true };
+      writes.push(
+        this.serial(key, async () => {
+          this.lastValues.set(key, { state: u.state, attributes: u.attributes, icon: u.icon });
+          const now = this.findEntry(type, key);
+          if (now) await this.show(now, stored, call.context);
+        }).then(() => {
+          if (this.findEntry(type, key)?.disabled_by) body[uniqueId] = { success: true, is_disabled: true };
+        }),
+      );
     }
+    await Promise.all(writes);
     return { status: 200, body };
   }
 
