@@ -58,6 +58,7 @@ import { REGISTRATION_PREFIX } from '../actors/mobile/registrations.ts';
 import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
 import { readJson } from '../gateway/body.ts';
 import { MobilePush } from '../actors/mobile/push.ts';
+import { NatsExporter, lagWriter, STATUS_FILE } from '../actors/export/nats-exporter.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -111,6 +112,8 @@ export interface Hearth {
   mobile: Mobile;
   /** companion apps' push notifications (notify services, local push channels) */
   mobilePush: MobilePush;
+  /** the NATS mirror of the log, when `recorder: export: nats:` configures one */
+  exporter?: NatsExporter;
   /** prunes history older than `recorder: purge_keep_days` that a snapshot covers; resolves to the count */
   purge(): Promise<number>;
   /** stops accepting requests, records core_stop, snapshots, and closes the log */
@@ -355,6 +358,11 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     return undefined;
   });
 
+  // the log mirrored to NATS JetStream (recorder: export: nats:), beside the write path
+  const natsConfig = config.recorder.export.nats;
+  const exporter = natsConfig && new NatsExporter({ log, config: natsConfig, writeLag: lagWriter((id, w, c) => entities.write(id, w, c), systemContext), statusPath: join(dataDir, STATUS_FILE), warn: logs.get('hearth.export').warning, info: logs.get('hearth.export').info });
+  exporter?.start();
+
   await fireEvent('core_start', {}, 'LOCAL', systemContext());
   runState = 'RUNNING';
   await fireEvent('core_started', {}, 'LOCAL', systemContext());
@@ -406,6 +414,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     intentPlatforms,
     mobile,
     mobilePush,
+    exporter,
     restore: { ms: restoreMs, records },
     snapshot,
     purge,
@@ -422,6 +431,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         await platforms.stop();
         conversation.stop();
         await intentTimers.stop();
+        await exporter?.stop();
         await snapshotting;
         await bans.settled();
         await snapshot();

@@ -6,6 +6,7 @@ import { parse, type ScalarTag } from 'yaml';
 import { toBool } from '../entities/domains/config.ts';
 import { GroupConfigError, checkGroups, type Group } from '../auth/groups.ts';
 import type { ProviderConfig } from '../auth/providers.ts';
+import { validateExport, type ExportConfig } from '../export/config.ts';
 
 /** Commit mode of the recorder (see store/). */
 export type RecorderCommit = 'durable' | 'fast';
@@ -25,7 +26,7 @@ export interface Configuration {
     use_x_forwarded_for: boolean;
     trusted_proxies: string[];
   };
-  recorder: { purge_keep_days: number; commit: RecorderCommit };
+  recorder: { purge_keep_days: number; commit: RecorderCommit; export: ExportConfig };
   sections: Record<string, unknown>;
 }
 
@@ -108,6 +109,12 @@ function normalise(doc: unknown, file: string): Configuration {
   if (commit !== 'durable' && commit !== 'fast') {
     throw new ConfigurationError(`${file}: recorder: commit must be 'durable' or 'fast', got ${JSON.stringify(commit)}`);
   }
+  let exportConfig: ExportConfig;
+  try {
+    exportConfig = validateExport(recRaw.export, `${file}: recorder: export`);
+  } catch (err) {
+    throw new ConfigurationError((err as Error).message);
+  }
   const origins = httpRaw.cors_allowed_origins ?? ['https://cast.home-assistant.io'];
   if (!Array.isArray(origins) && typeof origins !== 'string') {
     throw new ConfigurationError(`${file}: http: cors_allowed_origins must be a list of origins`);
@@ -124,7 +131,7 @@ function normalise(doc: unknown, file: string): Configuration {
       server_port: typeof httpRaw.server_port === 'number' ? httpRaw.server_port : undefined,
       ...validateHttpSecurity(httpRaw, `${file}: http`),
     },
-    recorder: { purge_keep_days: keep as number, commit },
+    recorder: { purge_keep_days: keep as number, commit, export: exportConfig },
     sections,
   };
 }

@@ -1,0 +1,272 @@
+// Mirrors every committed record of the log, in commit order, to a NATS JetStream stream.
+//
+// Position: the stream itself is the truth. At each (re)connect the exporter reads the stream's
+// last message, whose `Nats-Msg-Id` is the seq of the last record JetStream acknowledged, and
+// reads the log after it (`log.read({gt})`). No record of the exporter's own is written to the
+// log for this: a position record would itself be a record to export. Every publish carries the
+// record's seq as its msgID, so a record sent twice across a reconnect is dropped by JetStream's
+// duplicate window, and the resume-from-last-message rule keeps the rest exact.
+//
+// The write path only notes the new last seq (onCommit); publishing runs beside it, at most
+// WINDOW publishes awaiting their acks, acks taken in order. Any failure (NATS gone, a timeout)
+// closes the connection and starts again from the stream's last message.
+//
+// Every second at most: the lag (log's last seq - the seq exported, auth records skipped count as
+// exported) goes to `sensor.hearth_export_lag` when it changed, and to `<data>/export-nats.json`
+// for `hearth export status`.
+
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { connect, credsAuthenticator, type JetStreamClient, type NatsConnection, type PubAck } from 'nats';
+import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import { Redactor } from '../../store/redact.ts';
+import type { NatsExportConfig } from './config.ts';
+import { isExported, subjectOf } from './subjects.ts';
+
+export const LAG_ENTITY = 'sensor.hearth_export_lag';
+export const STATUS_FILE = 'export-nats.json';
+const WINDOW = 256;
+const RETRY_MS = 1000;
+const TICK_MS = 1000;
+
+/** What `<data>/export-nats.json` holds (written at most once a second, and at stop). */
+export interface ExportStatus {
+  exporter: 'nats';
+  stream: string;
+  servers: string[];
+  /** every record up to this seq is in the stream (or is never exported: auth/) */
+  acked_seq: number;
+  /** the log's last seq when this was written */
+  last_seq: number;
+  lag: number;
+  connected: boolean;
+  /** epoch ms */
+  updated: number;
+}
+
+export interface NatsExporterOptions {
+  log: EventLog;
+  config: NatsExportConfig;
+  /** writes the lag entity */
+  writeLag: (lag: number, acked: number) => Promise<unknown>;
+  /** where export-nats.json goes (the data directory) */
+  statusPath: string;
+  warn: (line: string) => void;
+  info: (line: string) => void;
+  now?: () => number;
+}
+
+export class NatsExporter {
+  readonly #o: NatsExporterOptions;
+  readonly #redactor = new Redactor();
+  #acked = 0;
+  #known = false;
+  #connected = false;
+  #stopped = false;
+  #nc: NatsConnection | undefined;
+  #wake: (() => void) | undefined;
+  #unlisten: (() => void) | undefined;
+  #tick: ReturnType<typeof setInterval> | undefined;
+  #loop: Promise<void> | undefined;
+  #lastLag: number | undefined;
+  #lagWarned = false;
+  #downWarned = false;
+  #lastStatus = '';
+  #ticking: Promise<void> = Promise.resolve();
+
+  constructor(options: NatsExporterOptions) {
+    this.#o = options;
+  }
+
+  /** The seq up to which every record is exported (0 until the stream has been read). */
+  get acked(): number {
+    return this.#acked;
+  }
+
+  get connected(): boolean {
+    return this.#connected;
+  }
+
+  /** Starts exporting in the background; never waits for NATS. */
+  start(): void {
+    this.#unlisten = this.#o.log.onCommit(() => {
+      const wake = this.#wake;
+      this.#wake = undefined;
+      wake?.();
+    });
+    this.#tick = setInterval(() => {
+      this.#ticking = this.#ticking.then(() => this.#report()).catch((err) => this.#o.warn(`export status not written: ${(err as Error).message}`));
+    }, TICK_MS);
+    this.#tick.unref();
+    this.#loop = this.#run();
+  }
+
+  /** Stops publishing (what is in flight is abandoned: the next start resends it, deduplicated). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#unlisten?.();
+    if (this.#tick) clearInterval(this.#tick);
+    this.#wake?.();
+    await this.#nc?.close().catch(() => {});
+    await this.#loop;
+    await this.#ticking;
+    await this.#writeStatus().catch(() => {});
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      try {
+        await this.#session();
+      } catch (err) {
+        if (this.#stopped) break;
+        this.#down(err);
+      } finally {
+        this.#connected = false;
+        const nc = this.#nc;
+        this.#nc = undefined;
+        await nc?.close().catch(() => {});
+      }
+      if (!this.#stopped) await new Promise((ok) => setTimeout(ok, RETRY_MS));
+    }
+  }
+
+  #down(err: unknown): void {
+    if (this.#downWarned) return;
+    this.#downWarned = true;
+    this.#o.warn(`NATS export: ${this.#o.config.servers.join(', ')} unreachable (${(err as Error).message}); records wait in the log and are sent when it answers`);
+  }
+
+  /** One connection: find the position, then publish until something fails. */
+  async #session(): Promise<void> {
+    const { config } = this.#o;
+    const authenticator = config.credentials === undefined ? undefined : credsAuthenticator(await readFile(config.credentials));
+    const nc = await connect({ servers: config.servers, reconnect: false, timeout: 2000, authenticator, name: 'hearth-exporter' });
+    this.#nc = nc;
+    if (this.#stopped) return;
+    const jsm = await nc.jetstreamManager({ timeout: 5000 });
+    let lastSeq = 0;
+    try {
+      lastSeq = (await jsm.streams.info(config.stream)).state.last_seq;
+    } catch (err) {
+      if (!/stream not found/i.test((err as Error).message)) throw err;
+      await jsm.streams.add({ name: config.stream, subjects: [`${config.subject_prefix}.>`] });
+    }
+    let position = 0;
+    if (lastSeq > 0) {
+      const last = await jsm.streams.getMessage(config.stream, { seq: lastSeq });
+      position = Number(last.header.get('Nats-Msg-Id'));
+      if (!Number.isSafeInteger(position)) throw new Error(`the last message of stream ${config.stream} has no Hearth msg id (${JSON.stringify(last.header.get('Nats-Msg-Id'))}): is the stream shared?`);
+    }
+    // records skipped (auth/) past the stream's last message were already counted
+    if (!this.#known || position > this.#acked) this.#acked = position;
+    this.#known = true;
+    this.#connected = true;
+    if (this.#downWarned) {
+      this.#downWarned = false;
+      this.#o.info(`NATS export: ${config.servers.join(', ')} answers again; exporting after seq ${this.#acked}`);
+    }
+    const js = nc.jetstream({ timeout: 10_000 });
+    const closed = nc.closed().then((err) => {
+      throw err ?? new Error('connection closed');
+    });
+    closed.catch(() => {});
+    while (!this.#stopped) {
+      if (this.#acked >= this.#o.log.lastSeq()) {
+        const woken = new Promise<void>((ok) => (this.#wake = ok));
+        // a commit between the check and here is seen on the next pass
+        if (this.#acked >= this.#o.log.lastSeq()) await Promise.race([woken, closed]);
+        this.#wake = undefined;
+        continue;
+      }
+      await this.#publishFrom(js, closed);
+    }
+  }
+
+  /** Publishes the records after `acked` (up to the log's end as read), acks in order. */
+  async #publishFrom(js: JetStreamClient, closed: Promise<never>): Promise<void> {
+    const { config } = this.#o;
+    const inflight: Array<{ seq: number; ack: Promise<PubAck> }> = [];
+    const settle = async () => {
+      const head = inflight.shift()!;
+      await Promise.race([head.ack, closed]);
+      this.#acked = head.seq;
+    };
+    let skipped: number | undefined;
+    for await (const record of this.#o.log.read({ gt: this.#acked })) {
+      if (this.#stopped) break;
+      if (!isExported(record.stream)) {
+        // learnt, never sent: a token quoted elsewhere is hidden there too
+        this.#redactor.learn(record);
+        if (inflight.length === 0) this.#acked = record.seq;
+        else skipped = record.seq;
+        continue;
+      }
+      const payload = this.#payload(record);
+      const ack = js.publish(subjectOf(config.subject_prefix, record.stream, record.type), payload, { msgID: String(record.seq) });
+      ack.catch(() => {});
+      inflight.push({ seq: record.seq, ack });
+      skipped = undefined;
+      if (inflight.length >= WINDOW) await settle();
+    }
+    while (inflight.length > 0) await settle();
+    if (skipped !== undefined) this.#acked = skipped;
+  }
+
+  /** The record as `hearth replay` prints it (json), secrets as "***". */
+  #payload(record: EventRecord): string {
+    const secretKeys = this.#redactor.learn(record);
+    return this.#redactor.scrub(this.#redactor.json(record, secretKeys) ?? '');
+  }
+
+  async #report(): Promise<void> {
+    if (!this.#known) {
+      if (!this.#connected) await this.#writeStatus();
+      return;
+    }
+    const lag = Math.max(0, this.#o.log.lastSeq() - this.#acked);
+    if (lag !== this.#lastLag) {
+      this.#lastLag = lag;
+      await this.#o.writeLag(lag, this.#acked);
+    }
+    if (lag > this.#o.config.lag_warning && !this.#lagWarned) {
+      this.#lagWarned = true;
+      this.#o.warn(`NATS export: ${lag} records behind the log (over lag_warning ${this.#o.config.lag_warning})`);
+    } else if (lag <= this.#o.config.lag_warning && this.#lagWarned) {
+      this.#lagWarned = false;
+      this.#o.info(`NATS export: caught up to ${lag} records behind the log`);
+    }
+    await this.#writeStatus();
+  }
+
+  status(): ExportStatus {
+    const last = this.#o.log.lastSeq();
+    return {
+      exporter: 'nats',
+      stream: this.#o.config.stream,
+      servers: this.#o.config.servers,
+      acked_seq: this.#acked,
+      last_seq: last,
+      lag: Math.max(0, last - this.#acked),
+      connected: this.#connected,
+      updated: (this.#o.now ?? Date.now)(),
+    };
+  }
+
+  async #writeStatus(): Promise<void> {
+    const s = this.status();
+    const key = `${s.acked_seq}/${s.last_seq}/${s.connected}`;
+    if (key === this.#lastStatus) return;
+    this.#lastStatus = key;
+    const tmp = `${this.#o.statusPath}.tmp`;
+    await writeFile(tmp, JSON.stringify(s) + '\n');
+    await rename(tmp, this.#o.statusPath);
+  }
+}
+
+/** The lag entity's writer over EntityActors-like `write`. */
+export function lagWriter(
+  write: (entityId: string, w: { state: string; attributes: Record<string, unknown>; force_update: boolean }, context: Context) => Promise<unknown>,
+  newContext: () => Context,
+): (lag: number) => Promise<unknown> {
+  return (lag) =>
+    write(LAG_ENTITY, { state: String(lag), attributes: { state_class: 'measurement', unit_of_measurement: 'records', friendly_name: 'Hearth export lag' }, force_update: false }, newContext());
+}
