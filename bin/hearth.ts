@@ -9,6 +9,7 @@ const USAGE = `usage:
          [--log-file PATH | --no-log-file]  the log file GET /api/error_log serves (default DIR/hearth.log)
   hearth replay [--data DIR] [options]       print the event log (hearth replay --help)
   hearth check-config [--data DIR]            check DIR/configuration.yaml: exits 1 printing the problem
+  hearth export status [--data DIR] [--json] the NATS exporter's position, the log's last seq, the lag
   hearth auth <list|add|validate|change_password> [--data DIR]
                                              manage users while Hearth is stopped (hearth auth --help)
   hearth supervisor [--port P] [--data DIR] [--docker-socket PATH]
@@ -88,6 +89,7 @@ try {
   if (command === 'replay') await (await import('./replay.ts')).replayMain(rest);
   else if (command === 'supervisor') await (await import('./supervisor.ts')).supervisorMain(rest);
   else if (command === 'check-config') process.exit(await checkConfig(rest));
+  else if (command === 'export') process.exit(await (await import('./export-cli.ts')).exportMain(rest));
   else if (command === 'auth') process.exit(await (await import('./auth-cli.ts')).authMain(rest));
   else if (command === 'serve' || command === undefined || command.startsWith('-')) await serve(command === 'serve' ? rest : process.argv.slice(2));
   else {
