@@ -1,0 +1,197 @@
+// The log mirrored to a REAL nats-server's JetStream: order, subjects, msg ids, no auth records,
+// an outage of NATS, a restart of Hearth, the lag entity, `hearth export status`, bad config.
+import t, { type Test } from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, nanos } from 'nats';
+import { startHearth } from '../../bin/instance.ts';
+import { exportMain } from '../../bin/export-cli.ts';
+import { subjectOf } from '../../actors/export/subjects.ts';
+import { api, dataDirWith, onboard, startTestHearth, type TestHearth } from '../helpers/hearth.ts';
+
+const NATS_SERVER = '/usr/sbin/nats-server';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((ok) => server.close(ok));
+  return port;
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+}
+
+/** A nats-server with JetStream on `port`, storing in `dir`. */
+async function startNats(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' });
+  await until('nats-server to listen', async () => {
+    try {
+      const nc = await connect({ servers: `127.0.0.1:${port}`, reconnect: false, timeout: 500 });
+      await nc.close();
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return child;
+}
+
+async function killNats(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((ok) => child.once('exit', ok));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+interface Message {
+  subject: string;
+  msgId: string;
+  payload: any;
+}
+
+/** Every message of the stream, in stream order. */
+async function streamMessages(port: number, stream = 'hearth'): Promise<Message[]> {
+  const nc = await connect({ servers: `127.0.0.1:${port}`, reconnect: false });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const { state } = await jsm.streams.info(stream);
+    const out: Message[] = [];
+    for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+      const m = await jsm.streams.getMessage(stream, { seq });
+      out.push({ subject: m.subject, msgId: m.header.get('Nats-Msg-Id'), payload: JSON.parse(new TextDecoder().decode(m.data)) });
+    }
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
+const exportConfig = (port: number) => `recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:${port}]\n      stream: hearth\n      subject_prefix: hearth\n`;
+
+async function caughtUp(h: TestHearth): Promise<number> {
+  await until('the exporter to catch up', () => h.hearth.exporter!.acked >= h.hearth.log.lastSeq());
+  return h.hearth.exporter!.acked;
+}
+
+/** The stream holds exactly the non-auth records of the log up to `upTo`, in order, once each. */
+async function assertMirror(t: Test, h: TestHearth, port: number, upTo: number) {
+  const messages = (await streamMessages(port)).filter((m) => Number(m.msgId) <= upTo);
+  const expected: Array<{ seq: number; stream: string; type: string }> = [];
+  for await (const r of h.hearth.log.read({ lte: upTo })) if (!r.stream.startsWith('auth/')) expected.push(r);
+  t.same(messages.map((m) => Number(m.msgId)), expected.map((r) => r.seq), 'every exported record once, in commit order');
+  t.same(messages.map((m) => m.subject), expected.map((r) => subjectOf('hearth', r.stream, r.type)), 'subjects follow the mapping');
+  t.ok(messages.every((m) => m.payload.seq === Number(m.msgId)), 'the msg id is the record seq');
+  t.notOk(messages.some((m) => m.payload.stream.startsWith('auth/')), 'no auth record is exported');
+  return messages;
+}
+
+async function status(dataDir: string) {
+  let out = '';
+  let err = '';
+  const code = await exportMain(['status', '--data', dataDir, '--json'], (s) => (out += s), (s) => (err += s));
+  return { code, err, json: code === 0 ? JSON.parse(out) : undefined };
+}
+
+t.test('the log is mirrored to JetStream through an outage of NATS and a restart of Hearth', async (t) => {
+  const natsDir = await mkdtemp(join(tmpdir(), 'hearth-nats-'));
+  t.teardown(() => rm(natsDir, { recursive: true, force: true }));
+  const port = await freePort();
+  let nats = await startNats(port, natsDir);
+  t.teardown(() => killNats(nats));
+  // the stream made beforehand with a 100 ms duplicate window (the least JetStream takes): JetStream's msg-id dedupe cannot
+  // hide a record the exporter sends twice, so "once each" below checks the exporter's position
+  {
+    const nc = await connect({ servers: `127.0.0.1:${port}` });
+    await (await nc.jetstreamManager()).streams.add({ name: 'hearth', subjects: ['hearth.>'], duplicate_window: nanos(100) });
+    await nc.close();
+  }
+
+  const dataDir = await dataDirWith(exportConfig(port));
+  const h = await startTestHearth(t, { dataDir });
+  const { access_token } = await onboard(h.base);
+  const call = api(h.base, access_token);
+  for (let i = 0; i < 20; i++) {
+    const res = await call('POST', `/api/states/sensor.t_${i % 4}`, { state: String(i), attributes: { n: i } });
+    t.ok(res.status === 200 || res.status === 201, `write ${i} answered`);
+  }
+  const fired = await call('POST', '/api/events/my event', { token: 'abcdefghijklmnopqrstuv', note: 'uses abcdefghijklmnopqrstuv' });
+  t.equal(fired.status, 200);
+
+  let upTo = await caughtUp(h);
+  let messages = await assertMirror(t, h, port, upTo);
+  t.ok(messages.some((m) => m.subject === 'hearth.entity.sensor.t_3' && m.payload.data.new_state.state === '19'), 'an entity write: hearth.entity.sensor.t_3');
+  t.ok(messages.some((m) => m.subject === 'hearth.bus.core_started'), 'a bus event: hearth.bus.<type>');
+  const mine = messages.find((m) => m.subject === 'hearth.bus.my~20event');
+  t.ok(mine, 'a space in the event type is escaped as ~20');
+  t.same(mine?.payload.data, { token: '***', note: 'uses ***' }, 'secret fields are redacted as hearth replay redacts them');
+
+  // NATS goes away: writes go on, and answer
+  await killNats(nats);
+  for (let i = 20; i < 50; i++) {
+    const res = await call('POST', `/api/states/sensor.t_${i % 4}`, { state: String(i) });
+    t.ok(res.status === 200 || res.status === 201, `write ${i} answered while NATS is down`);
+  }
+  await until('the unreachable warning', () => h.lines.some((l) => /NATS export: .* unreachable/.test(l)));
+  await until('the lag entity to show the backlog', async () => Number((await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state) >= 30);
+  const during = await status(dataDir);
+  t.equal(during.code, 0);
+  t.equal(during.json.hearth, 'running');
+  t.equal(during.json.lag, during.json.last_seq - during.json.position, 'status: lag = last seq - position');
+  t.ok(during.json.lag >= 30, 'status shows the backlog');
+
+  // the same server back on its store: nothing lost, nothing twice, order kept
+  nats = await startNats(port, natsDir);
+  upTo = await caughtUp(h);
+  messages = await assertMirror(t, h, port, upTo);
+  t.ok(messages.some((m) => m.subject === 'hearth.entity.sensor.t_1' && m.payload.data.new_state.state === '49'), 'the writes made during the outage are there');
+  await until('the recovery line', () => h.lines.some((l) => /answers again/.test(l)));
+  t.equal(h.lines.filter((l) => /unreachable/.test(l)).length, 1, 'the outage is warned of once');
+  await until('the lag entity back to 0', async () => (await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state === '0');
+
+  // Hearth restarts: it resumes after the stream's last message
+  await h.hearth.stop();
+  const lastAtStop = h.hearth.log.lastSeq();
+  const stopped = await status(dataDir);
+  t.equal(stopped.code, 0);
+  t.equal(stopped.json.hearth, 'stopped');
+  t.equal(stopped.json.last_seq, lastAtStop, 'stopped: the last seq is read from the log');
+  const lastMsg = Number((await streamMessages(port)).at(-1)!.msgId);
+  t.ok(stopped.json.position >= lastMsg && stopped.json.position <= lastAtStop, 'stopped: the position is the last message exported (or a skipped auth record after it)');
+  t.equal(stopped.json.lag, stopped.json.last_seq - stopped.json.position);
+  const again = await startTestHearth(t, { dataDir });
+  const call2 = api(again.base, access_token);
+  for (let i = 50; i < 60; i++) await call2('POST', `/api/states/sensor.t_${i % 4}`, { state: String(i) });
+  upTo = await caughtUp(again);
+  messages = await assertMirror(t, again, port, upTo);
+  t.ok(messages.some((m) => m.subject === 'hearth.entity.sensor.t_1' && m.payload.data.new_state.state === '57'), 'writes after the restart are exported');
+  const running = await status(dataDir);
+  t.equal(running.json.hearth, 'running');
+  t.ok(running.json.position <= running.json.last_seq);
+});
+
+t.test('a bad recorder: export: is refused with a message naming the key', async (t) => {
+  const cases: Array<[string, RegExp]> = [
+    ['recorder:\n  export:\n    nats:\n      servers: []\n', /recorder: export: nats: servers must be a non-empty list/],
+    ['recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:4222]\n      stream: "a b"\n', /recorder: export: nats: stream must be a name/],
+    ['recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:4222]\n      subject_prefix: "x.>"\n', /recorder: export: nats: subject_prefix/],
+    ['recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:4222]\n      stram: hearth\n', /recorder: export: nats: unknown key "stram"/],
+    ['recorder:\n  export:\n    kafka: {}\n', /recorder: export: unknown exporter "kafka"/],
+    ['recorder:\n  export:\n    nats:\n      servers: ["not a url"]\n', /recorder: export: nats: servers: "not a url" is not a nats:\/\/host:port URL/],
+  ];
+  for (const [yaml, message] of cases) {
+    const dataDir = await dataDirWith(yaml);
+    await t.rejects(startHearth({ port: 0, host: '127.0.0.1', dataDir, log: () => {} }), message, message.source);
+  }
+  const none = await status(await dataDirWith());
+  t.equal(none.code, 1);
+  t.match(none.err, /no NATS export in .*recorder: export: nats: is not configured/);
+});
