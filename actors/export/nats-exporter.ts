@@ -64,6 +64,8 @@ export class NatsExporter {
   #stopped = false;
   #nc: NatsConnection | undefined;
   #wake: (() => void) | undefined;
+  /** ends the wait between two connection attempts (a commit does not: it would hammer a dead server) */
+  #stopWait: (() => void) | undefined;
   #unlisten: (() => void) | undefined;
   #tick: ReturnType<typeof setInterval> | undefined;
   #loop: Promise<void> | undefined;
@@ -106,6 +108,7 @@ export class NatsExporter {
     this.#unlisten?.();
     if (this.#tick) clearInterval(this.#tick);
     this.#wake?.();
+    this.#stopWait?.();
     await this.#nc?.close().catch(() => {});
     await this.#loop;
     await this.#ticking;
@@ -125,7 +128,15 @@ export class NatsExporter {
         this.#nc = undefined;
         await nc?.close().catch(() => {});
       }
-      if (!this.#stopped) await new Promise((ok) => setTimeout(ok, RETRY_MS));
+      // stop() wakes this wait too
+      if (!this.#stopped) await new Promise<void>((ok) => {
+        const timer = setTimeout(ok, RETRY_MS);
+        this.#stopWait = () => {
+          clearTimeout(timer);
+          ok();
+        };
+      });
+      this.#stopWait = undefined;
     }
   }
 
