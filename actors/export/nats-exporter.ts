@@ -234,6 +234,8 @@ export class NatsExporter {
       return;
     }
     const lag = Math.max(0, this.#o.log.lastSeq() - this.#acked);
+    // the file first: whoever sees the entity's new lag finds export status at least as new
+    await this.#writeStatus();
     if (lag !== this.#lastLag) {
       this.#lastLag = lag;
       await this.#o.writeLag(lag, this.#acked);
@@ -245,7 +247,6 @@ export class NatsExporter {
       this.#lagWarned = false;
       this.#o.info(`NATS export: caught up to ${lag} records behind the log`);
     }
-    await this.#writeStatus();
   }
 
   status(): ExportStatus {

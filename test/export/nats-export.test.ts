@@ -75,7 +75,7 @@ async function streamMessages(port: number, stream = 'hearth'): Promise<Message[
   }
 }
 
-const exportConfig = (port: number) => `recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:${port}]\n      stream: hearth\n      subject_prefix: hearth\n`;
+const exportConfig = (port: number) => `recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:${port}]\n      stream: hearth\n      subject_prefix: hearth\n      lag_warning: 20\n`;
 
 async function caughtUp(h: TestHearth): Promise<number> {
   await until('the exporter to catch up', () => h.hearth.exporter!.acked >= h.hearth.log.lastSeq());
@@ -143,7 +143,7 @@ t.test('the log is mirrored to JetStream through an outage of NATS and a restart
   await until('the unreachable warning', () => h.lines.some((l) => /NATS export: .* unreachable/.test(l)));
   await until('the lag entity to show the backlog', async () => Number((await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state) >= 30);
   const during = await status(dataDir);
-  t.equal(during.code, 0);
+  t.equal(during.code, 0, during.err);
   t.equal(during.json.hearth, 'running');
   t.equal(during.json.lag, during.json.last_seq - during.json.position, 'status: lag = last seq - position');
   t.ok(during.json.lag >= 30, 'status shows the backlog');
@@ -154,6 +154,8 @@ t.test('the log is mirrored to JetStream through an outage of NATS and a restart
   messages = await assertMirror(t, h, port, upTo);
   t.ok(messages.some((m) => m.subject === 'hearth.entity.sensor.t_1' && m.payload.data.new_state.state === '49'), 'the writes made during the outage are there');
   await until('the recovery line', () => h.lines.some((l) => /answers again/.test(l)));
+  t.equal(h.lines.filter((l) => /records behind the log \(over lag_warning 20\)/.test(l)).length, 1, 'a lag over lag_warning is warned of once');
+  await until('the caught-up line', () => h.lines.some((l) => /NATS export: caught up/.test(l)));
   t.equal(h.lines.filter((l) => /unreachable/.test(l)).length, 1, 'the outage is warned of once');
   await until('the lag entity back to 0', async () => (await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state === '0');
 
