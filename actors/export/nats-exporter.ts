@@ -143,7 +143,7 @@ export class NatsExporter {
   #down(err: unknown): void {
     if (this.#downWarned) return;
     this.#downWarned = true;
-    this.#o.warn(`NATS export: ${this.#o.config.servers.join(', ')} unreachable (${(err as Error).message}); records wait in the log and are sent when it answers`);
+    this.#o.warn(`NATS export: ${this.#o.config.servers.join(', ')} unreachable or refusing (${(err as Error).message}); records wait in the log and are sent when it answers`);
   }
 
   /** One connection: find the position, then publish until something fails. */
@@ -156,9 +156,15 @@ export class NatsExporter {
     const jsm = await nc.jetstreamManager({ timeout: 5000 });
     let lastSeq = 0;
     try {
-      lastSeq = (await jsm.streams.info(config.stream)).state.last_seq;
+      const info = await jsm.streams.info(config.stream);
+      const wanted = `${config.subject_prefix}.>`;
+      if (!info.config.subjects?.includes(wanted)) {
+        throw new Error(`stream ${config.stream} exists without the subjects ${wanted} (it takes ${JSON.stringify(info.config.subjects ?? [])}): change subject_prefix or the stream`);
+      }
+      lastSeq = info.state.last_seq;
     } catch (err) {
       if (!/stream not found/i.test((err as Error).message)) throw err;
+      // a stream of this name made meanwhile by someone else is checked at the next connect
       await jsm.streams.add({ name: config.stream, subjects: [`${config.subject_prefix}.>`] });
     }
     let position = 0;

@@ -197,3 +197,18 @@ t.test('a bad recorder: export: is refused with a message naming the key', async
   t.equal(none.code, 1);
   t.match(none.err, /no NATS export in .*recorder: export: nats: is not configured/);
 });
+
+t.test('a stream of that name taking other subjects is named in the warning, and nothing is published', async (t) => {
+  const natsDir = await mkdtemp(join(tmpdir(), 'hearth-nats-'));
+  t.teardown(() => rm(natsDir, { recursive: true, force: true }));
+  const port = await freePort();
+  const nats = await startNats(port, natsDir);
+  t.teardown(() => killNats(nats));
+  const nc = await connect({ servers: `127.0.0.1:${port}` });
+  await (await nc.jetstreamManager()).streams.add({ name: 'hearth', subjects: ['other.>'] });
+  await nc.close();
+  const h = await startTestHearth(t, { config: exportConfig(port) });
+  await until('the warning', () => h.lines.some((l) => l.includes('stream hearth exists without the subjects hearth.> (it takes ["other.>"])')));
+  t.equal((await streamMessages(port)).length, 0, 'nothing published');
+  t.equal(h.hearth.exporter!.connected, false);
+});
