@@ -169,6 +169,10 @@ t.test('the log is mirrored to JetStream through an outage of NATS and a restart
   const lastMsg = Number((await streamMessages(port)).at(-1)!.msgId);
   t.ok(stopped.json.position >= lastMsg && stopped.json.position <= lastAtStop, 'stopped: the position is the last message exported (or a skipped auth record after it)');
   t.equal(stopped.json.lag, stopped.json.last_seq - stopped.json.position);
+  let text = '';
+  t.equal(await exportMain(['status', '--data', dataDir], (s) => (text += s), () => {}), 0);
+  t.match(text, `hearth:    stopped`);
+  t.match(text, `position:  ${stopped.json.position}\nlast seq:  ${lastAtStop}\nlag:       ${lastAtStop - stopped.json.position}\n`, 'the text form says the same');
   const again = await startTestHearth(t, { dataDir });
   const call2 = api(again.base, access_token);
   for (let i = 50; i < 60; i++) await call2('POST', `/api/states/sensor.t_${i % 4}`, { state: String(i) });
