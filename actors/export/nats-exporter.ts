@@ -173,8 +173,9 @@ export class NatsExporter {
       position = Number(last.header.get('Nats-Msg-Id'));
       if (!Number.isSafeInteger(position)) throw new Error(`the last message of stream ${config.stream} has no Hearth msg id (${JSON.stringify(last.header.get('Nats-Msg-Id'))}): is the stream shared?`);
     }
-    // records skipped (auth/) past the stream's last message were already counted
-    if (!this.#known || position > this.#acked) this.#acked = position;
+    // the stream is the truth, even when it went back (emptied or made anew by someone):
+    // auth records after its last message are only read, and skipped, again
+    this.#acked = position;
     this.#known = true;
     this.#connected = true;
     if (this.#downWarned) {
