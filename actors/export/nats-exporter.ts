@@ -170,8 +170,13 @@ export class NatsExporter {
     let position = 0;
     if (lastSeq > 0) {
       const last = await jsm.streams.getMessage(config.stream, { seq: lastSeq });
-      position = Number(last.header.get('Nats-Msg-Id'));
-      if (!Number.isSafeInteger(position)) throw new Error(`the last message of stream ${config.stream} has no Hearth msg id (${JSON.stringify(last.header.get('Nats-Msg-Id'))}): is the stream shared?`);
+      const id = last.header?.get('Nats-Msg-Id') ?? '';
+      position = Number(id);
+      if (!/^\d+$/.test(id) || !Number.isSafeInteger(position)) throw new Error(`the last message of stream ${config.stream} has no Hearth msg id (${JSON.stringify(id)}): is the stream shared?`);
+    }
+    if (position > this.#o.log.lastSeq()) {
+      // records up to there would be taken as exported: a stream of another (or a wiped) data directory
+      throw new Error(`stream ${config.stream} already holds seq ${position}, past this log's last seq ${this.#o.log.lastSeq()}: is it the stream of another data directory?`);
     }
     // the stream is the truth, even when it went back (emptied or made anew by someone):
     // auth records after its last message are only read, and skipped, again

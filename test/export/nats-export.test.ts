@@ -216,3 +216,18 @@ t.test('a stream of that name taking other subjects is named in the warning, and
   t.equal((await streamMessages(port)).length, 0, 'nothing published');
   t.equal(h.hearth.exporter!.connected, false);
 });
+
+t.test('a stream holding seqs past this log (another data directory) is refused by name', async (t) => {
+  const natsDir = await mkdtemp(join(tmpdir(), 'hearth-nats-'));
+  t.teardown(() => rm(natsDir, { recursive: true, force: true }));
+  const port = await freePort();
+  const nats = await startNats(port, natsDir);
+  t.teardown(() => killNats(nats));
+  const nc = await connect({ servers: `127.0.0.1:${port}` });
+  await (await nc.jetstreamManager()).streams.add({ name: 'hearth', subjects: ['hearth.>'] });
+  await nc.jetstream().publish('hearth.bus.x', '{}', { msgID: '999999' });
+  await nc.close();
+  const h = await startTestHearth(t, { config: exportConfig(port) });
+  await until('the warning', () => h.lines.some((l) => l.includes('stream hearth already holds seq 999999, past this log')));
+  t.equal((await streamMessages(port)).length, 1, 'nothing published');
+});
