@@ -3,50 +3,10 @@
 // idle conversation is deleted after five minutes.
 import t from 'tap';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
-import { authedClient, type RawClient } from '../helpers/ws.ts';
+import { authedClient } from '../helpers/ws.ts';
+import { sorting } from '../helpers/ws-sorting.ts';
 import { systemClock } from '../../actors/clock.ts';
 import { HOME_CONFIG, furnish } from './home.ts';
-
-/** A client that keeps each subscription's events apart from results. */
-function subscriber(c: RawClient) {
-  let id = 0;
-  const results = new Map<number, (m: any) => void>();
-  const events = new Map<number, any[]>();
-  const waiting = new Map<number, (e: any) => void>();
-  c.ws.on('message', (data) => {
-    const parsed = JSON.parse(data.toString());
-    for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
-      if (m.type === 'result') results.get(m.id)?.(m);
-      else if (m.type === 'event') {
-        const w = waiting.get(m.id);
-        waiting.delete(m.id);
-        if (w) w(m.event);
-        else (events.get(m.id) ?? events.set(m.id, []).get(m.id)!).push(m.event);
-      }
-    }
-  });
-  const ask = (msg: Record<string, unknown>) =>
-    new Promise<any>((resolve, reject) => {
-      const mine = ++id;
-      const timer = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(msg)}`)), 5000);
-      results.set(mine, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-      c.send({ id: mine, ...msg });
-    });
-  const next = (sub: number) =>
-    new Promise<any>((resolve, reject) => {
-      const queued = events.get(sub);
-      if (queued?.length) return resolve(queued.shift());
-      const timer = setTimeout(() => reject(new Error(`no event on ${sub}`)), 5000);
-      waiting.set(sub, (e) => {
-        clearTimeout(timer);
-        resolve(e);
-      });
-    });
-  return { ask, next, lastId: () => id, pending: (sub: number) => events.get(sub)?.length ?? 0 };
-}
 
 t.test('conversation ids, chat-log records and subscriptions', async (t) => {
   const system = systemClock();
@@ -57,7 +17,7 @@ t.test('conversation ids, chat-log records and subscriptions', async (t) => {
   await furnish(base, tokens.access_token, hearth);
   const rest = api(base, tokens.access_token);
   const c = await authedClient(base, tokens.access_token);
-  const s = subscriber(c);
+  const s = sorting(c);
 
   const index = await s.ask({ type: 'conversation/chat_log/subscribe_index' });
   t.same([index.success, index.result], [true, null]);

@@ -5,19 +5,25 @@ import { exchange, login } from '../auth/harness.ts';
 
 /**
  * A client that sorts what arrives: `ask` sends a command (ids increase) and resolves to its
- * result; `eventsOf` subscribes and hands out that subscription's events in order.
+ * result; `next(id)` hands out the events of the subscription made by command `id`, in order
+ * (any subscription: `subscribe_events`, `conversation/chat_log/subscribe`...); `eventsOf`
+ * subscribes to an event type and wraps the two.
  */
 export function sorting(c: RawClient) {
   let id = 0;
   const results = new Map<number, (m: any) => void>();
   const events = new Map<number, { queue: any[]; waiting: ((e: any) => void)[] }>();
+  const subOf = (subId: number) => {
+    let sub = events.get(subId);
+    if (!sub) events.set(subId, (sub = { queue: [], waiting: [] }));
+    return sub;
+  };
   c.ws.on('message', (data) => {
     const parsed = JSON.parse(data.toString());
     for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
       if (m.type === 'result') results.get(m.id)?.(m);
       else if (m.type === 'event') {
-        const sub = events.get(m.id);
-        if (!sub) continue;
+        const sub = subOf(m.id);
         const w = sub.waiting.shift();
         if (w) w(m.event);
         else sub.queue.push(m.event);
@@ -34,26 +40,24 @@ export function sorting(c: RawClient) {
       });
       c.send({ id: mine, ...msg });
     });
+  const next = (subId: number, what = `event on ${subId}`) =>
+    new Promise<any>((resolve, reject) => {
+      const sub = subOf(subId);
+      if (sub.queue.length) return resolve(sub.queue.shift());
+      const timer = setTimeout(() => reject(new Error(`no ${what}`)), 5000);
+      sub.waiting.push((e) => {
+        clearTimeout(timer);
+        resolve(e);
+      });
+    });
+  /** events of a subscription received and not yet taken */
+  const pending = (subId: number) => events.get(subId)?.queue.length ?? 0;
   const eventsOf = async (eventType: string) => {
-    const sub = { queue: [] as any[], waiting: [] as ((e: any) => void)[] };
-    events.set(id + 1, sub);
     const answer = await ask({ type: 'subscribe_events', event_type: eventType });
     if (!answer.success) throw new Error(`subscribe failed: ${JSON.stringify(answer)}`);
-    return {
-      next: () =>
-        new Promise<any>((resolve, reject) => {
-          if (sub.queue.length) return resolve(sub.queue.shift());
-          const timer = setTimeout(() => reject(new Error(`no ${eventType} event`)), 5000);
-          sub.waiting.push((e) => {
-            clearTimeout(timer);
-            resolve(e);
-          });
-        }),
-      /** events received and not yet taken */
-      pending: () => sub.queue.length,
-    };
+    return { next: () => next(answer.id, `${eventType} event`), pending: () => pending(answer.id) };
   };
-  return { ask, eventsOf };
+  return { ask, next, pending, eventsOf };
 }
 
 let users = 0;
