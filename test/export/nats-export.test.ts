@@ -75,6 +75,24 @@ async function streamMessages(port: number, stream = 'hearth'): Promise<Message[
   }
 }
 
+/** A nats-server for one test, on a free port with its own store dir: `restart()` after `kill()` keeps the store. */
+async function natsFor(t: Test) {
+  const dir = await mkdtemp(join(tmpdir(), 'hearth-nats-'));
+  const port = await freePort();
+  let child = await startNats(port, dir);
+  t.teardown(async () => {
+    await killNats(child);
+    await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    port,
+    kill: () => killNats(child),
+    restart: async () => {
+      child = await startNats(port, dir);
+    },
+  };
+}
+
 const exportConfig = (port: number) => `recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:${port}]\n      stream: hearth\n      subject_prefix: hearth\n      lag_warning: 20\n`;
 
 async function caughtUp(h: TestHearth): Promise<number> {
@@ -102,11 +120,8 @@ async function status(dataDir: string) {
 }
 
 t.test('the log is mirrored to JetStream through an outage of NATS and a restart of Hearth', async (t) => {
-  const natsDir = await mkdtemp(join(tmpdir(), 'hearth-nats-'));
-  t.teardown(() => rm(natsDir, { recursive: true, force: true }));
-  const port = await freePort();
-  let nats = await startNats(port, natsDir);
-  t.teardown(() => killNats(nats));
+  const nats = await natsFor(t);
+  const port = nats.port;
   // the stream made beforehand with a 100 ms duplicate window (the least JetStream takes): JetStream's msg-id dedupe cannot
   // hide a record the exporter sends twice, so "once each" below checks the exporter's position
   {
@@ -135,7 +150,7 @@ t.test('the log is mirrored to JetStream through an outage of NATS and a restart
   t.same(mine?.payload.data, { token: '***', note: 'uses ***' }, 'secret fields are redacted as hearth replay redacts them');
 
   // NATS goes away: writes go on, and answer
-  await killNats(nats);
+  await nats.kill();
   for (let i = 20; i < 50; i++) {
     const res = await call('POST', `/api/states/sensor.t_${i % 4}`, { state: String(i) });
     t.ok(res.status === 200 || res.status === 201, `write ${i} answered while NATS is down`);
@@ -149,7 +164,7 @@ t.test('the log is mirrored to JetStream through an outage of NATS and a restart
   t.ok(during.json.lag >= 30, 'status shows the backlog');
 
   // the same server back on its store: nothing lost, nothing twice, order kept
-  nats = await startNats(port, natsDir);
+  await nats.restart();
   upTo = await caughtUp(h);
   messages = await assertMirror(t, h, port, upTo);
   t.ok(messages.some((m) => m.subject === 'hearth.entity.sensor.t_1' && m.payload.data.new_state.state === '49'), 'the writes made during the outage are there');
@@ -203,11 +218,7 @@ t.test('a bad recorder: export: is refused with a message naming the key', async
 });
 
 t.test('a stream of that name taking other subjects is named in the warning, and nothing is published', async (t) => {
-  const natsDir = await mkdtemp(join(tmpdir(), 'hearth-nats-'));
-  t.teardown(() => rm(natsDir, { recursive: true, force: true }));
-  const port = await freePort();
-  const nats = await startNats(port, natsDir);
-  t.teardown(() => killNats(nats));
+  const { port } = await natsFor(t);
   const nc = await connect({ servers: `127.0.0.1:${port}` });
   await (await nc.jetstreamManager()).streams.add({ name: 'hearth', subjects: ['other.>'] });
   await nc.close();
@@ -218,11 +229,7 @@ t.test('a stream of that name taking other subjects is named in the warning, and
 });
 
 t.test('a stream holding seqs past this log (another data directory) is refused by name', async (t) => {
-  const natsDir = await mkdtemp(join(tmpdir(), 'hearth-nats-'));
-  t.teardown(() => rm(natsDir, { recursive: true, force: true }));
-  const port = await freePort();
-  const nats = await startNats(port, natsDir);
-  t.teardown(() => killNats(nats));
+  const { port } = await natsFor(t);
   const nc = await connect({ servers: `127.0.0.1:${port}` });
   await (await nc.jetstreamManager()).streams.add({ name: 'hearth', subjects: ['hearth.>'] });
   await nc.jetstream().publish('hearth.bus.x', '{}', { msgID: '999999' });
