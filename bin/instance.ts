@@ -54,7 +54,6 @@ import { Conversation } from '../actors/conversation/index.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 import { Mobile } from '../actors/mobile/index.ts';
 import { MobileSensors } from '../actors/mobile/sensors.ts';
-import { REGISTRATION_PREFIX } from '../actors/mobile/registrations.ts';
 import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
 import { readJson } from '../gateway/body.ts';
 import { MobilePush } from '../actors/mobile/push.ts';
@@ -295,7 +294,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent });
   deps.mobile = mobile;
   // the app's sensors and device tracker: their webhook actions, get_config's entities, registry changes
-  await mobileSensors.start({ actions: mobile.actions, onCommit: (l) => log.onCommit(l), newContext: systemContext });
+  await mobileSensors.start({ actions: mobile.actions, newContext: systemContext });
   mobile.entitiesOf = (r) => mobileSensors.entitiesOf(r);
   followRegistryUpdates({ onCommit: (l) => log.onCommit(l), followers: () => [mobileSensors], newContext: systemContext, log: logs.get('hearth.mobile_app').warning });
   const mobilePush = new MobilePush({
@@ -318,9 +317,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   mobilePush.registerActions(mobile.actions);
   await mobilePush.sync(systemContext());
   // notify services follow the registrations as they are made, changed and deleted
-  log.onCommit((batch) => {
-    if (batch.some((r) => r.stream.startsWith(REGISTRATION_PREFIX))) mobilePush.resync(systemContext());
-  });
+  mobile.registrations.onChange(() => mobilePush.resync(systemContext()));
 
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is

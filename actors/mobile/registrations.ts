@@ -3,7 +3,7 @@ import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import type { Registries } from '../registries/index.ts';
 import { slugify } from '../registries/names.ts';
-import type { Registration, RegistrationsView } from './types.ts';
+import type { Registration, RegistrationChange, RegistrationsView } from './types.ts';
 
 /**
  * The companion-app registrations (the original's mobile_app config entries). Each is a stream
@@ -58,11 +58,16 @@ export class Registrations implements Area, RegistrationsView {
   readonly latestSuffices = true;
   private readonly byId = new Map<string, RegistrationEntry>();
   private readonly deleted = new Set<string>();
-  private readonly removedListeners: ((r: Registration) => void)[] = [];
+  private readonly changeListeners: ((change: RegistrationChange) => void)[] = [];
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; ids: Ids; registries: Registries }) {
     deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
+      for (const r of records) {
+        if (!this.owns(r)) continue;
+        this.evolve(r);
+        const type = r.type === 'registration_deleted' ? 'deleted' : r.type === 'registration_created' ? 'created' : 'updated';
+        for (const l of this.changeListeners) l({ type, webhookId: r.stream.slice(REGISTRATION_PREFIX.length) });
+      }
     });
   }
 
@@ -73,10 +78,8 @@ export class Registrations implements Area, RegistrationsView {
   evolve(record: EventRecord): void {
     const id = record.stream.slice(REGISTRATION_PREFIX.length);
     if (record.type === 'registration_deleted') {
-      const gone = this.byId.get(id);
       this.byId.delete(id);
       this.deleted.add(id);
-      if (gone) for (const l of this.removedListeners) l(gone.registration);
       return;
     }
     this.byId.set(id, record.data as RegistrationEntry);
@@ -97,9 +100,9 @@ export class Registrations implements Area, RegistrationsView {
     for (const e of this.byId.values()) this.announce(e.entry_id);
   }
 
-  /** Called with each registration as it is deleted (channels, entities of the device). */
-  onRemoved(listener: (r: Registration) => void): void {
-    this.removedListeners.push(listener);
+  /** Called after each committed change: the sensors make a tracker, the push part its notify services. */
+  onChange(listener: (change: RegistrationChange) => void): void {
+    this.changeListeners.push(listener);
   }
 
   get(webhookId: string): Registration | undefined {

@@ -31,7 +31,6 @@ export const RECORD = {
 } as const;
 
 /** The registration records the sensors follow (the registration actor's streams). */
-const REGISTRATION_STREAM = 'mobile_app/registration/';
 
 /** A registered sensor as its records hold it. */
 export interface StoredSensor extends SensorRegistration {
@@ -127,19 +126,15 @@ export class MobileSensors implements EntryFollower {
    * states, a tracker for every registration, and from now on a tracker for each new one and
    * the entities of a deleted one removed.
    */
-  async start(deps: { actions: WebhookActions; onCommit(listener: (records: EventRecord[]) => void): void; newContext(): Context }): Promise<void> {
+  async start(deps: { actions: WebhookActions; newContext(): Context }): Promise<void> {
     this.registerActions(deps.actions);
     this.restoreValues();
-    deps.onCommit((records) => {
-      for (const r of records) {
-        if (!r.stream.startsWith(REGISTRATION_STREAM)) continue;
-        const webhookId = r.stream.slice(REGISTRATION_STREAM.length);
-        if (r.type === 'registration_created') {
-          const reg = this.deps.registrations.get(webhookId);
-          if (reg) void this.onRegistration(reg, deps.newContext()).catch((err) => this.deps.say?.(`device tracker of ${reg.device_name} not made: ${(err as Error).message}`));
-        } else if (r.type === 'registration_deleted') {
-          void this.onRemoved(webhookId, deps.newContext()).catch((err) => this.deps.say?.(`entities of a removed registration not removed: ${(err as Error).message}`));
-        }
+    this.deps.registrations.onChange?.((change) => {
+      if (change.type === 'created') {
+        const reg = this.deps.registrations.get(change.webhookId);
+        if (reg) void this.onRegistration(reg, deps.newContext()).catch((err) => this.deps.say?.(`device tracker of ${reg.device_name} not made: ${(err as Error).message}`));
+      } else if (change.type === 'deleted') {
+        void this.onRemoved(change.webhookId, deps.newContext()).catch((err) => this.deps.say?.(`entities of a removed registration not removed: ${(err as Error).message}`));
       }
     });
     for (const reg of this.deps.registrations.list()) await this.onRegistration(reg, deps.newContext());

@@ -30,10 +30,18 @@ export interface Registration {
   core_device_id: string;
 }
 
+/** A registration made, changed or deleted, as committed to the log. */
+export interface RegistrationChange {
+  type: 'created' | 'updated' | 'deleted';
+  webhookId: string;
+}
+
 /** What actions need of the registrations. */
 export interface RegistrationsView {
   get(webhookId: string): Registration | undefined;
   list(): Registration[];
+  /** called after each committed change of a registration (not while restoring) */
+  onChange?(listener: (change: RegistrationChange) => void): void;
 }
 
 /** One webhook call as an action sees it (data already decrypted and checked for shape). */
