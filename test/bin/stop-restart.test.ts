@@ -1,16 +1,8 @@
 // core.restart brings Hearth back on the same port with its state; core.stop ends the process.
 import t from 'tap';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/ports.ts';
 import { dataDirWith, onboard, api } from '../helpers/hearth.ts';
 import { spawnHearth } from '../helpers/process.ts';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 t.test('core.restart and core.stop', async (t) => {
   const port = await freePort();

@@ -3,24 +3,16 @@
 import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, nanos } from 'nats';
 import { startHearth } from '../../bin/instance.ts';
 import { exportMain } from '../../bin/export-cli.ts';
 import { subjectOf } from '../../actors/export/subjects.ts';
+import { freePort } from '../helpers/ports.ts';
 import { api, dataDirWith, onboard, startTestHearth, type TestHearth } from '../helpers/hearth.ts';
 
 const NATS_SERVER = '/usr/sbin/nats-server';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((ok) => server.close(ok));
-  return port;
-}
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;

@@ -1,5 +1,4 @@
 // The core's container in tests: a free host port, a unique container name, removed at the end.
-import { createServer } from 'node:net';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { EventLog } from '../../store/types.ts';
@@ -7,17 +6,7 @@ import { CORE_RUNTIME_STREAM } from '../../actors/supervisor/core/runtime.ts';
 
 const run = promisify(execFile);
 
-/** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => ok(port));
-    });
-  });
-}
+export { freePort } from './ports.ts';
 
 /** `docker <args>`: its stdout, trimmed. */
 export async function docker(...args: string[]): Promise<string> {
