@@ -6,6 +6,7 @@ import { serveLog } from '../store/log-socket.ts';
 import type { EventLog, EventRecord, Context } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
+import { restore } from '../actors/restore.ts';
 import { authGroupsOfCore, authProvidersOfCore, loadConfiguration, mfaModulesOfCore, type Configuration } from '../actors/core/configuration.ts';
 import { CoreConfig } from '../actors/core/core-config.ts';
 import { coreServices } from '../actors/core/services.ts';
@@ -443,35 +444,4 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
       })()),
   });
   return instance as Hearth;
-}
-
-/**
- * Loads each area's snapshot, then replays what it has not seen. Areas with a snapshot share one
- * read of the log tail after it (at most a snapshot interval long). An area without one reads
- * only its own streams through the per-stream index, and only their last records where those
- * hold the whole state. Resolves to the count of records read.
- */
-async function restore(log: EventLog, areas: Area[], say: (line: string) => void): Promise<number> {
-  let n = 0;
-  const tail = new Map<Area, number>();
-  for (const area of areas) {
-    const snap = await log.loadSnapshot(area.name);
-    if (snap && snap.version === area.snapshotVersion) {
-      area.restore(snap.data);
-      tail.set(area, snap.seq);
-      continue;
-    }
-    if (snap) say(`snapshot of ${area.name} has format ${snap.version}, expected ${area.snapshotVersion}: replaying its log instead`);
-    for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) {
-      n++;
-      area.evolve(r);
-    }
-  }
-  if (tail.size === 0) return n;
-  // areas evolve from the state each record sets: an entity's old state is not rebuilt
-  for await (const r of log.read({ gt: Math.min(...tail.values()), rebuild: false })) {
-    n++;
-    for (const [area, after] of tail) if (r.seq > after && area.owns(r)) area.evolve(r);
-  }
-  return n;
 }

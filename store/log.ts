@@ -159,6 +159,37 @@ class LevelEventLog implements EventLog {
     return new Promise((resolve, reject) => this.#commits.submit(pending, (err) => (err ? reject(err) : resolve(records))));
   }
 
+  mirror(records: EventRecord[]): Promise<EventRecord[]> {
+    if (this.#closing) return Promise.reject(closedError('mirror'));
+    if (!Array.isArray(records)) return Promise.reject(new StoreError('HEARTH_INVALID_EVENT', 'mirror() takes an array of records'));
+    if (records.length === 0) return Promise.resolve([]);
+    let values: string[];
+    let last = this.#assigned;
+    try {
+      for (const r of records) {
+        if (!Number.isSafeInteger(r?.seq) || r.seq <= last) {
+          throw new StoreError('HEARTH_INVALID_EVENT', `mirror() needs increasing seqs above ${last}, got ${String(r?.seq)}`);
+        }
+        last = r.seq;
+      }
+      values = records.map(encodeRecord);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const before = this.#assigned;
+    this.#assigned = last;
+    const copies = records.map((r) => withSeq(r.seq, r));
+    const pending = { records: copies, puts: this.#puts(copies, values) };
+    return new Promise((resolve, reject) =>
+      this.#commits.submit(pending, (err) => {
+        if (!err) return resolve(copies);
+        // the copy is sent again after a failed write: its seqs are not spent as an append's are
+        if (this.#assigned === last) this.#assigned = before;
+        reject(err);
+      }),
+    );
+  }
+
   onCommit(listener: (records: EventRecord[]) => void): () => void {
     this.#listeners.add(listener);
     return () => void this.#listeners.delete(listener);

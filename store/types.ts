@@ -101,6 +101,12 @@ export interface EventLog {
    * seqs are never used, and the next batch is tried afresh: seqs may have gaps.
    */
   append(events: NewEvent[]): Promise<EventRecord[]>;
+  /**
+   * Appends records that already carry their seqs (a replica's copy of another log, gaps
+   * allowed): each seq must be above the one before it and above the last one assigned here.
+   * The same group commit and onCommit listeners as append(); resolves once durable.
+   */
+  mirror(records: EventRecord[]): Promise<EventRecord[]>;
   /** Called for each committed batch, in sequence order, before append() resolves. */
   onCommit(listener: (records: EventRecord[]) => void): () => void;
   /** The last committed sequence number (0 when empty). */
