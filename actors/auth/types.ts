@@ -30,13 +30,20 @@ export interface CurrentUser {
   mfa_modules: Array<{ id: string; name: string; enabled: boolean }>;
 }
 
-/** What the rest of Hearth needs of the auth system. */
-export interface AuthService extends Authenticator {
+/**
+ * What the read side of the API needs of auth: the primary's auth service, or a replica's mirror
+ * of the primary's public token keys.
+ */
+export interface AccessAuth extends Authenticator {
   /** checks an access token (JWT); undefined when invalid, expired, revoked or the user inactive */
   validateAccessToken(token: string): Principal | undefined;
-  currentUser(userId: string): CurrentUser | undefined;
   /** called after a refresh token is revoked (its access tokens die; sockets using them close) */
   onRefreshTokenRevoked(listener: (refreshTokenId: string) => void): () => void;
+}
+
+/** What the rest of Hearth needs of the auth system. */
+export interface AuthService extends AccessAuth {
+  currentUser(userId: string): CurrentUser | undefined;
   /** true once onboarding created the first user */
   hasUsers(): boolean;
   /** the auth actors' persistence (snapshot + log tail) */
