@@ -3,6 +3,7 @@ import type { EntityActors } from '../actors/entities/registry.ts';
 import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
 import type { CoreAuthService } from '../actors/auth/index.ts';
+import type { AccessAuth } from '../actors/auth/types.ts';
 import type { History } from '../actors/history/history.ts';
 import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
@@ -51,6 +52,12 @@ export interface CoreDeps {
   /** named loggers (`hearth.websocket`), their levels and the system log's capture */
   logs: Logs;
 }
+
+/**
+ * What the read side of the API reaches (states, events, history): all a read replica has, the
+ * primary's auth replaced by the replica's mirror of its public token keys.
+ */
+export type ReadDeps = Pick<CoreDeps, 'entities' | 'coreConfig' | 'bus' | 'entityFanout' | 'history' | 'clock' | 'ids' | 'runState' | 'log' | 'logs'> & { auth: AccessAuth };
 
 /** A fresh context for a request made by `userId`. */
 export function newContext(deps: Pick<CoreDeps, 'clock' | 'ids'>, userId: string | null): Context {

@@ -1,7 +1,7 @@
 import type { Router, HttpRequest, HttpReply } from '../http.ts';
 import { json, message, parseJson, plainError } from '../http.ts';
 import { isObject } from '../body.ts';
-import { newContext, eventTypeProblem, type CoreDeps } from '../core.ts';
+import { newContext, eventTypeProblem, type CoreDeps, type ReadDeps } from '../core.ts';
 import { validEntityId, stateJson, stateString, MAX_STATE_LENGTH, wireStateFromDict } from '../../actors/entities/state.ts';
 import { ServiceError, Unauthorized } from '../../actors/services/types.ts';
 import { readableStatesJson } from '../../streams/readable.ts';
@@ -20,26 +20,7 @@ function readBody(req: HttpRequest, invalid: string): { ok: true; value: unknown
 export function registerApiRoutes(router: Router, deps: CoreDeps): void {
   const user = { access: 'user' as const };
   const admin = { access: 'admin' as const };
-
-  router.get('/api/', user, () => message(200, 'API running.'));
-
-  router.get('/api/core/state', user, () =>
-    json(200, { state: deps.runState(), recorder_state: { migration_in_progress: false, migration_is_live: false } }),
-  );
-
-  router.get('/api/config', user, () => json(200, deps.coreConfig.asDict(deps.runState())));
-
-  router.get('/api/components', user, () => json(200, deps.coreConfig.loadedComponents()));
-
-  router.get('/api/states', user, (req) => json(200, readableStatesJson(deps.entities, req.principal!.permissions)));
-
-  router.get('/api/states/:entity_id', user, (req) => {
-    const id = req.params.entity_id;
-    // checked before the lookup, as the original does: 401 whether it exists or not, so nobody learns which ids exist
-    if (!req.principal!.permissions.canRead(id)) return plainError(401);
-    const state = deps.entities.get(id) ?? deps.entities.get(id.toLowerCase());
-    return state ? json(200, stateJson(state)) : message(404, 'Entity not found.');
-  });
+  registerReadApiRoutes(router, deps);
 
   router.post('/api/states/:entity_id', admin, async (req) => {
     const entityId = req.params.entity_id;
@@ -68,7 +49,6 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
     return removed ? message(200, 'Entity removed.') : message(404, 'Entity not found.');
   });
 
-  router.get('/api/events', user, () => json(200, deps.bus.listenerCounts()));
 
   router.post('/api/events/:event_type', admin, async (req) => {
     const eventType = req.params.event_type;
@@ -131,4 +111,31 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
       throw err;
     }
   });
+}
+
+/** The routes of §4.3 that only read (all a read replica serves of the REST API). */
+export function registerReadApiRoutes(router: Router, deps: ReadDeps): void {
+  const user = { access: 'user' as const };
+
+  router.get('/api/', user, () => message(200, 'API running.'));
+
+  router.get('/api/core/state', user, () =>
+    json(200, { state: deps.runState(), recorder_state: { migration_in_progress: false, migration_is_live: false } }),
+  );
+
+  router.get('/api/config', user, () => json(200, deps.coreConfig.asDict(deps.runState())));
+
+  router.get('/api/components', user, () => json(200, deps.coreConfig.loadedComponents()));
+
+  router.get('/api/states', user, (req) => json(200, readableStatesJson(deps.entities, req.principal!.permissions)));
+
+  router.get('/api/states/:entity_id', user, (req) => {
+    const id = req.params.entity_id;
+    // checked before the lookup, as the original does: 401 whether it exists or not, so nobody learns which ids exist
+    if (!req.principal!.permissions.canRead(id)) return plainError(401);
+    const state = deps.entities.get(id) ?? deps.entities.get(id.toLowerCase());
+    return state ? json(200, stateJson(state)) : message(404, 'Entity not found.');
+  });
+
+  router.get('/api/events', user, () => json(200, deps.bus.listenerCounts()));
 }

@@ -1,6 +1,6 @@
 import type { HttpRequest, Router } from '../http.ts';
 import { json, message } from '../http.ts';
-import type { CoreDeps } from '../core.ts';
+import type { ReadDeps } from '../core.ts';
 import { periodRequest, type RequestContext } from '../../actors/history/request.ts';
 import { readableEntities } from '../../streams/readable.ts';
 import type { Principal } from '../../actors/auth/types.ts';
@@ -8,7 +8,7 @@ import type { Principal } from '../../actors/auth/types.ts';
 const everything = () => true;
 
 /** What a history request of `principal` is checked against (REST and WebSocket alike). */
-export function historyContext(deps: CoreDeps, principal: Principal): RequestContext {
+export function historyContext(deps: ReadDeps, principal: Principal): RequestContext {
   return {
     now: deps.clock.now(),
     timeZone: deps.coreConfig.timeZone(),
@@ -18,7 +18,7 @@ export function historyContext(deps: CoreDeps, principal: Principal): RequestCon
 }
 
 /** GET /api/history/period[/{timestamp}] (core-api §4.3 rule 6): any user; unreadable entities are left out. */
-export function registerHistoryRoutes(router: Router, deps: CoreDeps): void {
+export function registerHistoryRoutes(router: Router, deps: ReadDeps): void {
   const user = { access: 'user' as const };
   const period = async (timestamp: string | undefined, req: HttpRequest) => {
     const checked = periodRequest(timestamp, req.query, historyContext(deps, req.principal!));

@@ -1,5 +1,5 @@
 import type { Router, HttpStream } from '../http.ts';
-import type { CoreDeps } from '../core.ts';
+import type { ReadDeps } from '../core.ts';
 import { eventJson } from '../../streams/event-json.ts';
 import type { EventRecord } from '../../store/types.ts';
 
@@ -19,11 +19,13 @@ export const STREAM_PING_MS = 50_000;
 export const STOP_EVENT = 'core_stop';
 
 /** GET /api/stream: bus events as Server-Sent Events (admin), optionally restricted by type. */
-export function registerStreamRoute(router: Router, deps: CoreDeps, options: { pingMs?: number } = {}): void {
+export function registerStreamRoute(router: Router, deps: ReadDeps, options: { pingMs?: number; stopEvent?: string | null } = {}): void {
   const pingMs = options.pingMs ?? STREAM_PING_MS;
+  // a replica passes on the primary's core_stop without ending its own streams (null)
+  const stopEvent = options.stopEvent === undefined ? STOP_EVENT : options.stopEvent;
   router.get('/api/stream', { access: 'admin' }, (req): HttpStream => {
     const restrict = req.query.get('restrict');
-    const types = restrict ? new Set([...restrict.split(',').map((s) => s.trim()).filter(Boolean), STOP_EVENT]) : undefined;
+    const types = restrict ? new Set([...restrict.split(',').map((s) => s.trim()).filter(Boolean), ...(stopEvent ? [stopEvent] : [])]) : undefined;
     return {
       status: 200,
       headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' },
@@ -39,7 +41,7 @@ export function registerStreamRoute(router: Router, deps: CoreDeps, options: { p
         const source = types ? deps.bus.events$ : deps.bus.ofType('*');
         const sub = source.subscribe(deps.bus.contained(`/api/stream of ${req.remoteIp}`, (r) => {
           if (types && !types.has(r.type)) return;
-          if (r.type === STOP_EVENT) return sink.end();
+          if (r.type === stopEvent) return sink.end();
           // false: the router dropped the stream (the client is too far behind) or it is gone
           if (!sink.write(sseChunk(r))) return deps.log(`Closed /api/stream of ${req.remoteIp}: the client cannot keep up with the events`);
           arm();

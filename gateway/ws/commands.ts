@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { CoreDeps } from '../core.ts';
+import type { CoreDeps, ReadDeps } from '../core.ts';
 import { newContext, eventTypeProblem } from '../core.ts';
 import { globMatcher } from '../../streams/glob.ts';
 import { CommandError, type Connection } from './connection.ts';
@@ -20,10 +20,10 @@ import { conversationCommands } from './conversation-commands.ts';
 import { mobileCommands } from './mobile-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
-export interface Command {
+export interface Command<D = CoreDeps> {
   schema: TSchema;
   admin?: boolean;
-  handle(conn: Connection, msg: any, deps: CoreDeps): void | Promise<void>;
+  handle(conn: Connection, msg: any, deps: D): void | Promise<void>;
 }
 
 const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
@@ -114,9 +114,11 @@ function serviceErrorExtra(err: ServiceError): Record<string, unknown> | undefin
   };
 }
 
-/** The commands of this slice, by type. */
-const commands: Record<string, Command> = {
-  ...registryCommands,
+/**
+ * The commands that only read (states, events, history): all a read replica serves. They reach
+ * only ReadDeps.
+ */
+export const readCommands: Record<string, Command<ReadDeps>> = {
   ping: {
     schema: cmd(),
     handle(conn, msg) {
@@ -146,6 +148,70 @@ const commands: Record<string, Command> = {
     },
   },
 
+  subscribe_events: {
+    schema: cmd({ event_type: Type.Optional(Type.String()) }),
+    handle(conn, msg, deps) {
+      const eventType: string = msg.event_type ?? '*';
+      if (!conn.principal!.isAdmin && !SUBSCRIBE_ALLOWLIST.has(eventType)) throw new CommandError('unauthorized', 'Unauthorized');
+      const release = deps.bus.countListener(eventType);
+      const send = (r: EventRecord) => conn.event(msg.id, eventJson(r));
+      // state changes go only to those who may read the entity; other events to all who may subscribe
+      const readable = eventType === 'state_changed' ? readableStateChanged(conn.principal!.permissions) : undefined;
+      const forward = readable
+        ? (r: EventRecord) => {
+            if (readable(r)) send(r);
+          }
+        : send;
+      const sub = deps.bus.listen(eventType, `subscribe_events of ${conn.ip}`, forward);
+      conn.subscribe(msg.id, () => {
+        sub.unsubscribe();
+        release();
+      });
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  unsubscribe_events: {
+    schema: cmd({ subscription: Type.Integer({ minimum: 1 }) }),
+    handle(conn, msg) {
+      const unsubscribe = conn.subscriptions.get(msg.subscription);
+      if (!unsubscribe) throw new CommandError('not_found', 'Subscription not found.');
+      unsubscribe();
+      conn.subscriptions.delete(msg.subscription);
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  subscribe_entities: {
+    schema: cmd({
+      entity_ids: Type.Optional(Type.Array(Type.String())),
+      include: Type.Optional(EntityFilter),
+      exclude: Type.Optional(EntityFilter),
+    }),
+    handle(conn, msg, deps) {
+      const matches = readableEntities(conn.principal!.permissions, entityMatcher(msg));
+      const release = deps.bus.countListener('state_changed');
+      // subscribe before the snapshot so no change can fall between them
+      const stop = deps.entityFanout.subscribe(matches, (payload) => conn.event(msg.id, payload));
+      conn.subscribe(msg.id, () => {
+        stop();
+        release();
+      });
+      conn.result(msg.id, 'null');
+      const parts: string[] = [];
+      for (const s of deps.entities.states() as IterableIterator<EntityState>) {
+        if (matches(s.entity_id)) parts.push(`${JSON.stringify(s.entity_id)}:${toJson(compressedState(s))}`);
+      }
+      conn.event(msg.id, `{"a":{${parts.join(',')}}}`);
+    },
+  },
+  ...historyCommands,
+};
+
+/** The commands of this slice, by type. */
+const commands: Record<string, Command> = {
+  ...readCommands,
+  ...registryCommands,
   get_services: {
     schema: cmd(),
     handle(conn, msg, deps) {
@@ -349,64 +415,6 @@ const commands: Record<string, Command> = {
     },
   },
 
-  subscribe_events: {
-    schema: cmd({ event_type: Type.Optional(Type.String()) }),
-    handle(conn, msg, deps) {
-      const eventType: string = msg.event_type ?? '*';
-      if (!conn.principal!.isAdmin && !SUBSCRIBE_ALLOWLIST.has(eventType)) throw new CommandError('unauthorized', 'Unauthorized');
-      const release = deps.bus.countListener(eventType);
-      const send = (r: EventRecord) => conn.event(msg.id, eventJson(r));
-      // state changes go only to those who may read the entity; other events to all who may subscribe
-      const readable = eventType === 'state_changed' ? readableStateChanged(conn.principal!.permissions) : undefined;
-      const forward = readable
-        ? (r: EventRecord) => {
-            if (readable(r)) send(r);
-          }
-        : send;
-      const sub = deps.bus.listen(eventType, `subscribe_events of ${conn.ip}`, forward);
-      conn.subscribe(msg.id, () => {
-        sub.unsubscribe();
-        release();
-      });
-      conn.result(msg.id, 'null');
-    },
-  },
-
-  unsubscribe_events: {
-    schema: cmd({ subscription: Type.Integer({ minimum: 1 }) }),
-    handle(conn, msg) {
-      const unsubscribe = conn.subscriptions.get(msg.subscription);
-      if (!unsubscribe) throw new CommandError('not_found', 'Subscription not found.');
-      unsubscribe();
-      conn.subscriptions.delete(msg.subscription);
-      conn.result(msg.id, 'null');
-    },
-  },
-
-  subscribe_entities: {
-    schema: cmd({
-      entity_ids: Type.Optional(Type.Array(Type.String())),
-      include: Type.Optional(EntityFilter),
-      exclude: Type.Optional(EntityFilter),
-    }),
-    handle(conn, msg, deps) {
-      const matches = readableEntities(conn.principal!.permissions, entityMatcher(msg));
-      const release = deps.bus.countListener('state_changed');
-      // subscribe before the snapshot so no change can fall between them
-      const stop = deps.entityFanout.subscribe(matches, (payload) => conn.event(msg.id, payload));
-      conn.subscribe(msg.id, () => {
-        stop();
-        release();
-      });
-      conn.result(msg.id, 'null');
-      const parts: string[] = [];
-      for (const s of deps.entities.states() as IterableIterator<EntityState>) {
-        if (matches(s.entity_id)) parts.push(`${JSON.stringify(s.entity_id)}:${toJson(compressedState(s))}`);
-      }
-      conn.event(msg.id, `{"a":{${parts.join(',')}}}`);
-    },
-  },
-
   call_service: {
     schema: cmd({
       domain: Type.String(),
@@ -465,7 +473,6 @@ const commands: Record<string, Command> = {
     },
   },
   ...loggingCommands,
-  ...historyCommands,
   ...conversationCommands,
   ...mobileCommands,
 };
@@ -481,7 +488,7 @@ export function commandFor(type: string): Command | undefined {
  * Validates a command message against its schema as it is, without converting anything, so the
  * handler runs on exactly what was checked; the message of the original's format error otherwise.
  */
-export function checkCommand(command: Command, msg: unknown): string | undefined {
+export function checkCommand(command: Pick<Command, 'schema'>, msg: unknown): string | undefined {
   const r = validate(command.schema, msg, { convert: false });
   return r.ok ? undefined : r.message;
 }

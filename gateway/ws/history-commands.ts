@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Command } from './commands.ts';
+import type { ReadDeps } from '../core.ts';
 import { CommandError } from './connection.ts';
 import { toJson } from '../../actors/entities/state.ts';
 import { duringPeriodRequest, streamRequest } from '../../actors/history/request.ts';
@@ -21,7 +22,7 @@ const HISTORY_FIELDS = {
 };
 
 /** history/history_during_period and history/stream: any user; unreadable entities are left out. */
-export const historyCommands: Record<string, Command> = {
+export const historyCommands: Record<string, Command<ReadDeps>> = {
   'history/history_during_period': {
     schema: cmd(HISTORY_FIELDS),
     async handle(conn, msg, deps) {

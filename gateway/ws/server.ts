@@ -1,7 +1,7 @@
 import type { TemplatedApp } from '@trufflesuite/uws-js-unofficial';
-import type { CoreDeps } from '../core.ts';
+import type { CoreDeps, ReadDeps } from '../core.ts';
 import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
-import { commandFor, checkCommand } from './commands.ts';
+import { commandFor, checkCommand, type Command } from './commands.ts';
 import { isObject, readJson } from '../body.ts';
 import type { OutputBudget } from '../output-budget.ts';
 import { forwardedClient, type Forwarding } from '../forwarded.ts';
@@ -16,12 +16,14 @@ export interface WsGate {
 const FORWARD_HEADERS = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'] as const;
 
 /** The WebSocket API at /api/websocket: the auth handshake, then commands. */
-export function registerWebSocket(
+export function registerWebSocket<D extends ReadDeps = CoreDeps>(
   app: TemplatedApp,
-  deps: CoreDeps,
+  deps: D,
   limits: Partial<WsLimits> = {},
   budget?: OutputBudget,
   gate: WsGate = {},
+  // a read replica serves its own table: the read commands and its answer to writes
+  lookup: (type: string) => Command<D> | undefined = commandFor as (type: string) => Command<D> | undefined,
 ): { connections: Set<Connection> } {
   const connLimits: WsLimits = { ...WS_LIMITS, ...limits };
   const scheduler = new FlushScheduler();
@@ -142,7 +144,7 @@ export function registerWebSocket(
     };
     try {
       if (id <= conn.lastId) return conn.error(id, 'id_reuse', 'Identifier values have to increase.');
-      const command = commandFor(type);
+      const command = lookup(type);
       if (!command) return conn.error(id, 'unknown_command', 'Unknown command.');
       conn.lastId = id;
       if (command.admin && !conn.principal!.isAdmin) return conn.error(id, 'unauthorized', 'Unauthorized');
