@@ -12,6 +12,9 @@ const USAGE = `usage:
   hearth export status [--data DIR] [--json] the NATS exporter's position, the log's last seq, the lag
   hearth auth <list|add|validate|change_password> [--data DIR]
                                              manage users while Hearth is stopped (hearth auth --help)
+  hearth replica --nats URL [--stream hearth] [--port P] [--data DIR]
+                                             a read replica of a primary that exports to NATS
+                                             (default 1704, ./replica-data; hearth replica --help)
   hearth supervisor [--port P] [--data DIR] [--docker-socket PATH]
                                              start the supervisor (default 1703, ./supervisor-data,
                                              /var/run/docker.sock): it runs the core in a container`;
@@ -87,6 +90,7 @@ async function checkConfig(argv: string[]): Promise<number> {
 const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === 'replay') await (await import('./replay.ts')).replayMain(rest);
+  else if (command === 'replica') await (await import('./replica.ts')).replicaMain(rest);
   else if (command === 'supervisor') await (await import('./supervisor.ts')).supervisorMain(rest);
   else if (command === 'check-config') process.exit(await checkConfig(rest));
   else if (command === 'export') process.exit(await (await import('./export-cli.ts')).exportMain(rest));

@@ -59,6 +59,7 @@ import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
 import { readJson } from '../gateway/body.ts';
 import { MobilePush } from '../actors/mobile/push.ts';
 import { NatsExporter, lagWriter, STATUS_FILE } from '../actors/export/nats-exporter.ts';
+import { REPLICA_AREAS } from '../actors/replica/snapshots.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -358,7 +359,10 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
 
   // the log mirrored to NATS JetStream (recorder: export: nats:), beside the write path
   const natsConfig = config.recorder.export.nats;
-  const exporter = natsConfig && new NatsExporter({ log, config: natsConfig, writeLag: lagWriter((id, w, c) => entities.write(id, w, c), systemContext), statusPath: join(dataDir, STATUS_FILE), warn: logs.get('hearth.export').warning, info: logs.get('hearth.export').info });
+  // the areas a replica serves, as they are at the log's last seq, for its snapshot in NATS
+  const replicaAreas = areas.filter((a) => (REPLICA_AREAS as readonly string[]).includes(a.name));
+  const replicaSnapshot = () => ({ seq: log.lastSeq(), parts: replicaAreas.map((a) => ({ name: a.name, version: a.snapshotVersion, data: a.snapshot() })) });
+  const exporter = natsConfig && new NatsExporter({ log, config: natsConfig, snapshot: replicaSnapshot, writeLag: lagWriter((id, w, c) => entities.write(id, w, c), systemContext), statusPath: join(dataDir, STATUS_FILE), warn: logs.get('hearth.export').warning, info: logs.get('hearth.export').info });
   exporter?.start();
 
   await fireEvent('core_start', {}, 'LOCAL', systemContext());

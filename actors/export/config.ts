@@ -12,6 +12,8 @@ export interface NatsExportConfig {
   credentials?: string;
   /** lag (records) past which a warning is logged once (default 10000) */
   lag_warning: number;
+  /** records exported between two snapshots for replicas in the object store (default 100000) */
+  snapshot_every: number;
 }
 
 export interface ExportConfig {
@@ -37,7 +39,7 @@ export function validateExport(raw: unknown, where: string): ExportConfig {
   const n = raw.nats;
   const at = `${where}: nats`;
   if (!isMapping(n)) throw new Error(`${at}: must be a mapping with servers, stream, subject_prefix`);
-  const known = new Set(['servers', 'stream', 'subject_prefix', 'credentials', 'lag_warning']);
+  const known = new Set(['servers', 'stream', 'subject_prefix', 'credentials', 'lag_warning', 'snapshot_every']);
   for (const key of Object.keys(n)) if (!known.has(key)) throw new Error(`${at}: unknown key ${JSON.stringify(key)} (known: ${[...known].join(', ')})`);
   const servers = typeof n.servers === 'string' ? [n.servers] : n.servers;
   if (!Array.isArray(servers) || servers.length === 0) throw new Error(`${at}: servers must be a non-empty list of nats://host:port URLs, got ${JSON.stringify(n.servers)}`);
@@ -57,7 +59,9 @@ export function validateExport(raw: unknown, where: string): ExportConfig {
   }
   const lag = n.lag_warning ?? 10_000;
   if (!Number.isInteger(lag) || (lag as number) < 1) throw new Error(`${at}: lag_warning must be an integer of at least 1, got ${JSON.stringify(n.lag_warning)}`);
-  const out: NatsExportConfig = { servers: servers as string[], stream, subject_prefix: prefix, lag_warning: lag as number };
+  const every = n.snapshot_every ?? 100_000;
+  if (!Number.isInteger(every) || (every as number) < 1) throw new Error(`${at}: snapshot_every must be an integer of at least 1, got ${JSON.stringify(n.snapshot_every)}`);
+  const out: NatsExportConfig = { servers: servers as string[], stream, subject_prefix: prefix, lag_warning: lag as number, snapshot_every: every as number };
   if (n.credentials !== undefined) out.credentials = n.credentials as string;
   return { nats: out };
 }

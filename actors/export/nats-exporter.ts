@@ -21,12 +21,14 @@ import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import { Redactor } from '../../store/redact.ts';
 import type { NatsExportConfig } from './config.ts';
 import { isExported, subjectOf } from './subjects.ts';
+import { publishSnapshot, snapshotSeq, type AreaPart } from '../replica/snapshots.ts';
 
 export const LAG_ENTITY = 'sensor.hearth_export_lag';
 export const STATUS_FILE = 'export-nats.json';
 const WINDOW = 256;
 const RETRY_MS = 1000;
 const TICK_MS = 1000;
+const SNAPSHOT_RETRY_MS = 30_000;
 
 /** What `<data>/export-nats.json` holds (written at most once a second, and at stop). */
 export interface ExportStatus {
@@ -53,6 +55,8 @@ export interface NatsExporterOptions {
   warn: (line: string) => void;
   info: (line: string) => void;
   now?: () => number;
+  /** the replicas' areas as they are now, at the log's last seq (read synchronously) */
+  snapshot?: () => { seq: number; parts: AreaPart[] };
 }
 
 export class NatsExporter {
@@ -74,6 +78,12 @@ export class NatsExporter {
   #downWarned = false;
   #lastStatus = '';
   #ticking: Promise<void> = Promise.resolve();
+  /** the JetStream seq of the last message acknowledged */
+  #ackedStreamSeq = 0;
+  /** the seq of the replicas' latest snapshot in the object store (-1: not read yet) */
+  #snapshotSeq = -1;
+  #snapshotting: Promise<void> | undefined;
+  #snapshotRetryAt = 0;
 
   constructor(options: NatsExporterOptions) {
     this.#o = options;
@@ -111,6 +121,7 @@ export class NatsExporter {
     this.#stopWait?.();
     await this.#nc?.close().catch(() => {});
     await this.#loop;
+    await this.#snapshotting;
     await this.#ticking;
     await this.#writeStatus().catch(() => {});
   }
@@ -181,6 +192,7 @@ export class NatsExporter {
     // the stream is the truth, even when it went back (emptied or made anew by someone):
     // auth records after its last message are only read, and skipped, again
     this.#acked = position;
+    this.#ackedStreamSeq = lastSeq;
     this.#known = true;
     this.#connected = true;
     if (this.#downWarned) {
@@ -188,11 +200,13 @@ export class NatsExporter {
       this.#o.info(`NATS export: ${config.servers.join(', ')} answers again; exporting after seq ${this.#acked}`);
     }
     const js = nc.jetstream({ timeout: 10_000 });
+    if (this.#o.snapshot) this.#snapshotSeq = await snapshotSeq(js, config.stream);
     const closed = nc.closed().then((err) => {
       throw err ?? new Error('connection closed');
     });
     closed.catch(() => {});
     while (!this.#stopped) {
+      this.#maybeSnapshot(js);
       if (this.#acked >= this.#o.log.lastSeq()) {
         const woken = new Promise<void>((ok) => (this.#wake = ok));
         // a commit between the check and here is seen on the next pass
@@ -210,8 +224,9 @@ export class NatsExporter {
     const inflight: Array<{ seq: number; ack: Promise<PubAck> }> = [];
     const settle = async () => {
       const head = inflight.shift()!;
-      await Promise.race([head.ack, closed]);
+      const ack = await Promise.race([head.ack, closed]);
       this.#acked = head.seq;
+      this.#ackedStreamSeq = ack.seq;
     };
     let skipped: number | undefined;
     for await (const record of this.#o.log.read({ gt: this.#acked })) {
@@ -232,6 +247,29 @@ export class NatsExporter {
     }
     while (inflight.length > 0) await settle();
     if (skipped !== undefined) this.#acked = skipped;
+  }
+
+  /**
+   * Publishes the replicas' snapshot when none is in the store yet, or `snapshot_every` records
+   * were exported since the last one. Taken now, at the log's last seq S: every message
+   * acknowledged so far holds a record at or below S, and every record above S is published
+   * after them, so a replica starts after the last acknowledged message and skips what is <= S.
+   */
+  #maybeSnapshot(js: JetStreamClient): void {
+    const take = this.#o.snapshot;
+    if (!take || this.#snapshotting || this.#snapshotSeq < 0 || this.#acked === 0 || Date.now() < this.#snapshotRetryAt) return;
+    if (this.#snapshotSeq > 0 && this.#acked - this.#snapshotSeq < this.#o.config.snapshot_every) return;
+    const { seq, parts } = take();
+    const { stream } = this.#o.config;
+    this.#snapshotting = publishSnapshot(js, stream, seq, this.#ackedStreamSeq, parts)
+      .then(() => {
+        this.#snapshotSeq = seq;
+      })
+      .catch((err) => {
+        this.#snapshotRetryAt = Date.now() + SNAPSHOT_RETRY_MS;
+        this.#o.warn(`NATS export: the replicas' snapshot at seq ${seq} was not stored (${(err as Error).message}); tried again in ${SNAPSHOT_RETRY_MS / 1000} s`);
+      })
+      .finally(() => (this.#snapshotting = undefined));
   }
 
   /** The record as `hearth replay` prints it (json), secrets as "***". */

@@ -1,89 +1,12 @@
 // The log mirrored to a REAL nats-server's JetStream: order, subjects, msg ids, no auth records,
 // an outage of NATS, a restart of Hearth, the lag entity, `hearth export status`, bad config.
 import t, { type Test } from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect, nanos } from 'nats';
 import { startHearth } from '../../bin/instance.ts';
 import { exportMain } from '../../bin/export-cli.ts';
 import { subjectOf } from '../../actors/export/subjects.ts';
-import { freePort } from '../helpers/ports.ts';
+import { natsFor, streamMessages, until } from '../helpers/nats.ts';
 import { api, dataDirWith, onboard, startTestHearth, type TestHearth } from '../helpers/hearth.ts';
-
-const NATS_SERVER = '/usr/sbin/nats-server';
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
-}
-
-/** A nats-server with JetStream on `port`, storing in `dir`. */
-async function startNats(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' });
-  await until('nats-server to listen', async () => {
-    try {
-      const nc = await connect({ servers: `127.0.0.1:${port}`, reconnect: false, timeout: 500 });
-      await nc.close();
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  return child;
-}
-
-async function killNats(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((ok) => child.once('exit', ok));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-interface Message {
-  subject: string;
-  msgId: string;
-  payload: any;
-}
-
-/** Every message of the stream, in stream order. */
-async function streamMessages(port: number, stream = 'hearth'): Promise<Message[]> {
-  const nc = await connect({ servers: `127.0.0.1:${port}`, reconnect: false });
-  try {
-    const jsm = await nc.jetstreamManager();
-    const { state } = await jsm.streams.info(stream);
-    const out: Message[] = [];
-    for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-      const m = await jsm.streams.getMessage(stream, { seq });
-      out.push({ subject: m.subject, msgId: m.header.get('Nats-Msg-Id'), payload: JSON.parse(new TextDecoder().decode(m.data)) });
-    }
-    return out;
-  } finally {
-    await nc.close();
-  }
-}
-
-/** A nats-server for one test, on a free port with its own store dir: `restart()` after `kill()` keeps the store. */
-async function natsFor(t: Test) {
-  const dir = await mkdtemp(join(tmpdir(), 'hearth-nats-'));
-  const port = await freePort();
-  let child = await startNats(port, dir);
-  t.teardown(async () => {
-    await killNats(child);
-    await rm(dir, { recursive: true, force: true });
-  });
-  return {
-    port,
-    kill: () => killNats(child),
-    restart: async () => {
-      child = await startNats(port, dir);
-    },
-  };
-}
 
 const exportConfig = (port: number) => `recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:${port}]\n      stream: hearth\n      subject_prefix: hearth\n      lag_warning: 20\n`;
 

@@ -1,40 +1,6 @@
 import t from 'tap';
-import { request } from 'node:http';
+import { openStream } from '../helpers/sse.ts';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
-
-/** Opens /api/stream and collects its `data:` lines. */
-function openStream(base: string, token: string, query = '') {
-  const lines: string[] = [];
-  let status = 0;
-  let contentType = '';
-  let waiters: Array<() => void> = [];
-  const req = request(`${base}/api/stream${query}`, { headers: { Authorization: `Bearer ${token}` } });
-  const ready = new Promise<void>((resolve, reject) => {
-    req.on('response', (res) => {
-      status = res.statusCode!;
-      contentType = String(res.headers['content-type']);
-      let buf = '';
-      res.on('data', (c) => {
-        buf += c.toString();
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          lines.push(buf.slice(0, i));
-          buf = buf.slice(i + 2);
-        }
-        waiters.forEach((w) => w());
-        waiters = [];
-      });
-      resolve();
-    });
-    req.on('error', reject);
-  });
-  req.end();
-  const waitLines = async (n: number) => {
-    while (lines.length < n) await new Promise<void>((r) => waiters.push(r));
-    return lines;
-  };
-  return { ready, lines, waitLines, close: () => req.destroy(), get status() { return status; }, get contentType() { return contentType; } };
-}
 
 t.test('/api/stream', async (t) => {
   const { base } = await startTestHearth(t, { streamPingMs: 300 });
