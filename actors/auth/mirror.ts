@@ -202,6 +202,7 @@ export class MirroredAuth implements Area, Authenticator {
     };
     const compiled = this.compile(access);
     const known = this.users.get(id);
+    const deactivated = known?.view.isActive !== false && !access.is_active;
     const view: MirroredUser = { id, isAdmin: access.is_admin, isOwner: access.is_owner, isActive: access.is_active };
     if (known) {
       known.permissions.set(compiled);
@@ -210,7 +211,7 @@ export class MirroredAuth implements Area, Authenticator {
     } else {
       this.users.set(id, { access, view, permissions: new UserPermissions(compiled) });
     }
-    if (known?.view.isActive !== false && !access.is_active) this.tellTokensOf(id);
+    if (deactivated) this.tellTokensOf(id);
   }
 
   private removeUser(id: string): void {
