@@ -318,6 +318,9 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
 
   log.onCommit((records) => {
     for (const record of records) if (owns(record)) evolve(record);
+    const corrections = publisher.observe(records);
+    // appended after this commit, never inside it
+    if (corrections.length > 0) queueMicrotask(() => void log.append(corrections).catch(() => {}));
   });
 
   const record = (stream: string, type: string, data: unknown, userId: string | null = null, time = clock.now()): NewEvent => ({

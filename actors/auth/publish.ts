@@ -1,7 +1,7 @@
 import { initialTransition, transition } from 'xstate';
 import { userMachine, type UserCreated, type UserEvent } from '../../machines/user.machine.ts';
 import { refreshTokenMachine, type RefreshTokenEvent } from '../../machines/refresh-token.machine.ts';
-import type { EventLog, NewEvent } from '../../store/types.ts';
+import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import type { Groups } from './groups.ts';
 import type { Policy } from './permissions.ts';
 import { USER_EVENTS, userViewOf, type UserSnapshot, type Users } from './users.ts';
@@ -75,6 +75,11 @@ const sameAccess = (a: UserAccess | undefined, b: UserAccess | undefined) => JSO
  * committed users and tokens), walking the batch through the same machines the projection uses.
  */
 export class AuthPublisher {
+  /** the last committed user_access of each user (JSON), null once removed; only users seen since start */
+  private readonly publishedUsers = new Map<string, string | null>();
+  /** tokens whose last committed authpub/ record published their key */
+  private readonly publishedTokens = new Set<string>();
+
   constructor(
     private readonly users: Users,
     private readonly tokens: RefreshTokens,
@@ -144,6 +149,45 @@ export class AuthPublisher {
   }
 
   /**
+   * Corrections after a commit, in case two appends of one tick were derived from the same
+   * state (a deactivation beside a group change, a revocation beside an expiry change): the
+   * records the authpub/ streams need for the users and tokens `batch` touched to say what the
+   * committed state says. Usually empty; a correction converges, as it is checked in its turn.
+   */
+  observe(batch: readonly EventRecord[]): NewEvent[] {
+    const users = new Set<string>();
+    const tokens = new Set<string>();
+    for (const r of batch) {
+      if (!r.stream.startsWith('auth')) continue; // every commit passes here: entity states leave at once
+      if (r.stream.startsWith('authpub/user/')) {
+        const id = r.stream.slice('authpub/user/'.length);
+        if (r.type === 'user_access') this.publishedUsers.set(id, JSON.stringify(r.data));
+        else if (r.type === 'user_access_removed') this.publishedUsers.set(id, null);
+        users.add(id);
+      } else if (r.stream.startsWith('authpub/token/')) {
+        const id = r.stream.slice('authpub/token/'.length);
+        if (r.type === 'token_key_published') this.publishedTokens.add(id);
+        else if (r.type === 'token_key_revoked') this.publishedTokens.delete(id);
+        tokens.add(id);
+      } else if (r.stream.startsWith('auth/user/')) users.add(r.stream.slice('auth/user/'.length));
+      else if (r.stream.startsWith('auth/refresh_token/')) tokens.add(r.stream.slice('auth/refresh_token/'.length));
+    }
+    const out: NewEvent[] = [];
+    for (const id of users) {
+      if (!this.publishedUsers.has(id)) continue; // not seen since start: the catch-up's part
+      const snapshot = this.users.machine(id);
+      const access = snapshot && accessOf(snapshot, this.users.groups);
+      if (this.publishedUsers.get(id) === (access ? JSON.stringify(access) : null)) continue;
+      out.push(access ? this.record(userPubStream(id), 'user_access', access) : this.record(userPubStream(id), 'user_access_removed', { user_id: id }));
+    }
+    for (const id of tokens) {
+      // a key published for a token revoked meanwhile must not outlive it on a replica
+      if (this.publishedTokens.has(id) && !this.tokens.get(id)?.publicKey) out.push(this.record(tokenPubStream(id), 'token_key_revoked', { token_id: id }));
+    }
+    return out;
+  }
+
+  /**
    * The records that bring the authpub/ streams in `log` up to the users and tokens as they are:
    * those of an instance that ran before authpub/ existed, or whose groups' policies changed in
    * the configuration since. Empty when nothing is missing, so running it at every start is free.
@@ -152,6 +196,7 @@ export class AuthPublisher {
     const published = new Map<string, unknown>();
     for await (const r of log.readStreams(AUTHPUB_PREFIX, { latest: true })) {
       published.set(r.stream, r.type === 'user_access' || r.type === 'token_key_published' ? r.data : undefined);
+      this.observe([r]);
     }
     const out: NewEvent[] = [];
     const userIds = new Set<string>();

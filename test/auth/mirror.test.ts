@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
-import { exchange, login, postForm, CLIENT_ID } from './harness.ts';
+import { exchange, login, onboardOwner, postForm, startAuthServer, CLIENT_ID } from './harness.ts';
 import { MirroredAuth } from '../../actors/auth/mirror.ts';
 import { isExported } from '../../actors/export/subjects.ts';
 import { authMain } from '../../bin/auth-cli.ts';
@@ -260,3 +260,27 @@ function publicPem(raw: string): string {
   const der = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(raw, 'base64url')]);
   return `-----BEGIN PUBLIC KEY-----\n${der.toString('base64')}\n-----END PUBLIC KEY-----\n`;
 }
+
+t.test('two appends of one tick derived from the same state: the committed state is published after them', async (t) => {
+  const server = await startAuthServer(t);
+  const own = (await exchange(server.base, await onboardOwner(server.base))).json;
+  const tokenId = claims(own.access_token).iss as string;
+  const ownerId = server.auth.refreshToken(tokenId)!.userId;
+  const created = await server.auth.createUser(ownerId, { name: 'Racer', groupIds: ['system-users'] });
+  t.equal(created.ok, true);
+  const userId = created.ok ? created.value.id : '';
+  const lastOf = async (stream: string) => (await records(server.log, stream)).at(-1)!;
+  const marker = () => server.log.append([{ time: Date.now(), stream: 'test/marker', type: 'marker', data: {}, context: { id: '01J0000000000000000000000M', parent_id: null, user_id: null } }]);
+
+  // a revocation beside an expiry change: the second one's key record is derived from the live token
+  await Promise.all([server.auth.revokeRefreshToken(tokenId), server.auth.setRefreshTokenExpiry(ownerId, tokenId, false)]);
+  await marker(); // committed after the correction, which was asked for first
+  const types = (await records(server.log, `authpub/token/${tokenId}`)).map((r) => r.type);
+  t.same(types.slice(-3), ['token_key_revoked', 'token_key_published', 'token_key_revoked'], 'the stale key record is revoked again');
+  t.equal((await replayed(server.log)).validateAccessToken(own.access_token), undefined, 'a replica refuses the revoked token');
+
+  // a deactivation beside a group change
+  await Promise.all([server.auth.updateUser(ownerId, userId, { isActive: false }), server.auth.updateUser(ownerId, userId, { groupIds: [] })]);
+  await marker();
+  t.match((await lastOf(`authpub/user/${userId}`)).data, { is_active: false, policy: {} }, 'the last user_access is the committed state');
+});
