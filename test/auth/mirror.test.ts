@@ -12,6 +12,8 @@ import { MirroredAuth } from '../../actors/auth/mirror.ts';
 import { isExported } from '../../actors/export/subjects.ts';
 import { authMain } from '../../bin/auth-cli.ts';
 import type { EventLog, EventRecord } from '../../store/types.ts';
+import { openEventLog } from '../../store/log.ts';
+import { join } from 'node:path';
 
 const OWNER = { name: 'Ownername Zq', username: 'ownerlogin-zq', password: 'owner-password-canary-7781' };
 const GROUPS = `core:
@@ -252,8 +254,16 @@ t.test('users and tokens from before authpub/ are published once at start; legac
   const count = (await records(second.hearth.log, 'authpub/')).length;
   await second.hearth.stop();
 
+  // an auth snapshot of the format before key pairs is not loaded: the area replays its log
+  const closed = await openEventLog({ path: join(first.dataDir, 'log') });
+  await closed.saveSnapshot('auth', { seq: closed.lastSeq(), version: 1, time: Date.now(), data: { users: [], credentials: [], tokens: [], onboarding: [], seq: 0 } });
+  await closed.close();
+
   const third = await startTestHearth(t, { dataDir: first.dataDir });
+  t.ok(third.lines.some((l) => /snapshot of auth has format 1/.test(l)), 'the old snapshot is set aside');
   t.equal((await records(third.hearth.log, 'authpub/')).length, count, 'the catch-up appends nothing when nothing is missing');
+  t.equal((await api(third.base, own.access_token)('GET', '/api/')).status, 200, 'an EdDSA token after the replay');
+  t.equal((await api(third.base, legacy)('GET', '/api/')).status, 200, 'an HS256 token after the replay');
 });
 
 function publicPem(raw: string): string {
