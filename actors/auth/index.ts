@@ -319,7 +319,8 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   log.onCommit((records) => {
     for (const record of records) if (owns(record)) evolve(record);
     const corrections = publisher.observe(records);
-    // appended after this commit, never inside it
+    // appended after this commit, never inside it; one that fails (a full disk) is found again
+    // by the next commit that touches the same user or token
     if (corrections.length > 0) queueMicrotask(() => void log.append(corrections).catch(() => {}));
   });
 
