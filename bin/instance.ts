@@ -194,6 +194,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
   const restoreMs = performance.now() - started;
+  // users and tokens from before authpub/ (or a changed group policy) reach read replicas too
+  await auth.publishCatchUp();
   runState = 'STARTING';
 
   const bus = new Bus(log, logs.get('hearth.bus').error);
@@ -398,7 +400,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     if (snaps.some((s) => !s)) return 0;
     const covered = Math.min(...snaps.map((s) => s!.seq));
     // users, tokens, core settings and registries live only in their records: retention is for history
-    const kept = (r: EventRecord) => r.stream.startsWith('auth/') || r.stream.startsWith('core/') || r.stream.startsWith(REGISTRY_PREFIX);
+    const kept = (r: EventRecord) => r.stream.startsWith('auth/') || r.stream.startsWith('authpub/') || r.stream.startsWith('core/') || r.stream.startsWith(REGISTRY_PREFIX);
     const removed = await log.purge(clock.now() - purgeKeepMs, covered, kept);
     if (removed) logs.get('hearth.recorder').info(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
     return removed;

@@ -19,6 +19,8 @@ import { createUserAdmin, type UserAdmin } from './admin.ts';
 import { MfaSetupFlows, mfaModulesOf, verifyLoginCode, type MfaModuleConfig } from './mfa.ts';
 import { ONBOARDING_STEPS, ONBOARDING_STREAM, Onboarding, type OnboardingStep } from './onboarding.ts';
 import { Groups, type Group } from './groups.ts';
+import { AuthPublisher } from './publish.ts';
+import { tokenKeyPair } from './token-keys.ts';
 import type { EntityPlacement } from './permissions.ts';
 import type { EntityPermissions } from './permissions.ts';
 
@@ -173,6 +175,13 @@ export interface CoreAuthService extends AuthService, UserAdmin {
   completeOnboardingStep(step: 'core_config' | 'analytics', userId: string): Promise<boolean>;
   /** The onboarding integration step: an auth code for the caller's credential. */
   completeIntegrationStep(principal: Principal, clientId: string, redirectUri: string): Promise<IntegrationStepOutcome>;
+
+  /**
+   * Appends the authpub/ records the log lacks for the users and tokens as they are (an instance
+   * upgraded in place, users added by `hearth auth add`, a changed group policy); run once after
+   * the restore. Resolves to the count of records appended (0 when all were there).
+   */
+  publishCatchUp(): Promise<number>;
 }
 
 const PROVIDER_TYPE = CORE_PROVIDER;
@@ -181,7 +190,8 @@ const FRESH_CREDENTIAL_TTL_MS = 20 * 60 * 1000;
 // Strings a client chose are clipped in flow records: a failed login must not write megabytes.
 const RECORDED_TEXT_MAX = 256;
 const DEFAULT_ACCESS_TOKEN_LIFETIME = 1800;
-const SNAPSHOT_VERSION = 1;
+// 2: refresh tokens carry their Ed25519 key pair
+const SNAPSHOT_VERSION = 2;
 const MAX_LIFESPAN_DAYS = 999_999_999;
 
 interface AuthSnapshot extends UsersSnapshot, TokensSnapshot {
@@ -308,6 +318,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
 
   log.onCommit((records) => {
     for (const record of records) if (owns(record)) evolve(record);
+    const corrections = publisher.observe(records);
+    // appended after this commit, never inside it; one that fails (a full disk) is found again
+    // by the next commit that touches the same user or token
+    if (corrections.length > 0) queueMicrotask(() => void log.append(corrections).catch(() => {}));
   });
 
   const record = (stream: string, type: string, data: unknown, userId: string | null = null, time = clock.now()): NewEvent => ({
@@ -318,8 +332,11 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     context: { id: ids.ulid(time), parent_id: null, user_id: userId },
   });
 
+  const publisher = new AuthPublisher(users, tokens, record);
+  // what read replicas need of a change is appended with it, never after it
   const append = async (...events: NewEvent[]) => {
-    await log.append(events);
+    const published = publisher.derive(events);
+    await log.append(published.length === 0 ? events : [...events, ...published]);
   };
 
   const area: Area = {
@@ -431,6 +448,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       version: CORE_VERSION,
       token: ids.tokenHex(64),
       jwt_key: ids.tokenHex(64),
+      ...keyPairRecord(tokenKeyPair(ids.tokenHex(32))),
     };
     return record(refreshTokenStream(data.id), 'refresh_token_created', data, user.id, now);
   }
@@ -533,7 +551,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   async function grantFor(user: UserView, credential: Credential, clientId: string, ip: string, extra: NewEvent[] = []): Promise<GrantOutcome> {
     const created = newRefreshToken(user, { clientId, credentialId: credential.id });
     const data = created.data as RefreshTokenCreatedRecord;
-    const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key };
+    const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key, privateKey: data.private_key, publicKey: data.public_key };
     const accessToken = await mintAccessToken(rt, ip, [...extra, created]);
     if (!accessToken) return { ok: false, error: 'invalid_grant' };
     return { ok: true, accessToken, expiresIn: data.access_token_expiration, refreshToken: data.token, providerType: credential.auth_provider_type };
@@ -737,7 +755,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
           accessTokenExpiration: lifespanDays * 86_400,
         });
         const data = created.data as RefreshTokenCreatedRecord;
-        const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key };
+        const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key, privateKey: data.private_key, publicKey: data.public_key };
         const accessToken = await mintAccessToken(rt, null, [created]);
         return accessToken ? { ok: true, accessToken } : { ok: false, reason: 'not_allowed' };
       } finally {
@@ -851,6 +869,12 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
 
     completeOnboardingStep: (step, userId) => markStep(step, userId),
 
+    async publishCatchUp() {
+      const missing = await publisher.catchUp(log);
+      if (missing.length > 0) await log.append(missing);
+      return missing.length;
+    },
+
     async completeIntegrationStep(principal, clientId, redirectUri) {
       if (onboarding.isDone('integration') || stepsInProgress.has('integration')) return { ok: false, reason: 'already_done' };
       if (!(await verifyRedirectUri(clientId, redirectUri, fetchClientPage))) return { ok: false, reason: 'invalid_redirect' };
@@ -864,6 +888,10 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
 
 function clip(text: string): string {
   return text.length <= RECORDED_TEXT_MAX ? text : text.slice(0, RECORDED_TEXT_MAX) + '…';
+}
+
+function keyPairRecord(pair: { privateKey: string; publicKey: string }): Pick<RefreshTokenCreatedRecord, 'private_key' | 'public_key'> {
+  return { private_key: pair.privateKey, public_key: pair.publicKey };
 }
 
 function tokenViewOf(data: RefreshTokenCreatedRecord): Omit<RefreshTokenView, 'token' | 'jwtKey'> {

@@ -5,10 +5,16 @@ export const MAX_TOKEN_LENGTH = 8192;
 /** Seconds of clock skew tolerated on `exp` and `iat`. */
 export const LEEWAY_SECONDS = 10;
 
-/** What access-token checks need of a refresh token. */
+/**
+ * The key of a refresh token's access tokens: the HMAC secret of a token made before key pairs
+ * (HS256), or an Ed25519 key pair (EdDSA) whose public half a read replica can verify with.
+ * To sign, `jwtKey` or `privateKey` (PEM); to verify, `jwtKey` or `publicKey` (PEM).
+ */
 export interface SigningToken {
   id: string;
-  jwtKey: string;
+  jwtKey?: string;
+  privateKey?: string;
+  publicKey?: string;
 }
 
 /** The verified claims of an access token. */
@@ -24,7 +30,10 @@ type Sign = (payload: AccessClaims) => string;
 const decode = createDecoder();
 
 /**
- * Signs and checks access tokens (HS256 JWTs keyed by their refresh token's `jwt_key`).
+ * Signs and checks access tokens: EdDSA JWTs signed by their refresh token's private key, or
+ * (refresh tokens made before key pairs) HS256 JWTs keyed by its `jwt_key`. The algorithm a
+ * token may use follows from the key its refresh token has, never from the token's header, so
+ * an HS256 token keyed by a public key is refused.
  * Verified tokens are cached so the hot path is one Map lookup and an expiry check; the caller
  * still checks that the refresh token is alive, so a revocation takes effect at once.
  */
@@ -38,8 +47,11 @@ export class AccessTokens {
   /** A token for `refreshToken` valid from `iat` to `exp` (epoch seconds). */
   sign(refreshToken: SigningToken, iat: number, exp: number): string {
     let entry = this.signers.get(refreshToken.id);
-    if (!entry || entry.key !== refreshToken.jwtKey) {
-      entry = { key: refreshToken.jwtKey, sign: createSigner({ key: refreshToken.jwtKey, algorithm: 'HS256' }) as Sign };
+    const key = refreshToken.privateKey ?? refreshToken.jwtKey;
+    if (key === undefined) throw new Error(`refresh token ${refreshToken.id} has no signing key`);
+    if (!entry || entry.key !== key) {
+      const algorithm = refreshToken.privateKey === undefined ? 'HS256' : 'EdDSA';
+      entry = { key, sign: createSigner({ key, algorithm }) as Sign };
       this.signers.set(refreshToken.id, entry);
     }
     return entry.sign({ iss: refreshToken.id, iat, exp });
@@ -90,10 +102,12 @@ export class AccessTokens {
 
   private verifierFor(refreshToken: SigningToken): Verify {
     let entry = this.verifiers.get(refreshToken.id);
-    if (!entry || entry.key !== refreshToken.jwtKey) {
+    const key = refreshToken.publicKey ?? refreshToken.jwtKey;
+    if (key === undefined) throw new Error('no verification key');
+    if (!entry || entry.key !== key) {
       const verify = createVerifier({
-        key: refreshToken.jwtKey,
-        algorithms: ['HS256'],
+        key,
+        algorithms: [refreshToken.publicKey === undefined ? 'HS256' : 'EdDSA'],
         allowedIss: refreshToken.id,
         requiredClaims: ['iss', 'iat', 'exp'],
         // times are checked against the injected clock below, not Date.now()
@@ -101,7 +115,7 @@ export class AccessTokens {
         ignoreNotBefore: true,
         cache: false,
       }) as Verify;
-      entry = { key: refreshToken.jwtKey, verify };
+      entry = { key, verify };
       this.verifiers.set(refreshToken.id, entry);
     }
     return entry.verify;

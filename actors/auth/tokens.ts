@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { refreshTokenMachine, type RefreshTokenContext, type RefreshTokenCreated, type RefreshTokenEvent } from '../../machines/refresh-token.machine.ts';
 import type { EventRecord } from '../../store/types.ts';
+import { publicKeyPem } from './token-keys.ts';
 
 const secretKey = (token: string) => createHash('sha256').update(token).digest('base64');
 
@@ -12,29 +13,52 @@ export const refreshTokenStream = (id: string) => `auth/refresh_token/${id}`;
 export interface RefreshTokenCreatedRecord extends RefreshTokenCreated {
   /** the secret a client presents as `refresh_token` (128 hex) */
   token: string;
-  /** the HMAC key of its access tokens (128 hex) */
+  /** the HMAC key of its access tokens (128 hex): tokens made before key pairs sign with it */
   jwt_key: string;
+  /** the Ed25519 key its access tokens are signed with (PKCS#8 PEM); absent on tokens made before key pairs */
+  private_key?: string;
+  /** its public half, raw in base64url: what read replicas verify with (published under authpub/) */
+  public_key?: string;
 }
 
 /** A live refresh token as the rest of the auth system reads it: its machine's context plus the secrets. */
 export interface RefreshTokenView extends RefreshTokenContext {
   token: string;
   jwtKey: string;
+  /** PEM; undefined for a token made before key pairs (its access tokens are HS256) */
+  privateKey?: string;
+  /** raw base64url, beside privateKey */
+  publicKey?: string;
 }
 
-type TokenSnapshot = SnapshotFrom<typeof refreshTokenMachine>;
+/** The key pair fields of a refresh token, when it has one. */
+export interface TokenKeys {
+  privateKey?: string;
+  publicKey?: string;
+}
+
+/** What access-token checks need of a live refresh token (the PEM public key when it has a pair). */
+export interface LiveKey {
+  id: string;
+  jwtKey: string;
+  publicKey?: string;
+  userId: string;
+}
+
+export type TokenSnapshot = SnapshotFrom<typeof refreshTokenMachine>;
 
 interface Entry {
   snapshot: TokenSnapshot;
   token: string;
   jwtKey: string;
+  keys: TokenKeys;
   /** handed to access-token checks as is, so the hot path allocates nothing */
-  key: { id: string; jwtKey: string; userId: string };
+  key: LiveKey;
 }
 
 /** Persisted form of the live refresh tokens (area snapshot). */
 export interface TokensSnapshot {
-  tokens: Array<{ value: unknown; context: unknown; token: string; jwt_key: string }>;
+  tokens: Array<{ value: unknown; context: unknown; token: string; jwt_key: string; private_key?: string; public_key?: string }>;
 }
 
 const TOKEN_EVENTS = new Set<RefreshTokenEvent['type']>(['refresh_token_used', 'refresh_token_expiry_set', 'refresh_token_revoked']);
@@ -55,8 +79,8 @@ export class RefreshTokens {
   evolve(record: EventRecord): void {
     const { type, data } = record;
     if (type === 'refresh_token_created') {
-      const { token, jwt_key, ...created } = data as RefreshTokenCreatedRecord;
-      this.add(initialTransition(refreshTokenMachine, created)[0], token, jwt_key);
+      const { token, jwt_key, private_key, public_key, ...created } = data as RefreshTokenCreatedRecord;
+      this.add(initialTransition(refreshTokenMachine, created)[0], token, jwt_key, { privateKey: private_key, publicKey: public_key });
       return;
     }
     if (!TOKEN_EVENTS.has(type as RefreshTokenEvent['type'])) return;
@@ -83,7 +107,7 @@ export class RefreshTokens {
   }
 
   /** The signing key of a live token that has not expired at `nowMs` (the access-token hot path). */
-  liveKey(id: string, nowMs: number): { id: string; jwtKey: string; userId: string } | undefined {
+  liveKey(id: string, nowMs: number): LiveKey | undefined {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
     const expireAt = entry.snapshot.context.expireAt;
@@ -102,7 +126,13 @@ export class RefreshTokens {
 
   snapshot(): TokensSnapshot {
     return {
-      tokens: [...this.entries.values()].map((e) => ({ value: e.snapshot.value, context: e.snapshot.context, token: e.token, jwt_key: e.jwtKey })),
+      tokens: [...this.entries.values()].map((e) => ({
+        value: e.snapshot.value,
+        context: e.snapshot.context,
+        token: e.token,
+        jwt_key: e.jwtKey,
+        ...(e.keys.privateKey === undefined ? {} : { private_key: e.keys.privateKey, public_key: e.keys.publicKey }),
+      })),
     };
   }
 
@@ -112,17 +142,29 @@ export class RefreshTokens {
     this.bySecret.clear();
     for (const t of data.tokens) {
       const snapshot = refreshTokenMachine.resolveState(t as Parameters<typeof refreshTokenMachine.resolveState>[0]);
-      this.add(snapshot, t.token, t.jwt_key);
+      this.add(snapshot, t.token, t.jwt_key, { privateKey: t.private_key, publicKey: t.public_key });
     }
   }
 
-  private add(snapshot: TokenSnapshot, token: string, jwtKey: string): void {
+  /** The machine snapshot of a live token (what the authpub/ records are derived from). */
+  machine(id: string): TokenSnapshot | undefined {
+    return this.entries.get(id)?.snapshot;
+  }
+
+  /** Ids of the live tokens, in creation order. */
+  ids(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  private add(snapshot: TokenSnapshot, token: string, jwtKey: string, keys: TokenKeys): void {
     const { id, userId } = snapshot.context;
-    this.entries.set(id, { snapshot, token, jwtKey, key: { id, jwtKey, userId } });
+    const publicKey = keys.privateKey === undefined ? undefined : publicKeyPem(keys.publicKey);
+    const key: LiveKey = publicKey === undefined ? { id, jwtKey, userId } : { id, jwtKey, publicKey, userId };
+    this.entries.set(id, { snapshot, token, jwtKey, keys: publicKey === undefined ? {} : keys, key });
     this.bySecret.set(secretKey(token), snapshot.context.id);
   }
 }
 
 function view(entry: Entry): RefreshTokenView {
-  return { ...entry.snapshot.context, token: entry.token, jwtKey: entry.jwtKey };
+  return { ...entry.snapshot.context, token: entry.token, jwtKey: entry.jwtKey, ...entry.keys };
 }

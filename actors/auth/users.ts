@@ -47,7 +47,24 @@ export interface UserView {
   createdAt: number;
 }
 
-type UserSnapshot = SnapshotFrom<typeof userMachine>;
+export type UserSnapshot = SnapshotFrom<typeof userMachine>;
+
+/** A user's view from its machine snapshot (an owner is always an admin; an inactive user is not). */
+export function userViewOf(snapshot: UserSnapshot): UserView {
+  const c = snapshot.context;
+  const isActive = snapshot.value === 'active';
+  return {
+    id: c.id,
+    name: c.name,
+    isOwner: c.isOwner,
+    isActive,
+    isAdmin: c.isOwner || (isActive && c.groupIds.includes(GROUP_ADMIN)),
+    systemGenerated: c.systemGenerated,
+    localOnly: c.localOnly,
+    groupIds: c.groupIds,
+    createdAt: c.createdAt,
+  };
+}
 
 /** Persisted form of the users (area snapshot). */
 export interface UsersSnapshot {
@@ -86,7 +103,7 @@ export function normalizeUsername(username: string): string {
   return username.trim().toLowerCase();
 }
 
-const USER_EVENTS = new Set<UserEvent['type']>(['user_activated', 'user_deactivated', 'user_updated', 'user_owner_set', 'user_deleted', 'mfa_enabled', 'mfa_disabled']);
+export const USER_EVENTS: ReadonlySet<string> = new Set<UserEvent['type']>(['user_activated', 'user_deactivated', 'user_updated', 'user_owner_set', 'user_deleted', 'mfa_enabled', 'mfa_disabled']);
 
 /** The users and credentials, rebuilt from their log records. */
 export class Users {
@@ -137,6 +154,11 @@ export class Users {
     }
   }
 
+  /** The machine snapshot of a user (what the authpub/ records are derived from). */
+  machine(userId: string): UserSnapshot | undefined {
+    return this.users.get(userId);
+  }
+
   /** Whether `event` would apply to the user now (the machine's guards decide). */
   can(userId: string, event: UserEvent): boolean {
     return this.users.get(userId)?.can(event) ?? false;
@@ -147,19 +169,7 @@ export class Users {
     if (cached) return cached;
     const snapshot = this.users.get(userId);
     if (!snapshot) return undefined;
-    const c = snapshot.context;
-    const isActive = snapshot.value === 'active';
-    const view: UserView = {
-      id: c.id,
-      name: c.name,
-      isOwner: c.isOwner,
-      isActive,
-      isAdmin: c.isOwner || (isActive && c.groupIds.includes(GROUP_ADMIN)),
-      systemGenerated: c.systemGenerated,
-      localOnly: c.localOnly,
-      groupIds: c.groupIds,
-      createdAt: c.createdAt,
-    };
+    const view = userViewOf(snapshot);
     this.views.set(userId, view);
     return view;
   }

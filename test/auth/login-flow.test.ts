@@ -60,7 +60,7 @@ t.test('login flow: wrong password, then the right one, then the token grants', 
   t.equal(res.json.core_auth_provider, 'core');
   t.match(res.json.refresh_token, /^[0-9a-f]{128}$/);
   const [header, payload] = res.json.access_token.split('.').slice(0, 2).map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()));
-  t.same(header, { alg: 'HS256', typ: 'JWT' });
+  t.same(header, { alg: 'EdDSA', typ: 'JWT' });
   t.same(Object.keys(payload), ['iss', 'iat', 'exp']);
   t.equal(payload.exp - payload.iat, 1800);
   const refreshToken = res.json.refresh_token;
