@@ -60,6 +60,7 @@ import { readJson } from '../gateway/body.ts';
 import { MobilePush } from '../actors/mobile/push.ts';
 import { NatsExporter, lagWriter, STATUS_FILE } from '../actors/export/nats-exporter.ts';
 import { REPLICA_AREAS } from '../actors/replica/snapshots.ts';
+import { MirroredAuth } from '../actors/auth/mirror.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -172,6 +173,10 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   });
   const bans = new IpBans({ log, clock, ids, say: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
+  // the public side of auth as replicas hold it: kept here only for the replicas' snapshot in NATS
+  const authMirror = new MirroredAuth({ clock });
+  authMirror.follow(log);
+  areas.push(authMirror);
   const intentTimers = new TimerManager({ log, clock, ids, places: registries, say: logs.get('hearth.intent').warning });
   areas.push(intentTimers.area);
   const mobile = new Mobile({ log, clock, ids, registries, readJson, warn: logs.get('hearth.mobile_app').warning, newContext: (userId) => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: userId }) });

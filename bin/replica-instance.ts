@@ -84,8 +84,8 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
   const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').info, states: entities });
-  const auth = new MirroredAuth({ clock, placement: { deviceOf: (id) => registries.deviceOf(id), areaIdOf: (id) => registries.areaOf(id)?.area_id } });
-  const areas: Area[] = [entities.area, registries.area, coreConfig.area, auth.area];
+  const auth = new MirroredAuth({ clock, placement: { deviceOf: (id: string) => registries.deviceOf(id), areaIdOf: (id: string) => registries.areaOf(id)?.area_id } });
+  const areas: Area[] = [entities.area, registries.area, coreConfig.area, auth];
   // entities and registries project what is committed themselves; these only evolve
   for (const area of [coreConfig.area]) log.onCommit((records) => records.forEach((r) => area.owns(r) && area.evolve(r)));
   auth.follow(log);

@@ -114,7 +114,8 @@ t.test('writes on the primary reach two replicas on REST, SSE and WebSocket, in 
 
   // the replica's log is the primary's, record for record, without auth/
   const mine = await recordsOf(replicas[0].replica.log);
-  const theirs = await recordsOf(primary.hearth.log, (r) => !r.stream.startsWith('auth/') && r.seq <= mine[mine.length - 1].seq);
+  // (from the snapshot it started from: the primary stores one as soon as it exports)
+  const theirs = await recordsOf(primary.hearth.log, (r) => !r.stream.startsWith('auth/') && r.seq >= mine[0].seq && r.seq <= mine[mine.length - 1].seq);
   t.same(mine.map((r) => [r.seq, r.stream, r.type]), theirs.map((r) => [r.seq, r.stream, r.type]), 'the same records with the same seqs');
   t.notOk(mine.some((r) => r.stream.startsWith('auth/')), 'no auth record reaches a replica');
 });
@@ -135,7 +136,6 @@ t.test('writes on a replica are refused, saying where they go; reads need a toke
   t.same(call.error, { code: 'not_supported', message: 'call_service is not served by a read replica (it follows stream hearth): send it to the primary' });
   t.same((await ws.ask({ type: 'fire_event', event_type: 'x' })).error.code, 'not_supported');
   t.same((await ws.ask({ type: 'no_such_command' })).error, { code: 'unknown_command', message: 'Unknown command.' });
-  t.equal((await ws.ask({ type: 'ping' })).type, 'pong');
   const config = await ws.ask({ type: 'get_config' });
   t.equal(config.success, true);
 });
@@ -181,7 +181,7 @@ t.test('NATS killed for a while and restarted: nothing is lost, nothing doubled,
   const mine = await recordsOf(r.replica.log);
   const seqs = mine.map((x) => x.seq);
   t.same(seqs, [...new Set(seqs)].sort((a, b) => a - b), 'each record once, in order');
-  const theirs = await recordsOf(primary.hearth.log, (x) => !x.stream.startsWith('auth/') && x.seq <= seqs[seqs.length - 1]);
+  const theirs = await recordsOf(primary.hearth.log, (x) => !x.stream.startsWith('auth/') && x.seq >= seqs[0] && x.seq <= seqs[seqs.length - 1]);
   t.same(seqs, theirs.map((x) => x.seq), 'every exported record of the primary, through the outage');
   t.ok(r.lines.some((l) => /unreachable or refusing/.test(l)), 'the outage is logged');
   t.ok(r.lines.some((l) => /answers again/.test(l)), 'and the recovery');
