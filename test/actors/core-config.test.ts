@@ -1,27 +1,15 @@
 // The core configuration refuses what the original refuses: secrets that are not in secrets.yaml
 // (also those named like JavaScript's built-ins), time zones that do not exist, values out of range.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigurationError, loadConfiguration, validateCore } from '../../actors/core/configuration.ts';
 import { CoreConfig } from '../../actors/core/core-config.ts';
 import type { EventLog, EventRecord } from '../../store/types.ts';
 import { api, dataDirWith, onboard, startTestHearth } from '../helpers/hearth.ts';
+import { runToExit } from '../helpers/process.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/hearth.js', import.meta.url));
 const TZ_MESSAGE = 'Invalid time zone passed in. Valid options can be found here: http://en.wikipedia.org/wiki/List_of_tz_database_time_zones';
-
-function runToExit(args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args]);
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

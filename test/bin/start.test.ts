@@ -1,23 +1,10 @@
 // Starting Hearth as a user does: the command, its options, its log line, its clean exit.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { dataDirWith, onboard, api } from '../helpers/hearth.ts';
-import { spawnHearth } from '../helpers/process.ts';
+import { runToExit, spawnHearth } from '../helpers/process.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/hearth.js', import.meta.url));
-
-function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
 
 t.test('starts, says where it listens, and SIGINT flushes and exits 0', async (t) => {
   const dataDir = await dataDirWith();

@@ -29,3 +29,14 @@ export async function spawnHearth(args: string[], env: Record<string, string> = 
   });
   return { child, base, output: () => out, exited };
 }
+
+/** Runs `node bin/hearth.js <args>` to its end: the exit code and everything it printed. */
+export function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
