@@ -81,6 +81,7 @@ export class NatsExporter {
   #tail: EventRecord[][] = [];
   #tailSize = 0;
   #tailFrom = 0;
+  #commitTimer: ReturnType<typeof setTimeout> | undefined;
   /** published and not yet acked */
   #inflight = 0;
   #tick: ReturnType<typeof setInterval> | undefined;
@@ -115,7 +116,13 @@ export class NatsExporter {
         this.#tailSize -= dropped.length;
         this.#tailFrom = dropped[dropped.length - 1].seq;
       }
-      this.#poke();
+      // Not at once: the listener runs before the commit's appends resolve, so a publish here
+      // would come before their answers. A timer runs after them and after the next group
+      // commit has been handed to LevelDB, while its thread writes; commits meanwhile join it.
+      this.#commitTimer ??= setTimeout(() => {
+        this.#commitTimer = undefined;
+        this.#poke();
+      }, 0);
     });
     this.#tick = setInterval(() => {
       this.#ticking = this.#ticking.then(() => this.#report()).catch((err) => this.#o.warn(`export status not written: ${(err as Error).message}`));
@@ -133,6 +140,7 @@ export class NatsExporter {
     this.#stopped = true;
     this.#unlisten?.();
     if (this.#tick) clearInterval(this.#tick);
+    clearTimeout(this.#commitTimer);
     this.#poke();
     this.#stopWait?.();
     const until = performance.now() + STOP_ACKS_MS;
