@@ -238,7 +238,7 @@ export async function run(options: BenchOptions = {}): Promise<BenchResult> {
     notes.push(
       `export on, round ${i + 1}: ${num(r.written!, 0)} records/s written and ${num(r.exported!, 0)} exported over the measured window; ` +
         `${num(r.lagAtEnd!, 0)} records behind at the end of the load, caught up ${ms(r.drainMs!)} later; ` +
-        `${num(r.messages ?? NaN, 0)} messages in the stream for ${num(r.lastSeq!, 0)} records in the log (auth/ records are not exported); nats-server ${r.natsCpu!.toFixed(2)} cores`,
+        `${num(r.messages ?? NaN, 0)} messages in the stream after the stop (the log's last seq was ${num(r.lastSeq!, 0)} when the load ended; the lag entity and core_stop come after, auth/ records are never exported); nats-server ${r.natsCpu!.toFixed(2)} cores`,
     );
   }
 
