@@ -23,6 +23,7 @@ export const BENCHES: Bench[] = [
   { name: 'templates', module: './templates.ts', what: 'template renders/s (100 states() lookups) vs plain Map lookups' },
   { name: 'sentences', module: './sentences.ts', what: 'sentences recognised/s with 10k entity names and 500 custom templates vs a whole-sentence Map lookup' },
   { name: 'webhook', module: './webhook.ts', what: 'companion-app update_sensor_states batches of 20 sensors/s, plaintext and encrypted, vs raw uWS (fixed answer; with secretbox open/seal)' },
+  { name: 'export', module: './export.ts', what: 'POST /api/states writes/s with the log exported to NATS JetStream vs export off (≤ 10% cost), records/s exported, lag and drain' },
   { name: 'sustained', module: './sustained.ts', what: '100k entities, 10k writes/s for 60 s, 100 subscribe_entities clients' },
 ];
 

@@ -30,8 +30,18 @@ function isTokenChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
 }
 
+// the same few keys come back in every record: the regular expression runs once per key
+const keyVerdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 10_000;
+
 function isSecretKey(key: string): boolean {
-  return key.length <= MAX_KEY && (SECRET_KEYS.has(key) || SECRET_SUFFIX.test(key));
+  if (key.length > MAX_KEY) return false;
+  let secret = keyVerdicts.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEYS.has(key) || SECRET_SUFFIX.test(key);
+    if (keyVerdicts.size < MAX_VERDICTS) keyVerdicts.set(key, secret);
+  }
+  return secret;
 }
 
 function isContainer(value: unknown): value is object {
@@ -118,17 +128,25 @@ export class Redactor {
     let out: string[] | undefined;
     let copied = 0;
     const n = text.length;
-    for (let i = 0; i < n; ) {
-      if (!isTokenChar(text.charCodeAt(i))) {
-        i++;
+    const shortest = this.#shortest;
+    // Only runs of token characters at least `shortest` long matter, so the scan probes the
+    // last character such a run starting at i would cover: when it is no token character, no
+    // such run starts in between and the scan skips past it. text[i - 1] is never a token character.
+    for (let i = 0; i + shortest <= n; ) {
+      const probe = i + shortest - 1;
+      if (!isTokenChar(text.charCodeAt(probe))) {
+        i = probe + 1;
         continue;
       }
-      const start = i;
-      while (i < n && isTokenChar(text.charCodeAt(i))) i++;
-      const length = i - start;
-      if (length < this.#shortest || length > this.#longest || !this.#seen.has(text.slice(start, i))) continue;
+      let start = probe;
+      while (start > i && isTokenChar(text.charCodeAt(start - 1))) start--;
+      let end = probe + 1;
+      while (end < n && isTokenChar(text.charCodeAt(end))) end++;
+      i = end + 1;
+      const length = end - start;
+      if (length < shortest || length > this.#longest || !this.#seen.has(text.slice(start, end))) continue;
       (out ??= []).push(text.slice(copied, start), '***');
-      copied = i;
+      copied = end;
     }
     if (out === undefined) return text;
     out.push(text.slice(copied));

@@ -7,16 +7,21 @@
 // record's seq as its msgID, so a record sent twice across a reconnect is dropped by JetStream's
 // duplicate window, and the resume-from-last-message rule keeps the rest exact.
 //
-// The write path only notes the new last seq (onCommit); publishing runs beside it, at most
-// WINDOW publishes awaiting their acks, acks taken in order. Any failure (NATS gone, a timeout)
-// closes the connection and starts again from the stream's last message.
+// The write path only hands each committed batch over (onCommit): the exporter keeps the
+// batches not yet acked (TAIL_LIMIT records at most) and publishes them from memory, so a primary
+// that keeps up never reads its own log back. What is older than that tail (after an outage of
+// NATS, or a restart) is read from the log. Publishing runs beside the write path, at most
+// WINDOW publishes awaiting their acks, acks taken in order; the records on hand are published
+// without yielding, so the NATS client sends them in one socket write. Any failure (NATS gone, a
+// refused publish, no ack within ACK_TIMEOUT_MS) closes the connection and starts again from the
+// stream's last message.
 //
 // Every second at most: the lag (log's last seq - the seq exported, auth records skipped count as
 // exported) goes to `sensor.hearth_export_lag` when it changed, and to `<data>/export-nats.json`
 // for `hearth export status`.
 
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { connect, credsAuthenticator, type JetStreamClient, type NatsConnection, type PubAck } from 'nats';
+import { connect, createInbox, credsAuthenticator, headers, type JetStreamClient, type NatsConnection } from 'nats';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import { Redactor } from '../../store/redact.ts';
 import type { NatsExportConfig } from './config.ts';
@@ -25,7 +30,12 @@ import { publishSnapshot, snapshotSeq, type AreaPart } from '../replica/snapshot
 
 export const LAG_ENTITY = 'sensor.hearth_export_lag';
 export const STATUS_FILE = 'export-nats.json';
-const WINDOW = 256;
+const WINDOW = 1024;
+const ACK_TIMEOUT_MS = 10_000;
+const READ_CHUNK = 512;
+const STOP_ACKS_MS = 2000;
+/** committed records kept in memory for publishing; past it, the oldest are read back from the log */
+const TAIL_LIMIT = 50_000;
 const RETRY_MS = 1000;
 const TICK_MS = 1000;
 const SNAPSHOT_RETRY_MS = 30_000;
@@ -71,6 +81,13 @@ export class NatsExporter {
   /** ends the wait between two connection attempts (a commit does not: it would hammer a dead server) */
   #stopWait: (() => void) | undefined;
   #unlisten: (() => void) | undefined;
+  /** committed batches, in seq order: every record after #tailFrom is in them until acked */
+  #tail: EventRecord[][] = [];
+  #tailSize = 0;
+  #tailFrom = 0;
+  #commitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** published and not yet acked */
+  #inflight = 0;
   #tick: ReturnType<typeof setInterval> | undefined;
   #loop: Promise<void> | undefined;
   #lastLag: number | undefined;
@@ -100,10 +117,22 @@ export class NatsExporter {
 
   /** Starts exporting in the background; never waits for NATS. */
   start(): void {
-    this.#unlisten = this.#o.log.onCommit(() => {
-      const wake = this.#wake;
-      this.#wake = undefined;
-      wake?.();
+    this.#tailFrom = this.#o.log.lastSeq();
+    this.#unlisten = this.#o.log.onCommit((records) => {
+      this.#tail.push(records);
+      this.#tailSize += records.length;
+      while (this.#tailSize > TAIL_LIMIT && this.#tail.length > 1) {
+        const dropped = this.#tail.shift()!;
+        this.#tailSize -= dropped.length;
+        this.#tailFrom = dropped[dropped.length - 1].seq;
+      }
+      // Not at once: the listener runs before the commit's appends resolve, so a publish here
+      // would come before their answers. A timer runs after them and after the next group
+      // commit has been handed to LevelDB, while its thread writes; commits meanwhile join it.
+      this.#commitTimer ??= setTimeout(() => {
+        this.#commitTimer = undefined;
+        this.#poke();
+      }, 0);
     });
     this.#tick = setInterval(() => {
       this.#ticking = this.#ticking.then(() => this.#report()).catch((err) => this.#o.warn(`export status not written: ${(err as Error).message}`));
@@ -112,13 +141,20 @@ export class NatsExporter {
     this.#loop = this.#run();
   }
 
-  /** Stops publishing (what is in flight is abandoned: the next start resends it, deduplicated). */
+  /**
+   * Stops publishing. The acks of what is in flight are awaited a moment (STOP_ACKS_MS), so the
+   * position written at stop is the stream's last message; what is still unacked after that is
+   * abandoned: the next start resends it, deduplicated.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#unlisten?.();
     if (this.#tick) clearInterval(this.#tick);
-    this.#wake?.();
+    clearTimeout(this.#commitTimer);
+    this.#poke();
     this.#stopWait?.();
+    const until = performance.now() + STOP_ACKS_MS;
+    while (this.#connected && this.#inflight > 0 && performance.now() < until) await new Promise((ok) => setTimeout(ok, 5));
     await this.#nc?.close().catch(() => {});
     await this.#loop;
     await this.#snapshotting;
@@ -135,6 +171,7 @@ export class NatsExporter {
         this.#down(err);
       } finally {
         this.#connected = false;
+        this.#inflight = 0;
         const nc = this.#nc;
         this.#nc = undefined;
         await nc?.close().catch(() => {});
@@ -199,54 +236,154 @@ export class NatsExporter {
       this.#downWarned = false;
       this.#o.info(`NATS export: ${config.servers.join(', ')} answers again; exporting after seq ${this.#acked}`);
     }
+    if (this.#o.snapshot) this.#snapshotSeq = await snapshotSeq(nc.jetstream({ timeout: 10_000 }), config.stream);
+    await this.#publish(nc);
+  }
+
+  /**
+   * Publishes every record after `acked` until the connection fails or stop(). JetStream acks
+   * each message on its reply subject; one subscription takes them all (`<inbox>.<seq>`), so a
+   * publish costs no promise, timer or request object of its own.
+   */
+  async #publish(nc: NatsConnection): Promise<void> {
+    const { config } = this.#o;
     const js = nc.jetstream({ timeout: 10_000 });
-    if (this.#o.snapshot) this.#snapshotSeq = await snapshotSeq(js, config.stream);
     const closed = nc.closed().then((err) => {
       throw err ?? new Error('connection closed');
     });
     closed.catch(() => {});
-    while (!this.#stopped) {
+    // published or skipped (auth/) and not yet acked, in seq order; `done` once its ack is in
+    const pending: Array<{ seq: number; done: boolean; streamSeq?: number }> = [];
+    let head = 0;
+    let failure: Error | undefined;
+    let lastProgress = performance.now();
+    const advance = () => {
+      while (head < pending.length && pending[head].done) {
+        const entry = pending[head++];
+        this.#acked = entry.seq;
+        if (entry.streamSeq !== undefined) this.#ackedStreamSeq = entry.streamSeq;
+      }
+      if (head === pending.length) {
+        pending.length = 0;
+        head = 0;
+      } else if (head > 4096) {
+        pending.splice(0, head);
+        head = 0;
+      }
+      lastProgress = performance.now();
+    };
+    const inbox = createInbox();
+    const bySeq = new Map<number, { seq: number; done: boolean; streamSeq?: number }>();
+    nc.subscribe(`${inbox}.*`, {
+      callback: (err, msg) => {
+        if (err) failure ??= err;
+        else if (msg.headers?.hasError) failure ??= new Error(`JetStream answered ${msg.headers.code} ${msg.headers.description}`);
+        else {
+          let answer: { stream?: string; seq?: number; error?: { code?: number; description?: string } } | undefined;
+          try {
+            answer = JSON.parse(msg.string());
+          } catch {
+            // an empty or odd answer is no ack
+          }
+          if (!answer || answer.error || !answer.stream) failure ??= new Error(`JetStream refused a publish: ${answer?.error ? `${answer.error.code} ${answer.error.description}` : JSON.stringify(msg.string())}`);
+          else {
+            const entry = bySeq.get(Number(msg.subject.slice(inbox.length + 1)));
+            if (entry) {
+              bySeq.delete(entry.seq);
+              this.#inflight = bySeq.size;
+              entry.done = true;
+              entry.streamSeq = answer.seq;
+              if (entry === pending[head]) advance();
+            }
+          }
+        }
+        this.#poke();
+      },
+    });
+    /** Publishes `records` (in seq order, after `sent`) without yielding: one socket write for all. */
+    const send = (records: readonly EventRecord[]) => {
+      for (const record of records) {
+        if (record.seq <= sent) continue;
+        sent = record.seq;
+        if (!isExported(record.stream)) {
+          // learnt, never sent: a token quoted elsewhere is hidden there too
+          this.#redactor.learn(record);
+          pending.push({ seq: record.seq, done: true });
+          continue;
+        }
+        const h = headers();
+        h.set('Nats-Msg-Id', String(record.seq));
+        const entry = { seq: record.seq, done: false };
+        pending.push(entry);
+        bySeq.set(record.seq, entry);
+        this.#inflight = bySeq.size;
+        nc.publish(subjectOf(config.subject_prefix, record.stream, record.type), this.#payload(record), { reply: `${inbox}.${record.seq}`, headers: h });
+      }
+      advance();
+    };
+    let sent = this.#acked;
+    this.#dropTail();
+    for (;;) {
+      if (failure) throw failure;
       this.#maybeSnapshot(js);
-      if (this.#acked >= this.#o.log.lastSeq()) {
-        const woken = new Promise<void>((ok) => (this.#wake = ok));
-        // a commit between the check and here is seen on the next pass
-        if (this.#acked >= this.#o.log.lastSeq()) await Promise.race([woken, closed]);
-        this.#wake = undefined;
+      const inflight = bySeq.size;
+      // once stopped, nothing more is sent; stop() waits a moment for the acks of what was
+      if (this.#stopped && inflight === 0) break;
+      if (inflight > 0 && performance.now() - lastProgress > ACK_TIMEOUT_MS) throw new Error(`no ack from JetStream within ${ACK_TIMEOUT_MS} ms`);
+      const room = this.#stopped ? 0 : WINDOW - inflight;
+      if (room > 0 && sent < this.#o.log.lastSeq()) {
+        if (sent >= this.#tailFrom) send(this.#fromTail(sent, room));
+        else {
+          // older than what the commits handed over (NATS was away): read back from the log
+          const chunk: EventRecord[] = [];
+          for await (const record of this.#o.log.read({ gt: sent, limit: Math.min(room, READ_CHUNK) })) chunk.push(record);
+          if (this.#stopped) break;
+          send(chunk);
+        }
+        this.#dropTail();
+        // let the acks and the write path in between two chunks
+        await new Promise<void>((ok) => setImmediate(ok));
         continue;
       }
-      await this.#publishFrom(js, closed);
+      const woken = new Promise<void>((ok) => (this.#wake = ok));
+      // a commit or an ack between the checks above and here is seen on the next pass
+      if (!failure && bySeq.size === inflight && (room <= 0 || sent >= this.#o.log.lastSeq())) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timeout = new Promise<void>((ok) => (timer = setTimeout(ok, ACK_TIMEOUT_MS)));
+        await Promise.race([woken, closed, timeout]);
+        clearTimeout(timer);
+      }
+      this.#wake = undefined;
     }
   }
 
-  /** Publishes the records after `acked` (up to the log's end as read), acks in order. */
-  async #publishFrom(js: JetStreamClient, closed: Promise<never>): Promise<void> {
-    const { config } = this.#o;
-    const inflight: Array<{ seq: number; ack: Promise<PubAck> }> = [];
-    const settle = async () => {
-      const head = inflight.shift()!;
-      const ack = await Promise.race([head.ack, closed]);
-      this.#acked = head.seq;
-      this.#ackedStreamSeq = ack.seq;
-    };
-    let skipped: number | undefined;
-    for await (const record of this.#o.log.read({ gt: this.#acked })) {
-      if (this.#stopped) break;
-      if (!isExported(record.stream)) {
-        // learnt, never sent: a token quoted elsewhere is hidden there too
-        this.#redactor.learn(record);
-        if (inflight.length === 0) this.#acked = record.seq;
-        else skipped = record.seq;
-        continue;
+  /** Up to `max` committed records after `after` from the tail the commits handed over. */
+  #fromTail(after: number, max: number): EventRecord[] {
+    const out: EventRecord[] = [];
+    for (const batch of this.#tail) {
+      if (batch[batch.length - 1].seq <= after) continue;
+      for (const record of batch) {
+        if (record.seq <= after) continue;
+        out.push(record);
+        if (out.length >= max) return out;
       }
-      const payload = this.#payload(record);
-      const ack = js.publish(subjectOf(config.subject_prefix, record.stream, record.type), payload, { msgID: String(record.seq) });
-      ack.catch(() => {});
-      inflight.push({ seq: record.seq, ack });
-      skipped = undefined;
-      if (inflight.length >= WINDOW) await settle();
     }
-    while (inflight.length > 0) await settle();
-    if (skipped !== undefined) this.#acked = skipped;
+    return out;
+  }
+
+  /** Forgets the tail's batches that are acked. */
+  #dropTail(): void {
+    while (this.#tail.length > 0 && this.#tail[0][this.#tail[0].length - 1].seq <= this.#acked) {
+      const dropped = this.#tail.shift()!;
+      this.#tailSize -= dropped.length;
+      this.#tailFrom = Math.max(this.#tailFrom, dropped[dropped.length - 1].seq);
+    }
+  }
+
+  #poke(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 
   /**
