@@ -8,6 +8,7 @@
 //     raw LevelDB writing values of the same size in batches of 1,000.
 //  3. the same fresh start with a snapshot of the 20k entities in the object store.
 import http from 'node:http';
+import os from 'node:os';
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -198,6 +199,8 @@ async function replicaProcess(): Promise<void> {
   const job = await new Promise<ReplicaJob>((ok) => process.once('message', (m) => ok(m as ReplicaJob)));
   const replica = await startReplica({ nats: { servers: [`nats://127.0.0.1:${job.natsPort}`], stream: STREAM }, dataDir: job.dataDir, port: 0, host: '127.0.0.1', log: () => {}, logFile: false });
   process.send!({ port: replica.port });
+  // a bench that died leaves no replica behind
+  process.once('disconnect', () => process.exit(1));
   process.once('message', async () => {
     await replica.stop();
     process.send!({ stopped: true }, () => process.exit(0));
@@ -334,7 +337,7 @@ export async function run(options: BenchOptions = {}): Promise<BenchResult> {
     const perS = (count: number, t: number) => (count / t) * 1000;
     notes.push(
       `latency: ${WRITES_PER_SECOND} POST /api/states/s for ${DURATION_MS / 1000} s after ${WARMUP_MS / 1000} s of warm-up, paced by the clock, from a client process that also holds a subscribe_events state_changed WebSocket on the replica and one on the primary; each write's time from sending the request to each subscriber's event. ` +
-        `The primary (durable commit, export to NATS) runs in the bench process, the replica in a process of its own, nats-server in a third: four processes on ${2} cores. Writes answered: ${lf(lat.answered)}${lat.failedWrites ? `; ${lat.failedWrites} writes FAILED` : ''}`,
+        `The primary (durable commit, export to NATS) runs in the bench process, the replica in a process of its own, nats-server in a third: four processes on ${os.cpus().length} cores. Writes answered: ${lf(lat.answered)}${lat.failedWrites ? `; ${lat.failedWrites} writes FAILED` : ''}`,
       `raw NATS: core publish -> subscribe of ${700}-byte messages between two connections of the client process, ${WRITES_PER_SECOND}/s for ${RAW_NATS_MS / 1000} s: ${lf(lat.nats)}`,
       `catch-up: ${num(RECORDS, 0)} state_changed records of ${num(ENTITIES, 0)} entities (${num(filled.bytes / RECORDS, 0)} B of JSON each, old and new state whole, as the exporter publishes them; subject from subjectOf, msgID = seq), ` +
         `published straight into the stream with core NATS publishes in ${ms(filled.ms)} (${num(perS(RECORDS, filled.ms), 0)}/s); the replica is started on an empty data directory and timed until follower.applied reaches the last seq` +
