@@ -230,56 +230,61 @@ export class Follower {
     };
     const from = () => ({ deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: batchEnd + 1 });
     let behind = last - this.#streamSeq;
-    while (!this.#stopped) {
-      if (behind >= CATCH_UP) {
-        // far behind: a batch at a time, asked for once the one before is parsed, so a replica
-        // catching up on millions of messages holds two batches, not whatever the server sends
-        // faster than it writes (consume() asks for more as messages arrive, not as they are used)
-        const consumer = await js.consumers.get(config.stream, from());
-        while (!this.#stopped && behind >= CATCH_UP && failed === undefined) {
-          const messagesIn = await consumer.fetch({ max_messages: BATCH, expires: 10_000 });
-          let got = 0;
-          for await (const m of messagesIn) {
-            take(m);
-            got++;
-            behind = m.info.pending;
+    try {
+      while (!this.#stopped) {
+        if (behind >= CATCH_UP) {
+          // far behind: a batch at a time, asked for once the one before is parsed, so a replica
+          // catching up on millions of messages holds two batches, not whatever the server sends
+          // faster than it writes (consume() asks for more as messages arrive, not as they are used)
+          const consumer = await js.consumers.get(config.stream, from());
+          while (!this.#stopped && behind >= CATCH_UP && failed === undefined) {
+            const messagesIn = await consumer.fetch({ max_messages: BATCH, expires: 10_000 });
+            let got = 0;
+            for await (const m of messagesIn) {
+              take(m);
+              got++;
+              behind = m.info.pending;
+            }
+            // fewer messages than the stream's seqs said (some deleted): the tail is followed as it comes
+            if (got === 0) behind = 0;
+            // this batch is written while the next one is read and parsed
+            const before = flushing;
+            flush();
+            await before;
           }
-          // fewer messages than the stream's seqs said (some deleted): the tail is followed as it comes
-          if (got === 0) behind = 0;
-          // this batch is written while the next one is read and parsed
-          const before = flushing;
-          flush();
-          await before;
+          await flushing;
+          if (failed !== undefined) throw failed;
+          continue;
         }
+        const consumer = await js.consumers.get(config.stream, from());
+        const messagesIn = await consumer.consume({ max_messages: BATCH });
+        stopConsuming = () => messagesIn.close();
+        nc.closed().then(() => messagesIn.close()).catch(() => {});
+        for await (const m of messagesIn) {
+          if (this.#stopped) break;
+          take(m);
+          if (m.info.pending >= FELL_BEHIND) {
+            // what consume() holds past this message is dropped and asked for again, a batch at a time
+            behind = m.info.pending;
+            break;
+          }
+          if (batch.length >= BATCH) {
+            flush();
+            await flushing;
+          } else if (!scheduled) {
+            scheduled = true;
+            setImmediate(flush);
+          }
+        }
+        stopConsuming = undefined;
+        if (scheduled || batch.length > 0) flush();
         await flushing;
         if (failed !== undefined) throw failed;
-        continue;
+        if (!this.#stopped && behind < FELL_BEHIND) throw new Error('the stream consumer ended');
       }
-      const consumer = await js.consumers.get(config.stream, from());
-      const messagesIn = await consumer.consume({ max_messages: BATCH });
-      stopConsuming = () => messagesIn.close();
-      nc.closed().then(() => messagesIn.close()).catch(() => {});
-      for await (const m of messagesIn) {
-        if (this.#stopped) break;
-        take(m);
-        if (m.info.pending >= FELL_BEHIND) {
-          // what consume() holds past this message is dropped and asked for again, a batch at a time
-          behind = m.info.pending;
-          break;
-        }
-        if (batch.length >= BATCH) {
-          flush();
-          await flushing;
-        } else if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      }
-      stopConsuming = undefined;
-      if (scheduled || batch.length > 0) flush();
+    } finally {
+      // a session ended by an error (NATS gone, stop()) still finishes the writes it started
       await flushing;
-      if (failed !== undefined) throw failed;
-      if (!this.#stopped && behind < FELL_BEHIND) throw new Error('the stream consumer ended');
     }
   }
 
