@@ -24,6 +24,7 @@ export const BENCHES: Bench[] = [
   { name: 'sentences', module: './sentences.ts', what: 'sentences recognised/s with 10k entity names and 500 custom templates vs a whole-sentence Map lookup' },
   { name: 'webhook', module: './webhook.ts', what: 'companion-app update_sensor_states batches of 20 sensors/s, plaintext and encrypted, vs raw uWS (fixed answer; with secretbox open/seal)' },
   { name: 'export', module: './export.ts', what: 'POST /api/states writes/s with the log exported to NATS JetStream vs export off (≤ 10% cost), records/s exported, lag and drain' },
+  { name: 'replica', module: './replica.ts', what: 'read replicas: write -> replica subscriber p50/p99 vs the primary\'s own and raw NATS; catch-up of 1M records (HEARTH_REPLICA_RECORDS) vs a raw JetStream consumer and raw LevelDB; start from a snapshot' },
   { name: 'sustained', module: './sustained.ts', what: '100k entities, 10k writes/s for 60 s, 100 subscribe_entities clients' },
 ];
 

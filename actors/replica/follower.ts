@@ -15,13 +15,17 @@
 // (actors/replica/snapshots.ts) instead of the whole stream.
 
 import { readFile } from 'node:fs/promises';
-import { connect, credsAuthenticator, DeliverPolicy, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import { connect, credsAuthenticator, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import type { EventLog, EventRecord } from '../../store/types.ts';
 import { readSnapshot, type ReplicaSnapshot } from './snapshots.ts';
 
 export const POSITION = 'replica_position';
 const RETRY_MS = 1000;
 const BATCH = 1000;
+/** messages left in the stream past which the replica reads them a batch at a time */
+const CATCH_UP = 2 * BATCH;
+/** messages left past which a live replica goes back to reading a batch at a time */
+const FELL_BEHIND = 20 * BATCH;
 const SAVE_EVERY_MS = 250;
 
 export interface FollowConfig {
@@ -185,14 +189,12 @@ export class Follower {
     this.#positioned?.();
     this.#positioned = undefined;
 
-    const consumer = await js.consumers.get(config.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.#streamSeq + 1 });
-    const messagesIn = await consumer.consume({ max_messages: BATCH });
-    nc.closed().then(() => messagesIn.close()).catch(() => {});
     let batch: EventRecord[] = [];
     let batchEnd = this.#streamSeq;
     let flushing: Promise<void> = Promise.resolve();
     let failed: unknown;
     let scheduled = false;
+    let stopConsuming: (() => void) | undefined;
     const flush = () => {
       scheduled = false;
       const records = batch;
@@ -208,14 +210,13 @@ export class Follower {
           for (const listener of this.#listeners) listener();
         } catch (err) {
           failed = err;
-          messagesIn.close();
+          stopConsuming?.();
         }
       });
     };
     let lastQueued = this.#applied;
     let badWarned = false;
-    for await (const m of messagesIn) {
-      if (this.#stopped) break;
+    const take = (m: JsMsg) => {
       this.#pending = m.info.pending;
       batchEnd = m.seq;
       const record = recordOf(m.string());
@@ -226,18 +227,65 @@ export class Follower {
         batch.push(record);
         lastQueued = record.seq;
       }
-      if (batch.length >= BATCH) {
-        flush();
+    };
+    const from = () => ({ deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: batchEnd + 1 });
+    let behind = last - this.#streamSeq;
+    try {
+      while (!this.#stopped) {
+        if (behind >= CATCH_UP) {
+          // far behind: a batch at a time, asked for once the one before is parsed, so a replica
+          // catching up on millions of messages holds two batches, not whatever the server sends
+          // faster than it writes (consume() asks for more as messages arrive, not as they are used)
+          const consumer = await js.consumers.get(config.stream, from());
+          while (!this.#stopped && behind >= CATCH_UP && failed === undefined) {
+            const messagesIn = await consumer.fetch({ max_messages: BATCH, expires: 10_000 });
+            let got = 0;
+            for await (const m of messagesIn) {
+              take(m);
+              got++;
+              behind = m.info.pending;
+            }
+            // fewer messages than the stream's seqs said (some deleted): the tail is followed as it comes
+            if (got === 0) behind = 0;
+            // this batch is written while the next one is read and parsed
+            const before = flushing;
+            flush();
+            await before;
+          }
+          await flushing;
+          if (failed !== undefined) throw failed;
+          continue;
+        }
+        const consumer = await js.consumers.get(config.stream, from());
+        const messagesIn = await consumer.consume({ max_messages: BATCH });
+        stopConsuming = () => messagesIn.close();
+        nc.closed().then(() => messagesIn.close()).catch(() => {});
+        for await (const m of messagesIn) {
+          if (this.#stopped) break;
+          take(m);
+          if (m.info.pending >= FELL_BEHIND) {
+            // what consume() holds past this message is dropped and asked for again, a batch at a time
+            behind = m.info.pending;
+            break;
+          }
+          if (batch.length >= BATCH) {
+            flush();
+            await flushing;
+          } else if (!scheduled) {
+            scheduled = true;
+            setImmediate(flush);
+          }
+        }
+        stopConsuming = undefined;
+        if (scheduled || batch.length > 0) flush();
         await flushing;
-      } else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
+        if (failed !== undefined) throw failed;
+        if (!this.#stopped && behind < FELL_BEHIND) throw new Error('the stream consumer ended');
       }
+    } finally {
+      // a session ended by an error (NATS gone, stop()) still finishes the writes it started
+      await flushing;
     }
-    if (scheduled || batch.length > 0) flush();
-    await flushing;
-    if (failed !== undefined) throw failed;
-    if (!this.#stopped) throw new Error('the stream consumer ended');
   }
 
   /** Starts from the stream's latest snapshot; `first` > 0: the stream lost what comes before it. */
