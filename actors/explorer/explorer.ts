@@ -2,17 +2,18 @@
  * The log explorer: the home at a moment, the records of a range with filters, and the chain of
  * a context back to the request that made it (its records, its parents, its user and token).
  * Everything is read from the log through its indexes; what it keeps in memory is each entity
- * stream's last record (so the home at a recent moment costs few reads) and the secrets seen in
+ * stream's seqs and the state its last record left (so the home at a moment costs one batch
+ * lookup of the records of the entities that changed after it) and the secrets seen in
  * the streams that hold them (so records are printed as `hearth replay` prints them).
  */
 import type { EventLog, EventRecord } from '../../store/types.ts';
 import { Redactor } from '../../store/redact.ts';
 import { tokenOf } from '../../store/context-token.ts';
-import { ENTITY_STREAM, stateLeftBy, statesAt, type LatestOfStream, type StoredState } from './state-at.ts';
+import { ENTITY_STREAM, stateLeftBy, statesAt, type EntityTrack, type StoredState } from './state-at.ts';
 import { matchesRecord, type RecordFilter } from './records.ts';
 
 export interface ExplorerDeps {
-  log: Pick<EventLog, 'read' | 'readStreams' | 'onCommit' | 'lastSeq'>;
+  log: Pick<EventLog, 'read' | 'readStreams' | 'onCommit' | 'lastSeq' | 'get' | 'streamSeqs'>;
   /** a user's name as it is now; undefined when there is no such user (then the log is asked) */
   userName?(userId: string): string | null | undefined;
 }
@@ -78,7 +79,7 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 export class Explorer {
   readonly #log: ExplorerDeps['log'];
   readonly #deps: ExplorerDeps;
-  readonly #latest = new Map<string, LatestOfStream>();
+  readonly #tracks = new Map<string, EntityTrack>();
   readonly #secrets = new Redactor();
   #lastTime = -Infinity;
   #ready: Promise<void> | undefined;
@@ -101,7 +102,22 @@ export class Explorer {
         if (loading) early.push(...records);
         else for (const r of records) this.#observe(r);
       });
-      for await (const r of this.#log.readStreams(ENTITY_STREAM, { latest: true })) this.#observe(r);
+      // keys only: the seqs of every entity record, then the last record of each in one lookup
+      let track: EntityTrack | undefined;
+      let stream = '';
+      for await (const k of this.#log.streamSeqs(ENTITY_STREAM)) {
+        if (k.stream !== stream) {
+          stream = k.stream;
+          track = { seqs: [], state: null };
+          this.#tracks.set(stream.slice(ENTITY_STREAM.length), track);
+        }
+        track!.seqs.push(k.seq);
+      }
+      const ids = [...this.#tracks.keys()];
+      const lasts = await this.#log.get(ids.map((id) => this.#tracks.get(id)!.seqs.at(-1)!));
+      lasts.forEach((r, i) => {
+        if (r) this.#tracks.get(ids[i])!.state = stateLeftBy(r) ?? null;
+      });
       for (const prefix of SECRET_PREFIXES) for await (const r of this.#log.readStreams(prefix)) this.#secrets.learn(r);
       for await (const r of this.#log.read({ reverse: true, limit: 1, rebuild: false })) this.#lastTime = r.time;
       for (const r of early) this.#observe(r);
@@ -115,8 +131,13 @@ export class Explorer {
     if (r.stream.startsWith(ENTITY_STREAM)) {
       const state = stateLeftBy(r);
       const entityId = r.stream.slice(ENTITY_STREAM.length);
-      const known = this.#latest.get(entityId);
-      if (state !== undefined && (!known || known.seq < r.seq)) this.#latest.set(entityId, { seq: r.seq, state });
+      let track = this.#tracks.get(entityId);
+      if (!track) this.#tracks.set(entityId, (track = { seqs: [], state: null }));
+      // a record the first read already saw is not counted twice
+      if (state !== undefined && (track.seqs.length === 0 || track.seqs[track.seqs.length - 1] < r.seq)) {
+        track.seqs.push(r.seq);
+        track.state = state;
+      }
     } else if (SECRET_PREFIXES.some((p) => r.stream.startsWith(p))) this.#secrets.learn(r);
   }
 
@@ -124,7 +145,7 @@ export class Explorer {
   async stateAt(at: number): Promise<{ seq: number; states: StoredState[] }> {
     await this.#start();
     const seq = await this.seqAt(at, true);
-    return { seq, states: seq === 0 ? [] : await statesAt(this.#log, this.#latest, seq) };
+    return { seq, states: seq === 0 ? [] : await statesAt(this.#log, this.#tracks, seq) };
   }
 
   /**

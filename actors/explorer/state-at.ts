@@ -57,40 +57,53 @@ export class StateFold {
   }
 }
 
-/** What the explorer knows of an entity stream's last record without reading it again. */
-export interface LatestOfStream {
-  seq: number;
-  /** the state the record left (null: removed) */
+/** What the explorer keeps of one entity stream: the seqs of its records, and the state its last one left. */
+export interface EntityTrack {
+  /** ascending */
+  seqs: number[];
+  /** the state the last record left (null: removed) */
   state: StoredState | null;
 }
 
-// Entity streams read at once when the moment is in the past: each is one index seek.
-const CONCURRENT_LOOKUPS = 64;
+/** The last of the ascending `seqs` at or below `seq`, or 0. */
+function lastAtOrBelow(seqs: number[], seq: number): number {
+  let lo = 0;
+  let hi = seqs.length - 1;
+  let found = 0;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (seqs[mid] <= seq) {
+      found = seqs[mid];
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
 
 /**
  * The states after record `seq`: an entity whose last record is at or before `seq` is as that
- * record left it (`latest`, kept up to date by the caller, needs no read); any other is read
- * back through the per-stream index, one seek for its last record at or before `seq`.
+ * record left it (kept in `tracks`, no read); for any other, its last record at or before `seq`
+ * is found among its seqs, and all of those records are fetched in one batch lookup.
  */
-export async function statesAt(log: Pick<EventLog, 'read'>, latest: ReadonlyMap<string, LatestOfStream>, seq: number): Promise<StoredState[]> {
+export async function statesAt(log: Pick<EventLog, 'get'>, tracks: ReadonlyMap<string, EntityTrack>, seq: number): Promise<StoredState[]> {
   const out: StoredState[] = [];
-  const pending: string[] = [];
-  for (const [entityId, last] of latest) {
-    if (last.seq <= seq) {
-      if (last.state) out.push(last.state);
-    } else pending.push(entityId);
-  }
-  let next = 0;
-  const worker = async () => {
-    while (next < pending.length) {
-      const entityId = pending[next++];
-      // rebuild: false, the old state a record only references is not wanted here
-      for await (const r of log.read({ stream: ENTITY_STREAM + entityId, lte: seq, reverse: true, limit: 1, rebuild: false })) {
-        const state = stateLeftBy(r);
-        if (state) out.push(state);
-      }
+  const wanted: number[] = [];
+  for (const track of tracks.values()) {
+    const last = track.seqs[track.seqs.length - 1];
+    if (last === undefined) continue;
+    if (last <= seq) {
+      if (track.state) out.push(track.state);
+      continue;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENT_LOOKUPS, pending.length) }, worker));
+    const then = lastAtOrBelow(track.seqs, seq);
+    if (then > 0) wanted.push(then);
+  }
+  // in seq order: neighbouring keys of one LevelDB lookup share its blocks
+  wanted.sort((a, b) => a - b);
+  for (const r of await log.get(wanted)) {
+    // a record purged since is history the log no longer has: its entity is left out
+    const state = r ? stateLeftBy(r) : undefined;
+    if (state) out.push(state);
+  }
   return byEntityId(out);
 }
