@@ -33,6 +33,7 @@ import { registerApiRoutes } from '../gateway/routes/api.ts';
 import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
 import { registerAuthRoutes } from '../gateway/routes/auth.ts';
 import { registerAuthorizePage } from '../gateway/routes/authorize-page.ts';
+import { registerDashboardRoutes } from '../gateway/routes/dashboard.ts';
 import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
 import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
 import { registerHistoryRoutes } from '../gateway/routes/history.ts';
@@ -343,6 +344,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
   registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
   registerAuthorizePage(router);
+  registerDashboardRoutes(router);
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
   registerLoggingRoutes(router, { logs });
