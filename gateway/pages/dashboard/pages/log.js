@@ -226,22 +226,37 @@ export async function mount(el, ctx) {
   }
 
   // ---- following a context ---------------------------------------------------------------
+  const contextTitle = h('h2', { id: 'log-context-title', tabindex: '-1' });
+  const contextBody = h('div');
+  // closing (the button, or Escape inside the panel) gives the focus back to what opened it
+  let opener;
+  const closeContext = () => {
+    contextPanel.hidden = true;
+    if (opener?.isConnected) opener.focus();
+  };
+  contextPanel.append(contextTitle, contextBody, h('button', { type: 'button', text: t('log.close'), onclick: closeContext }));
+  contextPanel.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') closeContext();
+  });
+
   async function follow(contextId) {
+    opener = document.activeElement;
     contextPanel.hidden = false;
-    const title = h('h2', { id: 'log-context-title', tabindex: '-1', text: t('log.context', { id: contextId }) });
-    contextPanel.replaceChildren(title, h('p', { role: 'status', text: t('app.loading') }));
-    title.focus();
+    contextTitle.textContent = t('log.context', { id: contextId });
+    contextBody.replaceChildren(h('p', { role: 'status', text: t('app.loading') }));
+    // the chain is read next to where the keyboard is: the title takes the focus
+    contextTitle.focus();
     let r;
     try {
       r = await ask({ type: 'hearth/context', context_id: contextId });
     } catch (err) {
-      contextPanel.replaceChildren(title, h('p', { class: 'error', role: 'alert', text: t('log.failed', { message: err?.message ?? String(err) }) }));
+      contextBody.replaceChildren(h('p', { class: 'error', role: 'alert', text: t('log.failed', { message: err?.message ?? String(err) }) }));
       return;
     }
     if (!alive) return;
     const chain = h('ol', { class: 'log-chain' });
     r.chain.forEach((link, i) => chain.append(renderLink(link, i)));
-    contextPanel.replaceChildren(title, chain, h('button', { type: 'button', text: t('log.close'), onclick: () => (contextPanel.hidden = true) }));
+    contextBody.replaceChildren(chain);
   }
 
   function renderLink(link, i) {
