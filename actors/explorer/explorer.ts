@@ -226,7 +226,7 @@ export class Explorer {
     const made = ulidTime(contextId);
     const gt = made === undefined ? 0 : await this.seqAt(made, false);
     let scanned = 0;
-    for await (const r of this.#log.read({ gt, rebuild: false })) {
+    for await (const r of this.#log.read({ gt })) {
       if (++scanned > SCAN_BUDGET) {
         more = true;
         break;

@@ -30,6 +30,17 @@ function localValue(ms) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/**
+ * `ms` as an ISO time to the microsecond: records are timed in µs, and a Date would drop the
+ * fraction, leaving the record at the moment itself out of the home "at" it.
+ */
+function isoMicros(ms) {
+  const whole = Math.floor(ms);
+  const micros = Math.min(999, Math.round((ms - whole) * 1000));
+  const base = new Date(whole).toISOString();
+  return micros ? base.replace('Z', `${String(micros).padStart(3, '0')}Z`) : base;
+}
+
 const shortJson = (value, max = 90) => {
   let text;
   try {
@@ -154,7 +165,7 @@ export async function mount(el, ctx) {
 
   async function load() {
     const mine = ++asked;
-    const at = new Date(moment).toISOString();
+    const at = isoMicros(moment);
     try {
       const r = await ask({ type: 'hearth/state_at', time: at });
       if (!alive || mine !== asked) return;
@@ -211,11 +222,13 @@ export async function mount(el, ctx) {
           h('td', { text: who(r.context.user_id) }),
           h(
             'td',
-            {},
+            { class: 'log-ctx' },
+            // the id's end tells records of one context apart at a glance
+            h('span', { class: 'muted', text: `…${r.context.id.slice(-6)} ` }),
             h('button', {
               type: 'button',
               class: 'quiet',
-              text: `${t('log.follow')} ${r.context.id.slice(-6)}`,
+              text: t('log.follow'),
               'aria-label': t('log.follow_of', { seq: r.seq, what: summary(r) }),
               onclick: () => follow(r.context.id),
             }),
