@@ -98,32 +98,44 @@ export class Explorer {
       const early: EventRecord[] = [];
       let loading = true;
       // subscribed before reading, so no commit falls between the two
-      this.#log.onCommit((records) => {
+      const stop = this.#log.onCommit((records) => {
         if (loading) early.push(...records);
         else for (const r of records) this.#observe(r);
       });
-      // keys only: the seqs of every entity record, then the last record of each in one lookup
-      let track: EntityTrack | undefined;
-      let stream = '';
-      for await (const k of this.#log.streamSeqs(ENTITY_STREAM)) {
-        if (k.stream !== stream) {
-          stream = k.stream;
-          track = { seqs: [], state: null };
-          this.#tracks.set(stream.slice(ENTITY_STREAM.length), track);
-        }
-        track!.seqs.push(k.seq);
+      try {
+        await this.#load();
+      } catch (err) {
+        // the next question tries afresh (a closing log, a read error)
+        stop();
+        this.#tracks.clear();
+        this.#ready = undefined;
+        throw err;
       }
-      const ids = [...this.#tracks.keys()];
-      const lasts = await this.#log.get(ids.map((id) => this.#tracks.get(id)!.seqs.at(-1)!));
-      lasts.forEach((r, i) => {
-        if (r) this.#tracks.get(ids[i])!.state = stateLeftBy(r) ?? null;
-      });
-      for (const prefix of SECRET_PREFIXES) for await (const r of this.#log.readStreams(prefix)) this.#secrets.learn(r);
-      for await (const r of this.#log.read({ reverse: true, limit: 1, rebuild: false })) this.#lastTime = r.time;
       for (const r of early) this.#observe(r);
       loading = false;
     })();
     return this.#ready;
+  }
+
+  async #load(): Promise<void> {
+    // keys only: the seqs of every entity record, then the last record of each in one lookup
+    let track: EntityTrack | undefined;
+    let stream = '';
+    for await (const k of this.#log.streamSeqs(ENTITY_STREAM)) {
+      if (k.stream !== stream) {
+        stream = k.stream;
+        track = { seqs: [], state: null };
+        this.#tracks.set(stream.slice(ENTITY_STREAM.length), track);
+      }
+      track!.seqs.push(k.seq);
+    }
+    const ids = [...this.#tracks.keys()];
+    const lasts = await this.#log.get(ids.map((id) => this.#tracks.get(id)!.seqs.at(-1)!));
+    lasts.forEach((r, i) => {
+      if (r) this.#tracks.get(ids[i])!.state = stateLeftBy(r) ?? null;
+    });
+    for (const prefix of SECRET_PREFIXES) for await (const r of this.#log.readStreams(prefix)) this.#secrets.learn(r);
+    for await (const r of this.#log.read({ reverse: true, limit: 1, rebuild: false })) this.#lastTime = Math.max(this.#lastTime, r.time);
   }
 
   #observe(r: EventRecord): void {

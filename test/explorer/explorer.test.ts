@@ -151,6 +151,11 @@ t.test('the log explorer', async (t) => {
     t.same(Object.keys(states.json.context), ['id', 'parent_id', 'user_id']);
     const called = await ask(ws, { type: 'call_service', domain: 'input_boolean', service: 'toggle', target: { entity_id: 'input_boolean.porch' } });
     t.same(Object.keys(called.result.context), ['id', 'parent_id', 'user_id']);
+    // a change after the explorer's first question is known to it
+    const later = await ask(ws, { type: 'hearth/state_at', time: iso(50) });
+    t.equal(stateOf(later.result.states, 'input_boolean.porch')?.state, 'on', 'toggled on again by the call just made');
+    const earlier = await ask(ws, { type: 'hearth/state_at', time: iso(35) });
+    t.equal(stateOf(earlier.result.states, 'input_boolean.porch')?.state, 'off', 'and still off before it');
   });
 
   t.test('bad input gets a clear error', async (t) => {
