@@ -33,10 +33,12 @@ import { registerApiRoutes } from '../gateway/routes/api.ts';
 import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
 import { registerAuthRoutes } from '../gateway/routes/auth.ts';
 import { registerAuthorizePage } from '../gateway/routes/authorize-page.ts';
+import { registerDashboardRoutes } from '../gateway/routes/dashboard.ts';
 import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
 import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
 import { registerHistoryRoutes } from '../gateway/routes/history.ts';
 import { History } from '../actors/history/history.ts';
+import { Explorer } from '../actors/explorer/explorer.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
@@ -284,11 +286,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
+  const explorer = new Explorer({ log, userName: (id) => auth.user(id)?.name });
   const templates = new Templates({ entities, coreConfig, clock, home: templateHomeOf(registries) });
   bus.listen('state_changed', 'subscribed templates', (r) => r.stream.startsWith('entity/') && templates.stateChanged(r.data.entity_id, r.data.old_state, r.data.new_state));
   const intents = new IntentRegistry(logs.get('hearth.intent').warning);
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
-  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   // every loaded integration's intent platform, and the intent integration's own handlers
@@ -341,6 +344,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
   registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
   registerAuthorizePage(router);
+  registerDashboardRoutes(router);
   registerWellKnownRoutes(router, { coreConfig, port: () => port });
   registerOnboardingRoutes(router, { auth });
   registerLoggingRoutes(router, { logs });

@@ -8,6 +8,8 @@ import { messageOf } from '../store/errors.ts';
 import { isoTime, parseIsoTime } from '../store/time.ts';
 import { MAX_SECRET, Redactor } from './redact.ts';
 import type { EventLog, EventRecord } from '../store/types.ts';
+import { StateFold, type StoredState } from '../actors/explorer/state-at.ts';
+import { entitiesOf } from '../actors/explorer/records.ts';
 
 const USAGE = `usage: hearth replay [--data DIR] [options]
 
@@ -35,8 +37,6 @@ const POLL_MS = 500;
 const LOCK_WAIT_MS = 3000;
 const LOCK_RETRY_MS = 100;
 const MAX_SOCKET_PATH = 107;
-const STATE_TYPES = new Set(['state_changed', 'state_reported']);
-const ENTITY_STREAM = 'entity/';
 
 /** A --from/--to bound: sequence numbers filter on seq, times on the record's time. */
 type Bound = { seq: number } | { time: number };
@@ -300,16 +300,6 @@ function recordFilter(options: ReplayOptions): (r: EventRecord) => boolean {
   };
 }
 
-/** The entities a record is about: its entity stream's, and data.entity_id (one id or a list). */
-function entitiesOf(r: EventRecord): string[] {
-  const ids: string[] = [];
-  if (r.stream.startsWith(ENTITY_STREAM)) ids.push(r.stream.slice(ENTITY_STREAM.length));
-  const id = r.data !== null && typeof r.data === 'object' ? (r.data as { entity_id?: unknown }).entity_id : undefined;
-  if (typeof id === 'string') ids.push(id);
-  else if (Array.isArray(id)) for (const item of id) if (typeof item === 'string') ids.push(item);
-  return ids;
-}
-
 function recordPrinter(options: ReplayOptions, secrets: Redactor, out: Output): (r: EventRecord) => Promise<void> {
   const keep = recordFilter(options);
   let headed = false;
@@ -389,28 +379,13 @@ function truncate(text: string, width: number): string {
 // ---------------------------------------------------------------------------------------------
 // --state-at
 
-/** An entity state as the log stores it (times in epoch ms). */
-interface StoredState {
-  entity_id: string;
-  state: string;
-  last_changed: number;
-  [key: string]: unknown;
-}
-
 async function printStatesAt(source: Source, options: ReplayOptions, at: number, secrets: Redactor, out: Output): Promise<void> {
-  // folded in seq order: that is the order the states were decided in, whatever the clocks said
-  const states = new Map<string, StoredState>();
+  const fold = new StateFold(at);
   for await (const r of source.read({})) {
     secrets.learn(r);
-    if (!STATE_TYPES.has(r.type) || !r.stream.startsWith(ENTITY_STREAM) || r.time > at) continue;
-    const entityId = r.stream.slice(ENTITY_STREAM.length);
-    const next = r.data !== null && typeof r.data === 'object' ? (r.data as { new_state?: unknown }).new_state : undefined;
-    if (next !== null && typeof next === 'object') states.set(entityId, next as StoredState);
-    else states.delete(entityId);
+    fold.add(r);
   }
-  const selected = [...states.values()]
-    .filter((s) => options.entities === undefined || options.entities.has(s.entity_id))
-    .sort((a, b) => (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0));
+  const selected = fold.states().filter((s) => options.entities === undefined || options.entities.has(s.entity_id));
   const cannot = (s: StoredState, err: unknown) => `state of ${shortText(s.entity_id)} cannot be printed: ${messageOf(err)}`;
   if (options.format === 'json') {
     for (const s of selected) {

@@ -5,11 +5,13 @@ import type { CoreConfig } from '../actors/core/core-config.ts';
 import type { CoreAuthService } from '../actors/auth/index.ts';
 import type { AccessAuth } from '../actors/auth/types.ts';
 import type { History } from '../actors/history/history.ts';
+import type { Explorer } from '../actors/explorer/explorer.ts';
 import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
 import type { Context, EventRecord, Origin } from '../store/types.ts';
+import { withToken } from '../store/context-token.ts';
 import type { Templates } from '../actors/templates/index.ts';
 import type { IntentRegistry } from '../actors/intents/registry.ts';
 import type { IntentPlatforms } from '../actors/intents/platforms.ts';
@@ -42,6 +44,8 @@ export interface CoreDeps {
   mobile?: Mobile;
   /** companion apps' push notifications and local push channels (set once registrations are up) */
   mobilePush?: MobilePush;
+  /** the log explorer: the home at a moment, records with filters, a context's chain (hearth/* commands) */
+  explorer?: Explorer;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */
@@ -59,9 +63,12 @@ export interface CoreDeps {
  */
 export type ReadDeps = Pick<CoreDeps, 'entities' | 'coreConfig' | 'bus' | 'entityFanout' | 'history' | 'clock' | 'ids' | 'runState' | 'log' | 'logs'> & { auth: AccessAuth };
 
-/** A fresh context for a request made by `userId`. */
-export function newContext(deps: Pick<CoreDeps, 'clock' | 'ids'>, userId: string | null): Context {
-  return { id: deps.ids.ulid(deps.clock.now()), parent_id: null, user_id: userId };
+/**
+ * A fresh context for a request made by `userId`; `tokenId`, the refresh token the request was
+ * authenticated with, is kept in the log beside it (never on the wire) for the log explorer.
+ */
+export function newContext(deps: Pick<CoreDeps, 'clock' | 'ids'>, userId: string | null, tokenId?: string): Context {
+  return withToken({ id: deps.ids.ulid(deps.clock.now()), parent_id: null, user_id: userId }, tokenId);
 }
 
 /** The original's limit on event type length. */

@@ -102,11 +102,46 @@ export function parseJson(req: HttpRequest): JsonRead {
   return readJson(req.body);
 }
 
-/** The request body parsed as application/x-www-form-urlencoded. */
+/**
+ * The request body's form fields: application/x-www-form-urlencoded, or multipart/form-data
+ * (what a browser's FormData sends; the original's request.post() reads both, and
+ * home-assistant-js-websocket posts its token requests that way). File parts are left out.
+ */
 export function parseFormBody(req: HttpRequest): URLSearchParams {
-  const type = req.headers['content-type'] ?? '';
-  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) return new URLSearchParams();
-  return new URLSearchParams(req.body.toString('utf8'));
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (type.startsWith('application/x-www-form-urlencoded')) return new URLSearchParams(req.body.toString('utf8'));
+  if (type.startsWith('multipart/form-data')) return parseMultipartFields(req.body, req.headers['content-type'] ?? '');
+  return new URLSearchParams();
+}
+
+/** The text fields of a multipart/form-data body; none when its boundary is missing or malformed. */
+export function parseMultipartFields(body: Buffer, contentType: string): URLSearchParams {
+  const fields = new URLSearchParams();
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  const mark = boundary?.[1] ?? boundary?.[2];
+  if (!mark) return fields;
+  const delimiter = Buffer.from(`--${mark}`);
+  let at = body.indexOf(delimiter);
+  while (at !== -1) {
+    const start = at + delimiter.length;
+    // the closing delimiter is `--boundary--`
+    if (body[start] === 0x2d && body[start + 1] === 0x2d) break;
+    const next = body.indexOf(delimiter, start);
+    if (next === -1) break;
+    const part = body.subarray(start, next);
+    const split = part.indexOf('\r\n\r\n');
+    if (split !== -1) {
+      const head = part.subarray(0, split).toString('utf8');
+      // the value ends with the CRLF that comes before the next delimiter
+      let value = part.subarray(split + 4);
+      if (value.length >= 2 && value[value.length - 2] === 0x0d && value[value.length - 1] === 0x0a) value = value.subarray(0, value.length - 2);
+      const disposition = /content-disposition:[^\r\n]*/i.exec(head)?.[0] ?? '';
+      const name = /\bname="([^"]*)"/i.exec(disposition)?.[1];
+      if (name !== undefined && !/\bfilename\*?=/i.test(disposition)) fields.append(name, value.toString('utf8'));
+    }
+    at = next;
+  }
+  return fields;
 }
 
 export interface RouterOptions {

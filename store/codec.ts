@@ -1,13 +1,16 @@
 import { StoreError, messageOf } from './errors.ts';
 import { isIndexableId } from './keys.ts';
 import type { EventRecord, Inherit, NewEvent } from './types.ts';
+import { tokenOf, withToken } from './context-token.ts';
 
 // A record is stored as a JSON array rather than an object: field names would be most of the
 // bytes of a small event. The seq is the key, so it is not repeated in the value.
-// [time, stream, type, data, context.id, context.parent_id, context.user_id, origin?, inherit?]
+// [time, stream, type, data, context.id, context.parent_id, context.user_id, origin?, inherit?, token?]
 // where inherit is [field, from]: data[field] is stored as null and means data[from] of the
-// stream's previous record (origin is then null when the record has none).
-type Stored = [number, string, string, any, string, string | null, string | null, ('LOCAL' | 'REMOTE' | null)?, [string, string]?];
+// stream's previous record (origin is then null when the record has none). token is the id of
+// the refresh token whose request made the context (store/context-token.ts); the slots before
+// it are then null when the record has none. Records written before it simply end earlier.
+type Stored = [number, string, string, any, string, string | null, string | null, ('LOCAL' | 'REMOTE' | null)?, ([string, string] | null)?, (string | null)?];
 
 /** A decoded record whose `data[inherit.field]` is still to be taken from the stream's previous record. */
 export interface Unresolved {
@@ -36,6 +39,11 @@ export function encodeRecord(event: NewEvent): string {
     stored[3] = { ...data, [inherit.field]: null };
     stored.push(origin ?? null, [inherit.field, inherit.from]);
   } else if (origin !== undefined) stored.push(origin);
+  const token = tokenOf(context);
+  if (token !== undefined) {
+    while (stored.length < 9) stored.push(null);
+    stored.push(token);
+  }
   try {
     return JSON.stringify(stored);
   } catch (err) {
@@ -63,10 +71,11 @@ export function decodeRecord(seq: number, value: string, unresolved?: Unresolved
     context: { id: s[4], parent_id: s[5], user_id: s[6] },
   };
   if (s.length > 7 && s[7] !== null) record.origin = s[7]!;
-  if (s.length > 8 && unresolved) {
-    const [field, from] = s[8]!;
+  if (s.length > 8 && s[8] && unresolved) {
+    const [field, from] = s[8];
     unresolved.push({ record, inherit: { field, from } });
   }
+  if (s.length > 9 && typeof s[9] === 'string') withToken(record.context, s[9]);
   return record;
 }
 

@@ -231,6 +231,31 @@ class LevelEventLog implements EventLog {
     return this.#readStreams(prefix, options.after ?? 0, options.latest ?? false);
   }
 
+  async get(seqs: number[]): Promise<(EventRecord | undefined)[]> {
+    this.#assertOpen('get');
+    const out: (EventRecord | undefined)[] = new Array(seqs.length);
+    for (let i = 0; i < seqs.length; i += READ_CHUNK) {
+      const part = seqs.slice(i, i + READ_CHUNK);
+      const values = await this.#records.getMany(part.map((seq) => seqKey(Number.isSafeInteger(seq) && seq > 0 ? seq : 0)));
+      for (let j = 0; j < part.length; j++) out[i + j] = values[j] === undefined ? undefined : decodeRecord(part[j], values[j]!);
+    }
+    return out;
+  }
+
+  async *streamSeqs(prefix: string): AsyncGenerator<{ stream: string; seq: number }> {
+    this.#assertOpen('streamSeqs');
+    const keys = this.#byStream.keys({ ...streamPrefixRange(prefix), ...READ_BUFFER });
+    try {
+      for (;;) {
+        const chunk = await keys.nextv(READ_CHUNK * 4);
+        if (chunk.length === 0) break;
+        for (const key of chunk) yield splitStreamKey(key);
+      }
+    } finally {
+      await keys.close();
+    }
+  }
+
   purge(before: number, maxSeq: number, keep?: (record: EventRecord) => boolean): Promise<number> {
     if (this.#closing) return Promise.reject(closedError('purge'));
     if (typeof before !== 'number' || Number.isNaN(before) || typeof maxSeq !== 'number' || Number.isNaN(maxSeq)) {

@@ -119,6 +119,17 @@ export interface EventLog {
    * such a record only references of an earlier one, an `inherit` field, reads as null).
    */
   readStreams(prefix: string, options?: { after?: number; latest?: boolean }): AsyncIterable<EventRecord>;
+  /**
+   * The records of these seqs in the order given, undefined where there is none; what a record
+   * only references of its stream's previous one (`inherit`) reads as null. One batch lookup,
+   * for a reader that already knows which records it wants.
+   */
+  get(seqs: number[]): Promise<(EventRecord | undefined)[]>;
+  /**
+   * The seq of every record of the streams whose name starts with `prefix`, grouped by stream
+   * and in seq order within one, from the per-stream index alone: no record is read.
+   */
+  streamSeqs(prefix: string): AsyncIterable<{ stream: string; seq: number }>;
   /** state_changed records of one entity by time (the entity-and-time index). */
   history(options: HistoryOptions): AsyncIterable<EventRecord>;
   saveSnapshot(name: string, snapshot: Snapshot): Promise<void>;

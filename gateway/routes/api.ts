@@ -38,14 +38,14 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
     const result = await deps.entities.write(
       id,
       { state, attributes, force_update: data.force_update === true },
-      newContext(deps, req.principal!.userId),
+      newContext(deps, req.principal!.userId, req.principal!.refreshTokenId),
     );
     return json(result.created ? 201 : 200, stateJson(result.state), { Location: `/api/states/${entityId}` });
   });
 
   router.delete('/api/states/:entity_id', admin, async (req) => {
     const id = req.params.entity_id.toLowerCase();
-    const removed = await deps.entities.remove(id, newContext(deps, req.principal!.userId));
+    const removed = await deps.entities.remove(id, newContext(deps, req.principal!.userId, req.principal!.refreshTokenId));
     return removed ? message(200, 'Entity removed.') : message(404, 'Entity not found.');
   });
 
@@ -69,7 +69,7 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
         if (state) data[key] = state;
       }
     }
-    await deps.fireEvent(eventType, data, 'REMOTE', newContext(deps, req.principal!.userId));
+    await deps.fireEvent(eventType, data, 'REMOTE', newContext(deps, req.principal!.userId, req.principal!.refreshTokenId));
     return message(200, `Event ${eventType} fired.`);
   });
 
@@ -96,7 +96,7 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
         domain,
         service,
         data: body ?? {},
-        context: newContext(deps, req.principal!.userId),
+        context: newContext(deps, req.principal!.userId, req.principal!.refreshTokenId),
         returnResponse: wantsResponse,
       });
       const changed = `[${result.changedStates.map(stateJson).join(',')}]`;

@@ -40,7 +40,7 @@ export function registerConversationRoutes(router: Router, deps: Pick<CoreDeps, 
       agentId: (data.agent_id as string | undefined) ?? null,
       deviceId: (data.device_id as string | null | undefined) ?? null,
       satelliteId: (data.satellite_id as string | null | undefined) ?? null,
-      context: newContext(deps, req.principal!.userId),
+      context: newContext(deps, req.principal!.userId, req.principal!.refreshTokenId),
     });
     return json(200, resultDict(result));
   });

@@ -43,7 +43,7 @@ export function registerIntentRoutes(router: Router, deps: Pick<CoreDeps, 'inten
         intentType: name,
         slots,
         textInput: null,
-        context: newContext(deps, req.principal!.userId),
+        context: newContext(deps, req.principal!.userId, req.principal!.refreshTokenId),
         language,
         assistant: assistant ?? null,
         deviceId: device_id ?? null,

@@ -16,7 +16,7 @@ export function registerMobileAppRoutes(router: Router, deps: Pick<CoreDeps, 'cl
     const checked = registrationInputOf(read.value ?? {});
     if (!checked.ok) return message(400, `Message format incorrect: ${checked.message}`);
     const user = req.principal!.userId;
-    const entry = await mobile.registrations.create(checked.input, user, newContext(deps, user));
+    const entry = await mobile.registrations.create(checked.input, user, newContext(deps, user, req.principal!.refreshTokenId));
     const r = entry.registration;
     return json(201, { cloudhook_url: r.cloudhook_url, remote_ui_url: null, secret: r.secret, webhook_id: r.webhook_id });
   });
@@ -42,7 +42,7 @@ export function registerMobileAppRoutes(router: Router, deps: Pick<CoreDeps, 'cl
   router.delete('/api/config/config_entries/entry/:entry_id', { access: 'admin' }, async (req) => {
     const entry = mobile.registrations.entryOf(req.params.entry_id);
     if (!entry) return message(404, 'Invalid entry specified');
-    await mobile.delete(entry.registration.webhook_id, newContext(deps, req.principal!.userId));
+    await mobile.delete(entry.registration.webhook_id, newContext(deps, req.principal!.userId, req.principal!.refreshTokenId));
     return json(200, { require_restart: false });
   });
 }

@@ -18,6 +18,7 @@ import { registryCommands } from './registry-commands.ts';
 import { templateCommands } from './template-commands.ts';
 import { conversationCommands } from './conversation-commands.ts';
 import { mobileCommands } from './mobile-commands.ts';
+import { explorerCommands } from './explorer-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command<D = CoreDeps> {
@@ -439,7 +440,7 @@ const commands: Record<string, Command> = {
       if (target && Object.values(target).some((v) => (Array.isArray(v) ? v : [v]).some((x) => typeof x === 'string' && /\{\{|\{%/.test(x)))) {
         throw new CommandError('invalid_format', 'Templates are not supported here');
       }
-      const context = newContext(deps, conn.principal!.userId);
+      const context = newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId);
       try {
         const result = await deps.services.call({
           domain: msg.domain,
@@ -467,7 +468,7 @@ const commands: Record<string, Command> = {
     async handle(conn, msg, deps) {
       const problem = eventTypeProblem(msg.event_type);
       if (problem) throw new CommandError(problem.code, problem.message);
-      const context = newContext(deps, conn.principal!.userId);
+      const context = newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId);
       await deps.fireEvent(msg.event_type, msg.event_data ?? {}, 'LOCAL', context);
       conn.result(msg.id, `{"context":${JSON.stringify(context)}}`);
     },
@@ -475,6 +476,7 @@ const commands: Record<string, Command> = {
   ...loggingCommands,
   ...conversationCommands,
   ...mobileCommands,
+  ...explorerCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));

@@ -41,7 +41,7 @@ export const conversationCommands: Record<string, Command> = {
         agentId: msg.agent_id ?? null,
         deviceId: msg.device_id ?? null,
         satelliteId: msg.satellite_id ?? null,
-        context: newContext(deps, conn.principal!.userId),
+        context: newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId),
       });
       conn.result(msg.id, JSON.stringify(resultDict(result)));
     },

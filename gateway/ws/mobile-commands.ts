@@ -37,7 +37,7 @@ export const mobileCommands: Record<string, Command> = {
   'mobile_app/push_notification_confirm': {
     schema: cmd({ webhook_id: Type.String(), confirm_id: Type.String() }),
     async handle(conn, msg, deps) {
-      const refused = await push(deps).confirm(msg.webhook_id, conn.principal!.userId, msg.confirm_id, newContext(deps, conn.principal!.userId));
+      const refused = await push(deps).confirm(msg.webhook_id, conn.principal!.userId, msg.confirm_id, newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId));
       if (refused) throw new CommandError(refused[0], refused[1]);
       conn.result(msg.id, 'null');
     },

@@ -93,7 +93,7 @@ interface PlaceCommands<E> {
 /** The four commands of one place registry (config/<kind>_registry/list|create|update|delete). */
 function placeCommands<E>(p: PlaceCommands<E>): Record<string, Command> {
   const prefix = `config/${p.kind}_registry`;
-  const contextOf = (conn: Connection, deps: CoreDeps) => newContext(deps, conn.principal!.userId);
+  const contextOf = (conn: Connection, deps: CoreDeps) => newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId);
   return {
     [`${prefix}/list`]: {
       schema: cmd(),
@@ -221,7 +221,7 @@ export const registryCommands: Record<string, Command> = {
     async handle(conn, msg, deps) {
       requireAdmin(conn, deps);
       const changes = sent(msg, ['area_id', 'disabled_by', 'labels', 'name_by_user'] as const);
-      const device = await settled(deps.registries.updateDevice(msg.device_id, changes, newContext(deps, conn.principal!.userId)));
+      const device = await settled(deps.registries.updateDevice(msg.device_id, changes, newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId)));
       conn.result(msg.id, json(wire.deviceDict(device)));
     },
   },
@@ -230,7 +230,7 @@ export const registryCommands: Record<string, Command> = {
     schema: cmd({ config_entry_id: Str, device_id: Str }),
     async handle(conn, msg, deps) {
       requireAdmin(conn, deps);
-      const context = newContext(deps, conn.principal!.userId);
+      const context = newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId);
       const device = await settled(deps.registries.removeConfigEntryFromDevice(msg.config_entry_id, msg.device_id, context));
       conn.result(msg.id, device ? json(wire.deviceDict(device)) : 'null');
     },
@@ -301,7 +301,7 @@ export const registryCommands: Record<string, Command> = {
       requireAdmin(conn, deps);
       const changes: EntityChanges = sent(msg, ['aliases', 'area_id', 'categories', 'device_class', 'disabled_by', 'hidden_by', 'icon', 'labels', 'name', 'new_entity_id'] as const);
       if (msg.options_domain !== undefined) changes.options = { domain: msg.options_domain, options: msg.options };
-      const entry = await settled(deps.registries.updateEntity(entityId, changes, newContext(deps, conn.principal!.userId)));
+      const entry = await settled(deps.registries.updateEntity(entityId, changes, newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId)));
       const result: Record<string, unknown> = { entity_entry: wire.entityExtendedDict(entry) };
       // an entity enabled again appears after its config entry reloads, or after a restart
       if (msg.disabled_by === null) {
@@ -317,7 +317,7 @@ export const registryCommands: Record<string, Command> = {
     async handle(conn, msg, deps) {
       const entityId = entityIdOf('entity_id', msg.entity_id);
       requireAdmin(conn, deps);
-      await settled(deps.registries.removeEntity(entityId, newContext(deps, conn.principal!.userId)));
+      await settled(deps.registries.removeEntity(entityId, newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId)));
       conn.result(msg.id, 'null');
     },
   },
