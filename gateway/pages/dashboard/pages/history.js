@@ -31,6 +31,11 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+/** A label above its control (beside it, not around it: a select's options stay out of its name). */
+function field(id, text, control) {
+  return el('span', { class: 'field' }, el('label', { for: id }, text), control);
+}
+
 /** A Date as the value of an <input type=datetime-local> (local time, to the minute). */
 function localInput(date) {
   const pad = (n) => String(n).padStart(2, '0');
@@ -94,9 +99,9 @@ export function mount(root, ctx) {
   const custom = el(
     'span',
     { class: 'history-custom' },
-    el('label', { for: 'history-from' }, t('history.from'), from),
+    field('history-from', t('history.from'), from),
     ' ',
-    el('label', { for: 'history-to' }, t('history.to'), to),
+    field('history-to', t('history.to'), to),
     ' ',
     show,
   );
@@ -105,7 +110,7 @@ export function mount(root, ctx) {
   const chart = el('div', { class: 'chart' });
   chart.hidden = true;
   const legend = el('ul', { class: 'legend', 'aria-label': t('history.legend') });
-  root.append(el('div', { class: 'history-bar' }, el('label', { for: 'history-period' }, t('history.period'), period), custom), status, chart, legend);
+  root.append(el('div', { class: 'history-bar' }, field('history-period', t('history.period'), period), custom), status, chart, legend);
 
   function range() {
     if (period.value !== 'custom') {
