@@ -22,7 +22,7 @@ const CONFIG = [
   '    supported_color_modes: onoff',
 ].join('\n');
 
-async function home(t: Tap.Test) {
+async function home(t: { teardown(fn: () => unknown): void }) {
   const h = await startTestHearth(t, { config: CONFIG });
   const owner = await onboard(h.base);
   const rest = api(h.base, owner.access_token);

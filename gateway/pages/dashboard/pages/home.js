@@ -2,7 +2,7 @@
 // subscribe_entities, with a control for each domain that has services (every control is a
 // service call). The list is virtualised: only the rows in view (and a few around them) are in
 // the document, so ten thousand entities cost what fifty do.
-import { subscribeEntities, callService } from '../vendor/haws/index.js';
+import { callService } from '../vendor/haws/index.js';
 
 /** Row height in pixels; style.css's --row-h says the same. */
 const ROW_H = 48;
@@ -389,23 +389,56 @@ export function mount(root, ctx) {
 
   // ---- live data --------------------------------------------------------------------------
 
-  function onEntities(next) {
-    const previous = entities;
-    entities = next;
-    if (!structureDirty) {
-      // a new or gone entity, or a renamed one, moves rows; any other change redraws in place
-      let seen = 0;
-      for (const id in next) {
-        seen++;
-        const before = previous[id];
-        const now = next[id];
-        if (before === now) continue;
-        if (!before || before.attributes?.friendly_name !== now.attributes?.friendly_name) {
-          structureDirty = true;
-          break;
-        }
+  /**
+   * One subscribe_entities message (its compressed form: a = added in full, c = changed as
+   * +/- diffs, r = removed), applied in place. HAWS's subscribeEntities copies the whole map on
+   * every message, which at 10k entities costs more than the change; here each message costs
+   * what it carries. A changed entity gets a new object, so a drawn row knows it is stale.
+   */
+  function onMessage(msg) {
+    // the first message after a reconnect holds every entity: what it lacks is gone
+    if (resync && msg.a) {
+      resync = false;
+      entities = {};
+      structureDirty = true;
+    }
+    if (msg.a) {
+      for (const id in msg.a) {
+        const s = msg.a[id];
+        const changed = new Date(s.lc * 1000).toISOString();
+        const before = entities[id];
+        entities[id] = {
+          entity_id: id,
+          state: s.s,
+          attributes: s.a ?? {},
+          context: typeof s.c === 'string' ? { id: s.c, parent_id: null, user_id: null } : s.c,
+          last_changed: changed,
+          last_updated: s.lu ? new Date(s.lu * 1000).toISOString() : changed,
+        };
+        if (!before || before.attributes?.friendly_name !== entities[id].attributes.friendly_name) structureDirty = true;
       }
-      if (!structureDirty && seen !== Object.keys(previous).length) structureDirty = true;
+    }
+    if (msg.r) {
+      for (const id of msg.r) delete entities[id];
+      if (msg.r.length) structureDirty = true;
+    }
+    if (msg.c) {
+      for (const id in msg.c) {
+        const before = entities[id];
+        if (!before) continue;
+        const { '+': add, '-': remove } = msg.c[id];
+        const next = { ...before };
+        if (add?.a || remove?.a) next.attributes = { ...before.attributes, ...add?.a };
+        for (const key of remove?.a ?? []) delete next.attributes[key];
+        if (add) {
+          if (add.s !== undefined) next.state = add.s;
+          if (add.c) next.context = typeof add.c === 'string' ? { ...before.context, id: add.c } : { ...before.context, ...add.c };
+          if (add.lc) next.last_updated = next.last_changed = new Date(add.lc * 1000).toISOString();
+          else if (add.lu) next.last_updated = new Date(add.lu * 1000).toISOString();
+        }
+        if (next.attributes.friendly_name !== before.attributes.friendly_name) structureDirty = true;
+        entities[id] = next;
+      }
     }
     schedule();
   }
@@ -446,10 +479,15 @@ export function mount(root, ctx) {
   list.addEventListener('focusin', schedule);
 
   let closed = false;
+  let resync = false;
+  const onReady = () => (resync = true);
+  conn.addEventListener('ready', onReady);
   (async () => {
     await loadRegistries();
     if (closed) return;
-    unsubs.push(subscribeEntities(conn, onEntities));
+    const unsub = await conn.subscribeMessage(onMessage, { type: 'subscribe_entities' });
+    if (closed) unsub();
+    else unsubs.push(unsub);
     for (const type of ['area_registry_updated', 'entity_registry_updated', 'device_registry_updated']) {
       conn.subscribeEvents(() => loadRegistries(), type).then(
         (unsub) => (closed ? unsub() : unsubs.push(unsub)),
@@ -460,6 +498,7 @@ export function mount(root, ctx) {
 
   return () => {
     closed = true;
+    conn.removeEventListener('ready', onReady);
     cancelAnimationFrame(frame);
     clearTimeout(noticeTimer);
     resize.disconnect();
