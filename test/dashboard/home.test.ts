@@ -112,6 +112,70 @@ t.test('in Chromium', { skip: noBrowser }, async (t) => {
     t.same(page.problems, [], 'no script, CSP or load errors');
   });
 
+  t.test('the controls of covers, locks, climate, timers and helpers: each a service call the API then shows', async (t) => {
+    const config = [
+      'input_number:',
+      '  level: { name: Level, min: 0, max: 10, step: 1 }',
+      'timer:',
+      '  tea: { name: Tea, duration: 600 }',
+      'input_button:',
+      '  bell: { name: Bell }',
+      'cover:',
+      '  - platform: virtual',
+      '    name: Blind',
+      'lock:',
+      '  - platform: virtual',
+      '    name: Front',
+      'climate:',
+      '  - platform: virtual',
+      '    name: Heating',
+    ].join('\n');
+    const h = await startTestHearth(t, { config });
+    const owner = await onboard(h.base);
+    const rest = api(h.base, owner.access_token);
+    const page = await newPage(t);
+    await signIn(page, h.base);
+    await page.locator('.vrow.entity').first().waitFor();
+    // the list shows what fits; the search brings each one into view
+    const search = page.getByRole('searchbox', { name: 'Search entities' });
+    const attr = (id: string, key: string) => async () => (await rest('GET', `/api/states/${id}`)).json?.attributes?.[key];
+
+    await search.fill('blind');
+    await page.getByRole('button', { name: 'Open Blind' }).click();
+    t.equal(await eventually(() => stateOf(rest, 'cover.blind'), (s) => s === 'open'), 'open', 'the cover opened');
+    await page.getByRole('slider', { name: 'Position of Blind' }).fill('30');
+    t.equal(await eventually(attr('cover.blind', 'current_position'), (p) => p === 30), 30, 'and moved to 30 %');
+
+    await search.fill('front');
+    const before = await stateOf(rest, 'lock.front');
+    await page.getByRole('button', { name: before === 'locked' ? 'Unlock Front' : 'Lock Front' }).click();
+    const after = before === 'locked' ? 'unlocked' : 'locked';
+    t.equal(await eventually(() => stateOf(rest, 'lock.front'), (s) => s === after), after, `the lock is ${after}`);
+
+    await search.fill('heating');
+    const target = page.getByRole('spinbutton', { name: 'Target temperature of Heating' });
+    await target.fill('23.5');
+    await target.press('Enter');
+    t.equal(await eventually(attr('climate.heating', 'temperature'), (v) => v === 23.5), 23.5, 'the target temperature');
+
+    await search.fill('tea');
+    await page.getByRole('button', { name: 'Start Tea' }).click();
+    t.equal(await eventually(() => stateOf(rest, 'timer.tea'), (s) => s === 'active'), 'active', 'the timer runs');
+    await page.locator('.vrow.entity[data-entity-id="timer.tea"] .state', { hasText: 'active' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel Tea' }).click();
+    t.equal(await eventually(() => stateOf(rest, 'timer.tea'), (s) => s === 'idle'), 'idle', 'and is cancelled');
+
+    await search.fill('level');
+    await page.getByRole('slider', { name: 'Value of Level' }).fill('7');
+    t.equal(await eventually(() => stateOf(rest, 'input_number.level'), (s) => s === '7.0'), '7.0', 'the input_number');
+
+    await search.fill('bell');
+    t.equal(await stateOf(rest, 'input_button.bell'), 'unknown');
+    await page.getByRole('button', { name: 'Press Bell' }).click();
+    t.match(await eventually(() => stateOf(rest, 'input_button.bell'), (s) => s !== 'unknown'), /^\d{4}-\d\d-\d\dT/, 'the button pressed: its state is the moment');
+    t.same(page.problems, []);
+  });
+
   t.test('the search box, the keyboard, and a name that opens the history', async (t) => {
     const { base, rest } = await home(t);
     for (const [id, name] of [
