@@ -5,6 +5,7 @@ import t from 'tap';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { authedClient } from '../helpers/ws.ts';
 import { newPage, noBrowser, signIn } from '../helpers/browser.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const CONFIG = [
   'input_boolean:',
@@ -174,6 +175,30 @@ t.test('in Chromium', { skip: noBrowser }, async (t) => {
     await page.getByRole('button', { name: 'Press Bell' }).click();
     t.match(await eventually(() => stateOf(rest, 'input_button.bell'), (s) => s !== 'unknown'), /^\d{4}-\d\d-\d\dT/, 'the button pressed: its state is the moment');
     t.same(page.problems, []);
+  });
+
+  t.test('Hearth restarts under the open page: it says so, reconnects, and is live again', async (t) => {
+    const port = await freePort();
+    const first = await startTestHearth(t, { port });
+    const owner = await onboard(first.base);
+    await api(first.base, owner.access_token)('POST', '/api/states/sensor.garden', { state: '1', attributes: { friendly_name: 'Garden' } });
+    const page = await newPage(t);
+    await signIn(page, first.base);
+    const garden = page.locator('.vrow.entity[data-entity-id="sensor.garden"] .state');
+    await garden.getByText('1', { exact: true }).waitFor();
+
+    await first.hearth.stop();
+    await page.getByText('Connection lost, reconnecting…').waitFor();
+    t.pass('the lost connection is shown');
+    const second = await startTestHearth(t, { port, dataDir: first.dataDir });
+    const rest = api(second.base, owner.access_token);
+    await page.getByText('Connection lost, reconnecting…').waitFor({ state: 'detached', timeout: 30_000 }).catch(() => {});
+    await rest('POST', '/api/states/sensor.garden', { state: '2', attributes: { friendly_name: 'Garden' } });
+    await rest('POST', '/api/states/sensor.shed', { state: 'new', attributes: { friendly_name: 'Shed' } });
+    await garden.getByText('2', { exact: true }).waitFor({ timeout: 30_000 });
+    await page.locator('.vrow.entity[data-entity-id="sensor.shed"]').waitFor();
+    t.pass('live again after the restart, new entities included');
+    t.equal(await page.locator('#conn').textContent(), '', 'the notice is gone');
   });
 
   t.test('the search box, the keyboard, and a name that opens the history', async (t) => {
