@@ -177,6 +177,28 @@ t.test('in Chromium', { skip: noBrowser }, async (t) => {
     t.same(page.problems, []);
   });
 
+  t.test('Tab walks a list longer than the view in order, the rows coming in as it goes', async (t) => {
+    const { base, rest } = await home(t);
+    const ids = Array.from({ length: 60 }, (_, i) => `sensor.row_${String(i).padStart(2, '0')}`);
+    for (const id of ids) await rest('POST', `/api/states/${id}`, { state: '1', attributes: { friendly_name: id.replace('sensor.', 'Row ') } });
+    const page = await newPage(t);
+    await signIn(page, base);
+    await page.locator('.vrow.entity').first().waitFor();
+    const search = page.getByRole('searchbox', { name: 'Search entities' });
+    await search.fill('row_');
+    await page.getByText(/^60 of \d+ entities$/).waitFor();
+    const inDom = await page.locator('.vrow.entity').count();
+    t.ok(inDom < 60, `not all 60 rows are in the page (${inDom})`);
+    await search.focus();
+    const seen: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      const id = await page.evaluate(() => (document.activeElement?.closest('.vrow') as HTMLElement | null)?.dataset.entityId ?? null);
+      if (id) seen.push(id);
+    }
+    t.same(seen, ids, 'every row, in order, each once');
+  });
+
   t.test('Hearth restarts under the open page: it says so, reconnects, and is live again', async (t) => {
     const port = await freePort();
     const first = await startTestHearth(t, { port });

@@ -175,24 +175,20 @@ export function mount(root, ctx) {
     const areaOrder = [...byArea.keys()].sort((a, b) => (!a ? 1 : !b ? -1 : areaName(a).localeCompare(areaName(b))));
     const next = [];
     for (const area of areaOrder) {
-      next.push({ key: `a:${area}`, kind: 'group', text: areaName(area) });
+      next.push({ key: `a:${area}\n${areaName(area)}`, kind: 'group', text: areaName(area) });
       const domains = byArea.get(area);
       for (const domain of [...domains.keys()].sort()) {
         next.push({ key: `d:${area}:${domain}`, kind: 'domain', text: domain.replace(/_/g, ' ') });
         const items = domains.get(domain).sort((a, b) => (a.sortName < b.sortName ? -1 : a.sortName > b.sortName ? 1 : a.id < b.id ? -1 : 1));
-        for (const item of items) next.push({ key: `e:${item.id}`, kind: 'entity', id: item.id, name: item.name });
+        // the name is in the key: a renamed entity's row is made afresh, any other is kept
+        for (const item of items) next.push({ key: `e:${item.id}\n${item.name}`, kind: 'entity', id: item.id, name: item.name });
       }
     }
     rows = next;
     spacer.style.height = `${rows.length * ROW_H}px`;
     count.textContent = t('home.count', { shown, total });
     empty.hidden = shown > 0 || total === 0;
-    // every drawn row may now sit elsewhere or be gone
-    for (const [key, node] of drawn) {
-      node.remove();
-      drawn.delete(key);
-    }
-    drawnState.clear();
+    // drawn rows stay: draw() moves those still listed and drops the rest
   }
 
   function draw() {
@@ -203,16 +199,27 @@ export function mount(root, ctx) {
     const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
     const last = Math.min(rows.length, Math.ceil((top + height) / ROW_H) + OVERSCAN);
     const wanted = new Set();
+    for (let i = first; i < last; i++) wanted.add(rows[i].key);
     const focusedRow = document.activeElement?.closest?.('.vrow');
+    for (const [key, node] of drawn) {
+      // the row holding the focus stays, so scrolling away and back keeps the user's place
+      if (wanted.has(key) || node === focusedRow) continue;
+      node.remove();
+      drawn.delete(key);
+      drawnState.delete(key);
+    }
+    // the document's order is the list's, so Tab walks the rows as they are shown; rows already
+    // in place are never moved (moving the focused one would drop the focus)
+    let anchor = spacer;
     for (let i = first; i < last; i++) {
       const row = rows[i];
-      wanted.add(row.key);
       let node = drawn.get(row.key);
       if (!node) {
         node = makeRow(row);
         drawn.set(row.key, node);
-        list.append(node);
       }
+      if (anchor.nextSibling !== node) list.insertBefore(node, anchor.nextSibling);
+      anchor = node;
       if (node._index !== i) {
         node._index = i;
         node.style.transform = `translateY(${i * ROW_H}px)`;
@@ -224,13 +231,6 @@ export function mount(root, ctx) {
           node._update(s);
         }
       }
-    }
-    for (const [key, node] of drawn) {
-      // the row holding the focus stays, so scrolling away and back keeps the user's place
-      if (wanted.has(key) || node === focusedRow) continue;
-      node.remove();
-      drawn.delete(key);
-      drawnState.delete(key);
     }
   }
 
