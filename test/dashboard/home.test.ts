@@ -130,6 +130,10 @@ t.test('in Chromium', { skip: noBrowser }, async (t) => {
       'climate:',
       '  - platform: virtual',
       '    name: Heating',
+      'scene:',
+      '  - platform: virtual',
+      '    name: Movie night',
+      '    icon: mdi:movie',
     ].join('\n');
     const h = await startTestHearth(t, { config });
     const owner = await onboard(h.base);
@@ -174,6 +178,10 @@ t.test('in Chromium', { skip: noBrowser }, async (t) => {
     t.equal(await stateOf(rest, 'input_button.bell'), 'unknown');
     await page.getByRole('button', { name: 'Press Bell' }).click();
     t.match(await eventually(() => stateOf(rest, 'input_button.bell'), (s) => s !== 'unknown'), /^\d{4}-\d\d-\d\dT/, 'the button pressed: its state is the moment');
+
+    await search.fill('movie');
+    await page.getByRole('button', { name: 'Activate Movie night' }).click();
+    t.match(await eventually(() => stateOf(rest, 'scene.movie_night'), (s) => s !== 'unknown'), /^\d{4}-\d\d-\d\dT/, 'the scene activated');
     t.same(page.problems, []);
   });
 
