@@ -162,6 +162,12 @@ t.test('in Chromium', { skip: noBrowser }, async (t) => {
     await target.fill('23.5');
     await target.press('Enter');
     t.equal(await eventually(attr('climate.heating', 'temperature'), (v) => v === 23.5), 23.5, 'the target temperature');
+    // a refused call is said on the page, and changes nothing
+    await target.fill('500');
+    await target.press('Enter');
+    await page.getByRole('alert').filter({ hasText: /^Failed: / }).waitFor();
+    t.match(await page.getByRole('alert').filter({ hasText: /^Failed: / }).textContent(), /Failed: .+/, 'the refusal in words');
+    t.equal(await attr('climate.heating', 'temperature')(), 23.5, 'the target unchanged');
 
     await search.fill('tea');
     await page.getByRole('button', { name: 'Start Tea' }).click();
