@@ -90,7 +90,9 @@ t.test('in Chromium', { skip: noBrowser }, async (t) => {
     t.equal(new URL(page.url()).pathname, '/');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL((u) => u.pathname === '/auth/authorize');
+    // two navigations (the page, then on to the login page): the heading waits through both
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    t.equal(new URL(page.url()).pathname, '/auth/authorize', 'signed out: back at the login page');
   });
 
   t.test('the language from the browser: German', async (t) => {

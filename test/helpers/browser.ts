@@ -61,10 +61,10 @@ export async function newPage(t: Teardown, options: BrowserContextOptions = {}):
  */
 export async function signIn(page: Page, base: string, hash = '#/home', user: { username: string; password: string } = OWNER): Promise<void> {
   await page.goto(`${base}/${hash}`);
-  await page.waitForURL((url) => url.pathname === '/auth/authorize');
+  await page.waitForURL((url) => url.pathname === '/auth/authorize', { waitUntil: 'commit' });
   await page.getByLabel('Username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Log in', exact: true }).click();
-  await page.waitForURL((url) => url.pathname === '/' && !url.search.includes('auth_callback'));
+  await page.waitForURL((url) => url.pathname === '/' && !url.search.includes('auth_callback'), { waitUntil: 'commit' });
   await page.locator('body[data-ready=true]').waitFor();
 }
