@@ -47,6 +47,9 @@ async function setUp(t: Test, extra = '') {
   const nats = await natsFor(t);
   const primary = await startTestHearth(t, { config: exportConfig(nats.port, extra) });
   const tokens = await onboard(primary.base);
+  // the exporter's worker takes a moment to start: the replicas below expect the stream (and
+  // its first snapshot) to be there before the writes they follow, not a snapshot taken after them
+  await until('the exporter to export the onboarding', () => primary.hearth.exporter!.acked >= primary.hearth.log.lastSeq());
   return { nats, primary, tokens, rest: api(primary.base, tokens.access_token) };
 }
 
@@ -56,6 +59,8 @@ t.test('writes on the primary reach two replicas on REST, SSE and WebSocket, in 
   await rest('POST', '/api/states/sensor.before', { state: 'early', attributes: { unit_of_measurement: 'W' } });
   const replicas = [await startTestReplica(t, nats.port), await startTestReplica(t, nats.port)];
   for (const r of replicas) await until('the replica to accept the primary\'s token', async () => (await accepted(r.base, token)) === 200);
+  // sensor.before applied before the subscriptions below: else it may come between subscribe_events and subscribe_entities
+  for (const r of replicas) await caughtUp(primary, r);
 
   // what each replica's clients are told from now on
   const watchers = await Promise.all(
