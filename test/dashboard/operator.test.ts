@@ -1,0 +1,93 @@
+// The operator pages in Chromium, against a real supervisor running this Hearth's core: the
+// jobs with live progress, the resolution center's suggestions applied and dismissed (and gone
+// on the supervisor's API), the apps' empty state; no operator link without a supervisor.
+import t from 'tap';
+import { startTestHearth, onboard } from '../helpers/hearth.ts';
+import { startTestSupervisor } from '../helpers/supervisor.ts';
+import { newPage, noBrowser, signIn } from '../helpers/browser.ts';
+import { userToken } from '../helpers/ws-sorting.ts';
+
+t.test('the operator pages with a supervisor', { skip: noBrowser }, async (t) => {
+  const s = await startTestSupervisor(t);
+  const core = await s.supervisor.tokens.rotateCore(s.supervisor.deps.context());
+  const { base } = await startTestHearth(t, { supervisor: { url: s.base, token: core.token } });
+  const tokens = await onboard(base);
+
+  // a job under way, with a step of its own
+  let step!: (pct: number) => void;
+  let finish!: () => void;
+  const finished = new Promise<void>((ok) => (finish = ok));
+  s.supervisor.jobs.run({ name: 'home_assistant_core_update', reference: 'hearth_core' }, async (job) => {
+    job.stage('download');
+    job.progress(25);
+    step = (pct) => job.progress(pct);
+    await job.child('docker_interface_install', 'hearth_core', async (c) => {
+      c.progress(10);
+      await finished;
+    });
+  });
+  // an issue the way the supervisor raises one, with its suggestion
+  const issue = await s.supervisor.resolution.addIssue({ type: 'reboot_required', context: 'system' }, [{ type: 'execute_reboot', context: 'system' }]);
+
+  const page = await newPage(t);
+  await signIn(page, base, '#/operator');
+  await page.getByRole('navigation').getByRole('link', { name: 'Operator' }).waitFor();
+  await page.getByRole('heading', { name: 'Operator', level: 1 }).waitFor();
+
+  // jobs: the running job, its stage and progress, its child job; progress follows live
+  const job = page.locator('li.op-job').filter({ hasText: 'home_assistant_core_update' }).first();
+  await job.getByText('Stage: download').waitFor();
+  await job.locator('.op-job-progress').first().getByText('25 %').waitFor();
+  await job.locator('li.op-job').filter({ hasText: 'docker_interface_install' }).getByText('10 %').waitFor();
+  t.equal(await job.getByRole('progressbar', { name: 'Progress of home_assistant_core_update' }).getAttribute('value'), '25');
+  step(60);
+  await job.locator('.op-job-progress').first().getByText('60 %').waitFor();
+  t.pass('the progress moved on the page without a reload');
+
+  // the resolution center: the issue, its suggestion
+  const resolution = page.locator('#op-resolution');
+  await resolution.locator('li.op-issue').getByText('reboot_required').waitFor();
+  t.ok(await resolution.getByText('free_space').isVisible(), 'the checks are listed');
+  const suggestion = resolution.locator('li.op-suggestion').filter({ hasText: 'execute_reboot' });
+  // applying it cannot reboot this host: the supervisor's reason is shown, the suggestion stays
+  await suggestion.getByRole('button', { name: 'Apply execute_reboot' }).click();
+  await page.getByRole('alert').getByText(/^Applying failed: Cannot reboot the host/).waitFor();
+  t.equal((await s.json('GET', '/resolution/info')).body.data.suggestions.length, 1, 'still there on the supervisor');
+
+  // dismissed from the keyboard: gone on the page and on the supervisor's API
+  await suggestion.getByRole('button', { name: 'Dismiss execute_reboot' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('status').getByText('Dismissed: execute_reboot').waitFor();
+  await resolution.getByText('No suggestions.').waitFor();
+  const after = (await s.json('GET', '/resolution/info')).body.data;
+  t.same(after.suggestions, [], 'the suggestion is gone on the supervisor');
+  t.same(after.issues.map((i: any) => i.uuid), [issue.uuid], 'the issue itself stays until dismissed or fixed');
+  t.ok(await page.evaluate(() => document.activeElement?.id === 'op-resolution-title'), 'the keyboard carries on from the section');
+
+  // apps: none installed
+  await page.locator('#op-apps').getByText('No apps are installed.').waitFor();
+  await page.locator('#op-apps').getByText('No app offers a panel.').waitFor();
+
+  // the job done: shown as done
+  finish();
+  await job.locator('.op-job-state').first().getByText('done').waitFor();
+  t.same(page.problems, [], 'no script, CSP or load errors');
+
+  // a user who is no admin has no operator link, and the page refuses
+  const userTok = await userToken(base, tokens.access_token);
+  t.ok(userTok);
+  const other = await newPage(t);
+  await signIn(other, base, '#/operator', { username: 'user1', password: 'user pass 123' });
+  await other.getByText('The operator pages are for administrators.').waitFor();
+  t.equal(await other.getByRole('navigation').getByRole('link', { name: 'Operator' }).count(), 0, 'no operator link');
+});
+
+t.test('no supervisor: no operator link', { skip: noBrowser }, async (t) => {
+  const { base } = await startTestHearth(t, { supervisor: null });
+  await onboard(base);
+  const page = await newPage(t);
+  await signIn(page, base, '#/operator');
+  await page.getByText('No supervisor runs this Hearth').waitFor();
+  t.equal(await page.getByRole('navigation').getByRole('link', { name: 'Operator' }).count(), 0);
+  t.same(page.problems, []);
+});
