@@ -2,6 +2,8 @@
 // jobs with live progress, the resolution center's suggestions applied and dismissed (and gone
 // on the supervisor's API), the apps' empty state; no operator link without a supervisor.
 import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestHearth, onboard } from '../helpers/hearth.ts';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
 import { newPage, noBrowser, signIn } from '../helpers/browser.ts';
@@ -89,5 +91,67 @@ t.test('no supervisor: no operator link', { skip: noBrowser }, async (t) => {
   await signIn(page, base, '#/operator');
   await page.getByText('No supervisor runs this Hearth').waitFor();
   t.equal(await page.getByRole('navigation').getByRole('link', { name: 'Operator' }).count(), 0);
+  t.same(page.problems, []);
+});
+
+/**
+ * A stand-in supervisor with one installed app (this supervisor installs none yet): what the
+ * original answers for /addons and /addons/<slug>/info, and start/stop that change its state.
+ */
+async function appSupervisor(t: { teardown(fn: () => unknown): void }, token: string) {
+  const app = { name: 'File editor', slug: 'core_configurator', version: '5.8.0', state: 'started', installed: true };
+  const calls: string[] = [];
+  const server = createServer((req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.headers.authorization !== `Bearer ${token}`) return send(401, { result: 'error', message: 'Unauthorized' });
+    calls.push(`${req.method} ${req.url}`);
+    const ok = (data: unknown) => send(200, { result: 'ok', data });
+    if (req.url === '/jobs/info') return ok({ ignore_conditions: [], jobs: [] });
+    if (req.url === '/resolution/info') return ok({ unsupported: [], unhealthy: [], suggestions: [], issues: [], checks: [] });
+    if (req.url === '/addons') return ok({ addons: [{ ...app }] });
+    if (req.url === `/addons/${app.slug}/info`) {
+      return ok({ ...app, ingress: true, ingress_panel: true, ingress_url: `/api/hassio_ingress/abc123/`, ingress_entry: '/api/hassio_ingress/abc123' });
+    }
+    if (req.method === 'POST' && req.url === `/addons/${app.slug}/stop`) {
+      app.state = 'stopped';
+      return ok({});
+    }
+    if (req.method === 'POST' && req.url === `/addons/${app.slug}/start`) {
+      app.state = 'started';
+      return ok({});
+    }
+    send(404, { result: 'error', message: `No route ${req.url}` });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  t.teardown(() => new Promise((ok) => server.close(ok)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, app, calls };
+}
+
+t.test('apps: start and stop, the ingress panel', { skip: noBrowser }, async (t) => {
+  const sup = await appSupervisor(t, 'core-token');
+  const { base } = await startTestHearth(t, { supervisor: { url: sup.url, token: 'core-token' } });
+  await onboard(base);
+  const page = await newPage(t);
+  await signIn(page, base, '#/operator');
+  const apps = page.locator('#op-apps');
+  const row = apps.locator('li.op-app').filter({ hasText: 'File editor' });
+  await row.locator('.op-app-state').getByText('started').waitFor();
+  t.equal(await row.locator('.op-app-version').textContent(), '5.8.0');
+  t.equal(await row.getByRole('link', { name: 'Open File editor' }).getAttribute('href'), '/api/hassio_ingress/abc123/');
+  t.equal(await apps.locator('.op-panels').getByRole('link', { name: 'File editor' }).count(), 1, 'listed among the ingress panels');
+
+  await row.getByRole('button', { name: 'Stop File editor' }).click();
+  await page.getByRole('status').getByText('Stopped File editor').waitFor();
+  await row.locator('.op-app-state').getByText('stopped').waitFor();
+  t.ok(sup.calls.includes('POST /addons/core_configurator/stop'), 'the stop reached the supervisor');
+  t.equal(sup.app.state, 'stopped');
+
+  await row.getByRole('button', { name: 'Start File editor' }).click();
+  await row.locator('.op-app-state').getByText('started').waitFor();
+  t.equal(sup.app.state, 'started');
+  await page.locator('#op-jobs').getByText('No jobs are running.').waitFor();
   t.same(page.problems, []);
 });
