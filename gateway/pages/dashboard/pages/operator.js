@@ -96,6 +96,8 @@ export function mount(el, ctx) {
 
   let jobsFailed = false;
   async function refreshJobs() {
+    // a tab out of sight asks nothing; it catches up within a second of being shown again
+    if (document.hidden) return later(refreshJobs, JOBS_EVERY_MS);
     try {
       const data = await call('/jobs/info');
       if (stopped) return;
