@@ -39,6 +39,9 @@ import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
 import { registerHistoryRoutes } from '../gateway/routes/history.ts';
 import { History } from '../actors/history/history.ts';
 import { Explorer } from '../actors/explorer/explorer.ts';
+import { SupervisorClient, supervisorFromEnv, type SupervisorEndpoint } from '../actors/supervisor-client/client.ts';
+import { withSupervisorCommands } from '../gateway/ws/supervisor-commands.ts';
+import { commandFor } from '../gateway/ws/commands.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
@@ -93,6 +96,8 @@ export interface HearthOptions {
   onStop?: () => void;
   /** asked to restart (core.restart) */
   onRestart?: () => void;
+  /** the supervisor that runs this core; from env SUPERVISOR and SUPERVISOR_TOKEN when not given, null for none */
+  supervisor?: SupervisorEndpoint | null;
 }
 
 /** A running instance. */
@@ -282,7 +287,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await Promise.all(core.map((spec) => services.register(spec, systemContext())));
   await Promise.all(loggingServices({ logs, fireEvent }).map((spec) => services.register(spec, systemContext())));
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'websocket_api', ...configured, ...platforms.components()]);
+  // read once: a supervisor hands its core the address and token in the container's environment
+  const supervisorEndpoint = options.supervisor === undefined ? supervisorFromEnv(process.env) : (options.supervisor ?? undefined);
+  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'websocket_api', ...configured, ...platforms.components(), ...(supervisorEndpoint ? ['hassio'] : [])]);
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
@@ -292,6 +299,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const intents = new IntentRegistry(logs.get('hearth.intent').warning);
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
   const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   // every loaded integration's intent platform, and the intent integration's own handlers
@@ -338,7 +346,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const app = uWS.App();
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, httpLog.warning);
   const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
-  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded });
+  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded }, supervisorEndpoint ? withSupervisorCommands(commandFor) : undefined);
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
