@@ -6,6 +6,7 @@ import type { CoreAuthService } from '../actors/auth/index.ts';
 import type { AccessAuth } from '../actors/auth/types.ts';
 import type { History } from '../actors/history/history.ts';
 import type { Explorer } from '../actors/explorer/explorer.ts';
+import type { FrontendUserData } from '../actors/frontend/user-data.ts';
 import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
@@ -46,6 +47,8 @@ export interface CoreDeps {
   mobilePush?: MobilePush;
   /** the log explorer: the home at a moment, records with filters, a context's chain (hearth/* commands) */
   explorer?: Explorer;
+  /** the frontend's per-user data (frontend/*_user_data commands) */
+  frontendUserData?: FrontendUserData;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */
