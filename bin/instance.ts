@@ -42,6 +42,7 @@ import { Explorer } from '../actors/explorer/explorer.ts';
 import { SupervisorClient, supervisorFromEnv, type SupervisorEndpoint } from '../actors/supervisor-client/client.ts';
 import { withSupervisorCommands } from '../gateway/ws/supervisor-commands.ts';
 import { commandFor } from '../gateway/ws/commands.ts';
+import { FrontendUserData } from '../actors/frontend/user-data.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
@@ -202,6 +203,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     say: logs.get('hearth.mobile_app').warning,
   });
   areas.push(mobileSensors.area);
+  const frontendUserData = new FrontendUserData({ log, clock });
+  areas.push(frontendUserData);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -298,7 +301,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   bus.listen('state_changed', 'subscribed templates', (r) => r.stream.startsWith('entity/') && templates.stateChanged(r.data.entity_id, r.data.old_state, r.data.new_state));
   const intents = new IntentRegistry(logs.get('hearth.intent').warning);
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
-  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));

@@ -7,6 +7,7 @@ import type { AccessAuth } from '../actors/auth/types.ts';
 import type { History } from '../actors/history/history.ts';
 import type { Explorer } from '../actors/explorer/explorer.ts';
 import type { SupervisorClient } from '../actors/supervisor-client/client.ts';
+import type { FrontendUserData } from '../actors/frontend/user-data.ts';
 import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
@@ -49,6 +50,8 @@ export interface CoreDeps {
   explorer?: Explorer;
   /** the supervisor that runs this core (supervisor/api), when env SUPERVISOR and SUPERVISOR_TOKEN name one */
   supervisor?: SupervisorClient;
+  /** the frontend's per-user data (frontend/*_user_data commands) */
+  frontendUserData?: FrontendUserData;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

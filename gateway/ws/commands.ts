@@ -19,6 +19,7 @@ import { templateCommands } from './template-commands.ts';
 import { conversationCommands } from './conversation-commands.ts';
 import { mobileCommands } from './mobile-commands.ts';
 import { explorerCommands } from './explorer-commands.ts';
+import { frontendCommands } from './frontend-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command<D = CoreDeps> {
@@ -477,6 +478,7 @@ const commands: Record<string, Command> = {
   ...conversationCommands,
   ...mobileCommands,
   ...explorerCommands,
+  ...frontendCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));

@@ -3,7 +3,8 @@
 // time by the location's hash (#/home, #/history/<entity_id>, #/log, #/operator). Pages are
 // modules in ./pages/ exporting mount(el, ctx) → optional unmount().
 import { getAuth, createConnection, getUser, getConfig, ERR_INVALID_AUTH, ERR_CANNOT_CONNECT } from './vendor/haws/index.js';
-import { pickLanguage, translator } from './i18n.js';
+import { translator } from './i18n.js';
+import { chooseLanguage, readStoredLanguage, followStoredLanguage, languageControl } from './language.js';
 
 const TOKENS_KEY = 'hearth.dashboard.tokens';
 const DEFAULT_PAGE = 'home';
@@ -193,10 +194,9 @@ async function main() {
   }
 
   const [user, config] = await Promise.all([getUser(conn), getConfig(conn).catch(() => ({}))]);
-  // the user's own language setting where Hearth keeps one; the browser's otherwise
-  const stored = await conn.sendMessagePromise({ type: 'frontend/get_user_data', key: 'language' }).catch(() => undefined);
-  const lang = pickLanguage(stored?.value?.language, stored?.value, ...(navigator.languages ?? []), navigator.language);
-  const t = translator(lang);
+  // the user's own language setting, the browser's, the core's (language.js); followed live below
+  let lang = chooseLanguage(await readStoredLanguage(conn), config);
+  let t = translator(lang);
   document.documentElement.lang = lang;
   $('skip').textContent = t('app.skip');
 
@@ -226,6 +226,8 @@ async function main() {
   // the operator pages are there when a supervisor runs this Hearth, and for admins only
   const showOperator = Boolean(user.is_admin) && Array.isArray(config.components) && config.components.includes('hassio');
   renderNav(t, showOperator);
+  let langControl = languageControl(conn, t, lang);
+  signout.before(langControl);
 
   const api = restClient(auth);
   const main = $('main');
@@ -276,6 +278,26 @@ async function main() {
       if (mine === generation) el.append(Object.assign(document.createElement('p'), { className: 'error', role: 'alert', textContent: t('app.error', { message: err?.message ?? String(err) }) }));
     }
   }
+
+  // another tab or device changing the user's language switches this page: relabel the shell, remount the page
+  const applyLanguage = (stored) => {
+    const next = chooseLanguage(stored, config);
+    if (next === lang) return;
+    lang = next;
+    t = translator(lang);
+    document.documentElement.lang = lang;
+    $('skip').textContent = t('app.skip');
+    signout.textContent = t('app.signout');
+    renderNav(t, showOperator);
+    const control = languageControl(conn, t, lang);
+    // a keyboard user who just chose keeps their place
+    const hadFocus = langControl.contains(document.activeElement);
+    langControl.replaceWith(control);
+    langControl = control;
+    if (hadFocus) control.querySelector('select')?.focus();
+    route();
+  };
+  followStoredLanguage(conn, applyLanguage);
 
   window.addEventListener('hashchange', route);
   // "/" anywhere outside a field focuses the page's search box, when it has one

@@ -113,6 +113,9 @@ const TEXTS = {
     'nav.home': 'Home',
     'nav.log': 'Log',
     'nav.operator': 'Operator',
+    // the language control in the header (language.js)
+    'app.language': 'Language',
+    'app.language_failed': 'Saving the language failed: {message}',
     'home.title': 'Home',
     'home.search': 'Search entities',
     'home.search_hint': 'Name or entity id (press / to search)',
@@ -263,6 +266,11 @@ const TEXTS = {
     'nav.home': 'Übersicht',
     'nav.log': 'Protokoll',
     'nav.operator': 'Betrieb',
+    'app.language': 'Sprache',
+    'app.language_failed': 'Die Sprache konnte nicht gespeichert werden: {message}',
+    'app.title': 'Hearth',
+    'app.connected': '',
+    'log.col_seq': '#',
     'home.title': 'Übersicht',
     'home.search': 'Entitäten suchen',
     'home.search_hint': 'Name oder Entitäts-ID (/ drücken zum Suchen)',
@@ -310,6 +318,14 @@ const TEXTS = {
 
 /** Languages with a table. */
 export const LANGUAGES = Object.keys(TEXTS);
+
+/** Each language by its own name, as a chooser lists them. */
+export const LANGUAGE_NAMES = { en: 'English', de: 'Deutsch' };
+
+/** Whether `lang`'s own table has `key` (no fall back to English): for the tests of completeness. */
+export function hasText(lang, key) {
+  return Object.prototype.hasOwnProperty.call(TEXTS[lang] ?? {}, key);
+}
 
 /** The table's language for a tag like `de-AT` or `en_US`; English when there is none. */
 export function pickLanguage(...tags) {

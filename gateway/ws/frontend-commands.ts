@@ -1,0 +1,57 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Command } from './commands.ts';
+import type { CoreDeps } from '../core.ts';
+import { newContext } from '../core.ts';
+import { CommandError } from './connection.ts';
+import type { FrontendUserData } from '../../actors/frontend/user-data.ts';
+
+const cmd = (props: Record<string, TSchema>) =>
+  Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String(), ...props }, { additionalProperties: false });
+
+// the original takes any JSON value, null included
+const Json = Type.Union([Type.Null(), Type.Boolean(), Type.Number(), Type.String(), Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown())]);
+
+function store(deps: CoreDeps): FrontendUserData {
+  if (!deps.frontendUserData) throw new CommandError('not_supported', 'Per-user frontend data is not kept here.');
+  return deps.frontendUserData;
+}
+
+/**
+ * The original's per-user frontend data: any signed-in user, always their own data. A read
+ * answers `{value}`: one key's value (null when unset), or every key's when no key is given.
+ */
+export const frontendCommands: Record<string, Command> = {
+  'frontend/get_user_data': {
+    schema: cmd({ key: Type.Optional(Type.String()) }),
+    handle(conn, msg, deps) {
+      const data = store(deps);
+      const userId = conn.principal!.userId;
+      const value = msg.key === undefined ? data.all(userId) : data.get(userId, msg.key);
+      conn.result(msg.id, JSON.stringify({ value }));
+    },
+  },
+
+  'frontend/set_user_data': {
+    schema: cmd({ key: Type.String(), value: Json }),
+    async handle(conn, msg, deps) {
+      const userId = conn.principal!.userId;
+      const refused = await store(deps).set(userId, msg.key, msg.value, newContext(deps, userId, conn.principal!.refreshTokenId));
+      if (refused) throw new CommandError(refused[0], refused[1]);
+      conn.result(msg.id, 'null');
+    },
+  },
+
+  'frontend/subscribe_user_data': {
+    schema: cmd({ key: Type.Optional(Type.String()) }),
+    handle(conn, msg, deps) {
+      const data = store(deps);
+      const userId = conn.principal!.userId;
+      const key: string | undefined = msg.key;
+      const send = () => conn.event(msg.id, JSON.stringify({ value: key === undefined ? data.all(userId) : data.get(userId, key) }));
+      conn.subscribe(msg.id, data.subscribe(userId, key, send));
+      // as the original: the current value first, then the result
+      send();
+      conn.result(msg.id, 'null');
+    },
+  },
+};
