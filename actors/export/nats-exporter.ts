@@ -26,6 +26,7 @@ import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import { Redactor } from '../../store/redact.ts';
 import type { NatsExportConfig } from './config.ts';
 import { isExported, subjectOf } from './subjects.ts';
+import { Pause } from '../nats/pause.ts';
 import { publishSnapshot, snapshotSeq, type AreaPart } from '../replica/snapshots.ts';
 
 export const LAG_ENTITY = 'sensor.hearth_export_lag';
@@ -78,8 +79,8 @@ export class NatsExporter {
   #stopped = false;
   #nc: NatsConnection | undefined;
   #wake: (() => void) | undefined;
-  /** ends the wait between two connection attempts (a commit does not: it would hammer a dead server) */
-  #stopWait: (() => void) | undefined;
+  /** between two connection attempts (a commit does not end it: that would hammer a dead server) */
+  readonly #pause = new Pause();
   #unlisten: (() => void) | undefined;
   /** committed batches, in seq order: every record after #tailFrom is in them until acked */
   #tail: EventRecord[][] = [];
@@ -152,7 +153,7 @@ export class NatsExporter {
     if (this.#tick) clearInterval(this.#tick);
     clearTimeout(this.#commitTimer);
     this.#poke();
-    this.#stopWait?.();
+    this.#pause.cut();
     const until = performance.now() + STOP_ACKS_MS;
     while (this.#connected && this.#inflight > 0 && performance.now() < until) await new Promise((ok) => setTimeout(ok, 5));
     await this.#nc?.close().catch(() => {});
@@ -176,15 +177,8 @@ export class NatsExporter {
         this.#nc = undefined;
         await nc?.close().catch(() => {});
       }
-      // stop() wakes this wait too
-      if (!this.#stopped) await new Promise<void>((ok) => {
-        const timer = setTimeout(ok, RETRY_MS);
-        this.#stopWait = () => {
-          clearTimeout(timer);
-          ok();
-        };
-      });
-      this.#stopWait = undefined;
+      // stop() cuts this wait short
+      if (!this.#stopped) await this.#pause.wait(RETRY_MS);
     }
   }
 

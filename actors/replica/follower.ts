@@ -18,6 +18,7 @@ import { readFile } from 'node:fs/promises';
 import { connect, credsAuthenticator, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import type { EventLog, EventRecord } from '../../store/types.ts';
 import { readSnapshot, type ReplicaSnapshot } from './snapshots.ts';
+import { Pause } from '../nats/pause.ts';
 
 export const POSITION = 'replica_position';
 const RETRY_MS = 1000;
@@ -75,7 +76,7 @@ export class Follower {
   #stopped = false;
   #downWarned = false;
   #nc: NatsConnection | undefined;
-  #stopWait: (() => void) | undefined;
+  readonly #pause = new Pause();
   #loop: Promise<void> | undefined;
   #savedAt = 0;
   #savedSeq = 0;
@@ -101,7 +102,7 @@ export class Follower {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#stopWait?.();
+    this.#pause.cut();
     await this.#nc?.close().catch(() => {});
     await this.#loop;
     await this.#savePosition(true).catch(() => {});
@@ -143,16 +144,7 @@ export class Follower {
         this.#nc = undefined;
         await nc?.close().catch(() => {});
       }
-      if (!this.#stopped) {
-        await new Promise<void>((ok) => {
-          const timer = setTimeout(ok, RETRY_MS);
-          this.#stopWait = () => {
-            clearTimeout(timer);
-            ok();
-          };
-        });
-      }
-      this.#stopWait = undefined;
+      if (!this.#stopped) await this.#pause.wait(RETRY_MS);
     }
   }
 

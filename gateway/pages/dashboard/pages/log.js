@@ -3,25 +3,13 @@
 // call and context, and "follow the context" (hearth/context): from a change back to the service
 // call, the user and the token that caused it. Admins only: the log holds everyone's doings.
 
+import { h } from '../dom.js';
+
 const STATES_SHOWN = 200;
 const RECORDS_BEFORE = 12;
 const RECORDS_AFTER = 8;
 const DEBOUNCE_MS = 200;
 const SECOND = 1000;
-
-const h = (tag, props = {}, ...children) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else if (k in el && typeof v !== 'string') el[k] = v;
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c);
-  return el;
-};
 
 /** `ms` as a datetime-local field's value, in the browser's time zone, to the second. */
 function localValue(ms) {

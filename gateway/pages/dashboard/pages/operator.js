@@ -4,22 +4,10 @@
 // ingress panels. Everything goes through the core's `supervisor/api` command, as the original's
 // frontend does: the page holds no supervisor token.
 
+import { h } from '../dom.js';
+
 const JOBS_EVERY_MS = 1000;
 const RESOLUTION_EVERY_MS = 10_000;
-
-const h = (tag, props = {}, ...children) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else if (k in el && typeof v !== 'string') el[k] = v;
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c);
-  return el;
-};
 
 const errorText = (err) => (err && typeof err === 'object' ? err.message || err.code || JSON.stringify(err) : String(err));
 
