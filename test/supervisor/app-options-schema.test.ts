@@ -3,6 +3,8 @@ import {
   parseSchema,
   validateOptions,
   optionsValidateAnswer,
+  invalidOptionsMessage,
+  mergeOptions,
   uiSchema,
   type HardwareDevice,
   type Schema,
@@ -244,4 +246,17 @@ t.test('UI schema: the original test_ui_* cases', async (t) => {
   ]);
   t.equal(uiSchema(false), null);
   t.same(uiSchema({}), []);
+});
+
+t.test('defaults merged with the stored options; the refusal message', async (t) => {
+  const defaults = { name: 'x', ports: [1, 2], nested: { a: 1, b: { c: 2 } }, keep: true };
+  t.same(mergeOptions(defaults, {}), defaults);
+  t.same(mergeOptions(defaults, { ports: [3], nested: { b: { d: 4 } }, extra: 'y' }), {
+    name: 'x', ports: [3], nested: { a: 1, b: { c: 2, d: 4 } }, keep: true, extra: 'y',
+  });
+  t.same(mergeOptions(defaults, { nested: null, keep: false }), { name: 'x', ports: [1, 2], nested: null, keep: false });
+  t.same(mergeOptions(undefined, { a: 1 }), { a: 1 });
+  t.same(defaults.nested, { a: 1, b: { c: 2 } }, 'the defaults are not changed');
+  const r = check({ message: 'str' }, { message: true });
+  t.equal(invalidOptionsMessage('local_example', r.ok ? '' : r.message), "App local_example has invalid options: expected str. Got {'message': True}");
 });

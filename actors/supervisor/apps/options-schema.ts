@@ -201,7 +201,6 @@ function email(v: unknown): string {
 function url(v: unknown): string {
   if (typeof v !== 'string') throw new Invalid('expected a URL');
   // urllib.parse.urlparse: leading blanks stripped, tabs/newlines removed, scheme before ':', host after '//'
-  // eslint-disable-next-line no-control-regex
   const s = v.replace(/^[\x00-\x20]+/, '').replace(/[\t\r\n]/g, '');
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)/.exec(s);
   if (!m || m[2] === '') throw new Invalid('expected a URL');
@@ -378,6 +377,26 @@ export function validateOptions(schema: Schema, options: unknown, app: AppIdent,
     if (!(e instanceof Invalid)) throw e;
     return { ok: false, message: humanize(e.message, options), reason: e.message, pwned: [...v.pwned] };
   }
+}
+
+/** The 400 message (error key app_configuration_invalid_error) for options refused on set or on start. */
+export function invalidOptionsMessage(slug: string, message: string): string {
+  return `App ${slug} has invalid options: ${message}`;
+}
+
+/**
+ * The options an app runs with: its config defaults deep-merged with what the user stored.
+ * Dicts merge key by key; anything else (lists included, and null) from the user replaces the default.
+ */
+export function mergeOptions(defaults: unknown, user: unknown): Record<string, unknown> {
+  const merge = (a: unknown, b: unknown): unknown => {
+    if (!isDict(a) || !isDict(b)) return structuredClone(b);
+    const out: Record<string, unknown> = structuredClone(a);
+    for (const [k, v] of Object.entries(b)) out[k] = Object.hasOwn(out, k) ? merge(out[k], v) : structuredClone(v);
+    return out;
+  };
+  const base = isDict(defaults) ? defaults : {};
+  return merge(base, isDict(user) ? user : {}) as Record<string, unknown>;
 }
 
 export interface PwnedSettings {
