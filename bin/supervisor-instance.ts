@@ -148,7 +148,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;
   registerSupervisorRoutes(api, deps);
-  deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store') });
+  deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
   await deps.store.reload();
   registerStoreRoutes(api, deps);
 

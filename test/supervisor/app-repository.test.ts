@@ -163,6 +163,17 @@ t.test('the store: built-in, local and more directories; reload picks up changes
   t.equal(mine.repository, 'local');
   t.equal(store.available(mine), false, 'an aarch64-only app is not available on amd64');
   t.equal(store.available(store.app('core_hearth_echo')), true);
+  t.throws(() => store.checkAvailable(mine), { status: 400, errorKey: 'app_not_supported_architecture_error', message: 'App Mine not supported on this platform, supported architectures: aarch64', extraFields: { app: 'Mine', slug: 'local_mine', architectures: 'aarch64' } });
+  await writeFile(join(data, 'local', 'mine', 'config.yaml'), 'name: Mine\nversion: "0.1"\nslug: mine\ndescription: local\narch: [amd64]\nmachine: ["!raspberrypi4"]\nhomeassistant: "2.0.0"\n');
+  await store.reload();
+  // as the original: a machine list that does not name this machine excludes it
+  t.throws(() => store.checkAvailable(store.app('local_mine')), { errorKey: 'app_not_supported_machine_type_error', message: 'App Mine not supported on this machine, supported machine types: !raspberrypi4' });
+  const versioned = new AppStore({ localDir: join(data, 'local'), say: { info: () => {}, warning: () => {} }, arch: 'amd64', machine: 'raspberrypi4', coreVersion: () => '1.5.0' });
+  await versioned.reload();
+  t.throws(() => versioned.checkAvailable(versioned.app('local_mine')), { errorKey: 'app_not_supported_machine_type_error', message: /supported machine types: !raspberrypi4$/ }, 'a negated machine');
+  await writeFile(join(data, 'local', 'mine', 'config.yaml'), 'name: Mine\nversion: "0.1"\nslug: mine\ndescription: local\narch: [amd64]\nhomeassistant: "2.0.0"\n');
+  await versioned.reload();
+  t.throws(() => versioned.checkAvailable(versioned.app('local_mine')), { errorKey: 'app_not_supported_home_assistant_version_error', message: 'App Mine not supported on this system, requires Home Assistant version 2.0.0 or greater', extraFields: { app: 'Mine', slug: 'local_mine', version: '2.0.0' } });
   t.throws(() => store.app('local_nope'), { status: 404, errorKey: 'store_app_not_found_error', message: 'App local_nope does not exist in the store' });
   t.throws(() => store.repository('nope'), { status: 404, message: 'Repository nope does not exist in the store' });
 });

@@ -86,6 +86,11 @@ t.test('the store on v1', async (t) => {
     t.equal(await unknown.text(), 'App bad does not exist in the store');
   }
 
+  // availability and the ignored version segment
+  t.same(await s.json('GET', '/store/addons/core_hearth_echo/availability'), { status: 200, body: { result: 'ok', data: {} } });
+  t.same((await s.json('GET', '/store/addons/core_hearth_echo/1.0.0')).body, (await s.json('GET', '/store/addons/core_hearth_echo')).body);
+  t.equal((await s.json('GET', '/store/addons/bad/availability')).status, 404);
+
   const repos = await s.json('GET', '/store/repositories');
   t.same(repos.body.data, store.body.data.repositories, 'the repositories are a list');
   t.same((await s.json('GET', `/store/repositories/${hash}`)).body.data, store.body.data.repositories[2]);
@@ -126,4 +131,6 @@ t.test('the store on v2: apps', async (t) => {
   t.match(await (await s.call('GET', '/v2/store/apps/core_hearth_stdin_logger/changelog')).text(), /^# Changelog/);
   t.equal((await s.json('POST', '/v2/store/reload')).status, 200);
   t.equal((await s.json('POST', '/v2/addons/reload')).status, 404);
+  t.equal((await s.json('GET', '/v2/store/apps/core_hearth_echo/availability')).status, 200);
+  t.equal((await s.json('GET', '/v2/store/apps/core_hearth_echo/9.9')).body.data.slug, 'core_hearth_echo');
 });

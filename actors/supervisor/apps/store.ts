@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { readRepository, type RepositoryApp, type RepositoryInfo } from './repository.ts';
 import { archOf, machineOf } from '../machine.ts';
-import { keyedError, notFound } from '../errors.ts';
+import { keyedError, notFound, SupervisorError } from '../errors.ts';
+import { compareVersions } from '../updater/updater.ts';
 
 /** Hearth's own repository, shipped with it: slug `core` (the original's official repository). */
 export const BUILTIN_REPOSITORY_DIR = fileURLToPath(new URL('./builtin/', import.meta.url));
@@ -39,6 +40,8 @@ export interface AppStoreView {
   repository(slug: string): RepositoryInfo;
   /** whether the app can run here (its arch list holds this machine's, its machine list allows it) */
   available(app: RepositoryApp): boolean;
+  /** the same, as the original's 400 `app_not_supported_*` errors (arch, machine, minimum core version) */
+  checkAvailable(app: RepositoryApp): void;
   /** the summary of the store's listing; `extended` adds the single-app keys (supervisor-wire §4.16) */
   summary(app: RepositoryApp, extended?: boolean): Promise<Record<string, unknown>>;
   /** reads every repository again */
@@ -56,6 +59,8 @@ export interface AppStoreOptions {
   /** this system's architecture (`amd64`, `aarch64`) and machine; default from the host */
   arch?: string;
   machine?: string;
+  /** the core's installed version, for an app's minimum (`homeassistant`); unchecked while null */
+  coreVersion?: () => string | null;
 }
 
 export class AppStore implements AppStoreView {
@@ -91,13 +96,31 @@ export class AppStore implements AppStoreView {
   }
 
   available(app: RepositoryApp): boolean {
+    try {
+      this.checkAvailable(app);
+      return true;
+    } catch (err) {
+      if (err instanceof SupervisorError) return false;
+      throw err;
+    }
+  }
+
+  checkAvailable(app: RepositoryApp): void {
+    const c = app.config;
+    const fields = { app: c.name, slug: app.key };
     const arch = this.options.arch ?? archOf();
-    if (!app.config.arch.includes(arch)) return false;
+    if (!c.arch.includes(arch)) {
+      throw keyedError(400, 'app_not_supported_architecture_error', 'App {app} not supported on this platform, supported architectures: {architectures}', { ...fields, architectures: c.arch.join(', ') });
+    }
+    // as the original: a machine list that does not name this machine excludes it, `!` or not
     const machine = this.options.machine ?? machineOf(arch);
-    const machines = app.config.machine;
-    if (machines.includes(`!${machine}`)) return false;
-    const positive = machines.filter((m) => !m.startsWith('!'));
-    return positive.length === 0 || positive.includes(machine);
+    if (c.machine.length && (c.machine.includes(`!${machine}`) || !c.machine.includes(machine))) {
+      throw keyedError(400, 'app_not_supported_machine_type_error', 'App {app} not supported on this machine, supported machine types: {machine_types}', { ...fields, machine_types: c.machine.join(', ') });
+    }
+    const core = this.options.coreVersion?.() ?? null;
+    if (c.homeassistant && core && compareVersions(core, c.homeassistant) < 0) {
+      throw keyedError(400, 'app_not_supported_home_assistant_version_error', 'App {app} not supported on this system, requires Home Assistant version {version} or greater', { ...fields, version: c.homeassistant });
+    }
   }
 
   async summary(app: RepositoryApp, extended = false): Promise<Record<string, unknown>> {

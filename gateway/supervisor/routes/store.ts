@@ -62,5 +62,12 @@ export function registerStoreRoutes(api: SupervisorApi, deps: SupervisorDeps): v
   for (const which of ['changelog', 'documentation'] as const) {
     api.get(`/store/addons/:app/${which}`, textFile(which), { v2Path: `/store/apps/:app/${which}`, v1Aliases: [`/addons/:app/${which}`] });
   }
-  api.get('/store/addons/:app', (call) => store().summary(store().app(call.params.app!), true), { v2Path: '/store/apps/:app' });
+  api.get('/store/addons/:app/availability', (call) => {
+    store().checkAvailable(store().app(call.params.app!));
+    return {};
+  }, { v2Path: '/store/apps/:app/availability' });
+  const info = (call: SupervisorCall) => store().summary(store().app(call.params.app!), true);
+  api.get('/store/addons/:app', info, { v2Path: '/store/apps/:app' });
+  // the version segment is accepted and ignored: the store has one version of an app (registered last)
+  api.get('/store/addons/:app/:version', info, { v2Path: '/store/apps/:app/:version' });
 }
