@@ -20,6 +20,8 @@ import { machineOf } from '../actors/supervisor/machine.ts';
 import { LEVELS } from '../actors/logging/levels.ts';
 import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts';
 import { SupervisorListener } from './supervisor-listener.ts';
+import { AppStore } from '../actors/supervisor/apps/store.ts';
+import { registerStoreRoutes } from '../gateway/supervisor/routes/store.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -50,6 +52,8 @@ export interface SupervisorOptions {
    * (default: the documents shipped in actors/supervisor/updater/channels/; `default` goes back to them)
    */
   updaterUrl?: string;
+  /** more app repository directories for the store (besides the built-in one and `<data>/apps/local`) */
+  appRepositories?: string[];
 }
 
 /** A running supervisor. */
@@ -144,6 +148,9 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;
   registerSupervisorRoutes(api, deps);
+  deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
+  await deps.store.reload();
+  registerStoreRoutes(api, deps);
 
   const host = options.host ?? '0.0.0.0';
   const port = await listener.listen(host, options.port).catch(async (err) => {

@@ -3,13 +3,15 @@ import type { Supervisor } from './supervisor-instance.ts';
 import { guardProcess, orderlyExit } from './guard.ts';
 import { portFrom } from './args.ts';
 
-const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H] [--updater URL|PATH]
+const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket PATH] [--host H] [--updater URL|PATH] [--repositories DIR[,DIR]]
   --port            the supervisor's API (env HEARTH_SUPERVISOR_PORT; default 1703)
   --data            its data: log, admin.token, the core's data in core/ (env HEARTH_SUPERVISOR_DATA; default ./supervisor-data)
   --docker-socket   the container engine (env DOCKER_SOCKET; default /var/run/docker.sock)
   --updater         the channel document of the latest versions: a JSON file or an http(s) URL, {channel}
                     standing for stable/beta/dev (env HEARTH_SUPERVISOR_UPDATER; kept for later starts;
                     default (or the word default) the documents shipped with Hearth, which report no update)
+  --repositories    more app repository directories for the store, comma-separated (env HEARTH_SUPERVISOR_REPOSITORIES;
+                    the built-in repository and <data>/apps/local are always read)
   hearth supervisor tokens <list|add|revoke>   tokens with a role, while it is stopped (--help)
 The operator's token is written to <data>/admin.token on first start:
   curl -H "Authorization: Bearer $(cat <data>/admin.token)" http://localhost:1703/core/info`;
@@ -25,6 +27,7 @@ export async function supervisorMain(argv: string[]): Promise<void> {
       host: { type: 'string' },
       'docker-socket': { type: 'string' },
       updater: { type: 'string' },
+      repositories: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -37,11 +40,12 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   const host = values.host ?? '0.0.0.0';
   const dockerSocket = values['docker-socket'] ?? process.env.DOCKER_SOCKET ?? '/var/run/docker.sock';
   const updaterUrl = values.updater || process.env.HEARTH_SUPERVISOR_UPDATER || undefined;
+  const appRepositories = (values.repositories ?? process.env.HEARTH_SUPERVISOR_REPOSITORIES ?? '').split(',').map((d) => d.trim()).filter(Boolean);
   const { startSupervisor } = await import('./supervisor-instance.ts');
   let instance: Supervisor | undefined;
   const exit = orderlyExit('Supervisor', () => instance?.stop());
   // into the supervisor's own log (its file, which /supervisor/logs serves) once it runs
   guardProcess({ say: (line, level) => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line)), stop: (code) => void exit(code) });
-  instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, onStop: () => void exit(0) });
+  instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, appRepositories, onStop: () => void exit(0) });
   console.log(`Supervisor listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; operator token in ${instance.dataDir}/admin.token)`);
 }

@@ -8,6 +8,7 @@ import type { Jobs } from '../../actors/supervisor/jobs/types.ts';
 import type { Resolution } from '../../actors/supervisor/resolution/types.ts';
 import type { CoreRuntimeView } from '../../actors/supervisor/core/types.ts';
 import type { UpdaterView } from '../../actors/supervisor/updater/types.ts';
+import type { AppStoreView } from '../../actors/supervisor/apps/store.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -30,6 +31,8 @@ export interface SupervisorDeps {
   updater: UpdaterView;
   /** the core runtime, set right after the deps it links back to are made */
   core?: CoreRuntimeView;
+  /** the app store's repositories (read side) */
+  store?: AppStoreView;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

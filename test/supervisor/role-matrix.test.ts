@@ -9,12 +9,20 @@ import { ROLES, type Role } from '../../actors/supervisor/access.ts';
 
 type Who = Role | 'core-container' | 'operator';
 
+/** Paths the middleware lets through without a token (supervisor-wire §2.3 no_security_check). */
+function openToAnyone(tree: 'v1' | 'v2', fullPath: string): boolean {
+  const path = tree === 'v2' ? fullPath.slice(3) : fullPath;
+  if (tree === 'v1') return path === '/supervisor/ping' || /^\/(?:store\/)?addons\/[^/]+\/(?:icon|logo)$/.test(path);
+  return /^\/store\/apps\/[^/]+\/(?:icon|logo)$/.test(path);
+}
+
 /** Who may call `method path` on `tree`, per supervisor-api.md §4 and §5 (and §9.4). */
 function allowed(tree: 'v1' | 'v2', method: string, fullPath: string): Set<Who> {
   const path = tree === 'v2' ? fullPath.slice(3) : fullPath;
   const all = new Set<Who>([...ROLES, 'core-container', 'operator']);
   const atLeast = (...roles: Who[]) => new Set<Who>([...roles, 'admin', 'core-container', 'operator']);
   if (path === '/info') return all; // any caller (token-bypass path)
+  if (openToAnyone(tree, fullPath)) return all; // the store's icons and logos need no token
   if (/^\/[^/]+(?:\/.+)?\/info$/.test(path) && method === 'GET') return all; // the info-path rule
   if (path === '/supervisor/ping') return tree === 'v1' ? all : atLeast('manager');
   if (path.startsWith('/core/') || path.startsWith('/homeassistant/')) return atLeast('core', 'manager');
@@ -77,8 +85,9 @@ t.test('role matrix over every route on both trees', async (t) => {
       if (path.endsWith('/supervisor/restart') && expected.has(who)) await waitForApi();
     }
     const anonymous = await call(entry.method, path);
-    const open = entry.tree === 'v1' && path === '/supervisor/ping';
-    if (open) t.equal(anonymous.status, 200, `${path} needs no token`);
+    const open = openToAnyone(entry.tree, path);
+    // an icon or logo of an app no store knows: the handler's 404
+    if (open) t.equal(anonymous.status, path.endsWith('/supervisor/ping') ? 200 : 404, `${path} needs no token`);
     else if (anonymous.status !== 401 || anonymous.body !== '401: Unauthorized') t.fail(`no token ${entry.method} ${path}: expected text 401, got ${anonymous.status}`);
   }
   t.ok(checked >= table.length * 7, `${table.length} routes × 7 callers checked`);
