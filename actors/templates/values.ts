@@ -1,5 +1,6 @@
 import { TemplateError, typeError } from './errors.ts';
 import type { Zone } from './datetime.ts';
+import { strRepr } from '../python-repr.ts';
 
 /**
  * Python's values as a template sees them, on plain JavaScript values where they agree:
@@ -254,22 +255,7 @@ export function intStr(x: number): string {
   return String(x);
 }
 
-/** Python's repr() of a str. */
-export function strRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += `\\${quote}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + quote;
-}
+export { strRepr };
 
 /** Python's repr(). */
 export function repr(x: unknown): string {

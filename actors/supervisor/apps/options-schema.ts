@@ -10,6 +10,7 @@
  * Failures carry the message the original's API shows: `<reason>. Got <Python repr of the options>`.
  */
 import { createHash } from 'node:crypto';
+import { strRepr } from '../../python-repr.ts';
 
 export type SchemaElement = string | SchemaElement[] | { [key: string]: SchemaElement };
 export type SchemaDict = { [key: string]: SchemaElement };
@@ -99,21 +100,6 @@ function pyNumber(n: number): string {
   return Number.isInteger(n) ? String(n) : pyFloat(n);
 }
 
-function pyString(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = '';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += `\\${quote}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return quote + out + quote;
-}
 
 /** A value as Python's repr() shows it (how the original's messages quote data). */
 export function pyRepr(v: unknown): string {
@@ -121,10 +107,10 @@ export function pyRepr(v: unknown): string {
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (typeof v === 'number') return pyNumber(v);
-  if (typeof v === 'string') return pyString(v);
+  if (typeof v === 'string') return strRepr(v);
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  if (isDict(v)) return `{${Object.entries(v).map(([k, x]) => `${pyString(k)}: ${pyRepr(x)}`).join(', ')}}`;
-  return pyString(String(v));
+  if (isDict(v)) return `{${Object.entries(v).map(([k, x]) => `${strRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+  return strRepr(String(v));
 }
 
 /** Python's str(): strings as they are, everything else as its repr. */
