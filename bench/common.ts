@@ -227,3 +227,14 @@ export async function fullGc(): Promise<void> {
     await sleep(50);
   }
 }
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/** A ULID-shaped context id from a number (cheap and unique). */
+export function contextId(n: number): string {
+  let s = '';
+  for (let i = 0; i < 16; i++) {
+    s = CROCKFORD[n % 32] + s;
+    n = Math.floor(n / 32);
+  }
+  return `01JGKZ3M5D${s}`;
+}

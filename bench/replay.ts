@@ -6,24 +6,13 @@ import { startHearth } from '../bin/instance.ts';
 import { openEventLog } from '../store/log.ts';
 import { seqKey } from '../store/keys.ts';
 import type { NewEvent } from '../store/types.ts';
-import { isMain, ms, num, removeDir, runAlone, tempDir, timeRow, type BenchOptions, type BenchResult } from './common.ts';
+import { contextId, isMain, ms, num, removeDir, runAlone, tempDir, timeRow, type BenchOptions, type BenchResult } from './common.ts';
 import { hotSpotNotes, startProfile } from './profile.ts';
 
 export const RECORDS = 1_000_000;
 export const ENTITIES = 10_000;
 export const TAIL = 10_000;
 const CHUNK = 10_000;
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-/** A ULID-shaped context id from a number (cheap and unique). */
-function contextId(n: number): string {
-  let s = '';
-  for (let i = 0; i < 16; i++) {
-    s = CROCKFORD[n % 32] + s;
-    n = Math.floor(n / 32);
-  }
-  return `01JGKZ3M5D${s}`;
-}
 
 /**
  * The records of a busy home: temperature sensors reporting in turn. Each record carries the

@@ -4,20 +4,10 @@
 import { connect, headers, type NatsConnection } from 'nats';
 import { subjectOf } from '../actors/export/subjects.ts';
 import type { EventRecord } from '../store/types.ts';
+import { contextId } from './common.ts';
 
 export const ENTITIES = 20_000;
 const WINDOW = 2000;
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-/** A ULID-shaped context id from a number (cheap and unique). */
-function contextId(n: number): string {
-  let s = '';
-  for (let i = 0; i < 16; i++) {
-    s = CROCKFORD[n % 32] + s;
-    n = Math.floor(n / 32);
-  }
-  return `01JGKZ3M5D${s}`;
-}
 
 export interface EntityState {
   entity_id: string;

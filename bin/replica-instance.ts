@@ -86,8 +86,9 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').info, states: entities });
   const auth = new MirroredAuth({ clock, placement: { deviceOf: (id: string) => registries.deviceOf(id), areaIdOf: (id: string) => registries.areaOf(id)?.area_id } });
   const areas: Area[] = [entities.area, registries.area, coreConfig.area, auth];
-  // entities and registries project what is committed themselves; these only evolve
-  for (const area of [coreConfig.area]) log.onCommit((records) => records.forEach((r) => area.owns(r) && area.evolve(r)));
+  // entities, registries and the auth mirror project what is committed themselves; the core
+  // config applies its records only through its own writes, which a replica never makes
+  log.onCommit((records) => records.forEach((r) => coreConfig.area.owns(r) && coreConfig.area.evolve(r)));
   auth.follow(log);
 
   const restored = await restore(log, areas, say.warning);
