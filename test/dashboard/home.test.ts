@@ -4,6 +4,7 @@
 import t from 'tap';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { authedClient } from '../helpers/ws.ts';
+import { sorting } from '../helpers/ws-sorting.ts';
 import { newPage, noBrowser, signIn } from '../helpers/browser.ts';
 import { freePort } from '../helpers/ports.ts';
 
@@ -29,14 +30,7 @@ async function home(t: { teardown(fn: () => unknown): void }) {
   const rest = api(h.base, owner.access_token);
   const ws = await authedClient(h.base, owner.access_token);
   t.teardown(() => ws.ws.close());
-  let id = 1;
-  const ask = async (msg: Record<string, unknown>) => {
-    const mine = id++;
-    ws.send({ id: mine, ...msg });
-    const answer = await ws.until((m: any) => m.id === mine && m.type === 'result');
-    if (!answer.success) throw new Error(`${msg.type}: ${JSON.stringify(answer.error)}`);
-    return answer.result;
-  };
+  const ask = sorting(ws).result;
   return { ...h, rest, ask };
 }
 

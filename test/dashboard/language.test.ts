@@ -7,6 +7,7 @@ import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { startTestHearth, onboard } from '../helpers/hearth.ts';
 import { authedClient } from '../helpers/ws.ts';
+import { sorting } from '../helpers/ws-sorting.ts';
 import { newPage, noBrowser, signIn } from '../helpers/browser.ts';
 // @ts-expect-error: a plain browser module without types
 import { LANGUAGES, hasText } from '../../gateway/pages/dashboard/i18n.js';
@@ -36,14 +37,7 @@ t.test('the language from the user settings', { skip: noBrowser }, async (t) => 
   const tokens = await onboard(h.base);
   const ws = await authedClient(h.base, tokens.access_token);
   t.teardown(() => ws.ws.close());
-  let id = 1;
-  const ask = async (msg: Record<string, unknown>) => {
-    const mine = id++;
-    ws.send({ id: mine, ...msg });
-    const answer = await ws.until((m: any) => m.id === mine && m.type === 'result');
-    if (!answer.success) throw new Error(`${msg.type}: ${JSON.stringify(answer.error)}`);
-    return answer.result;
-  };
+  const ask = sorting(ws).result;
 
   const page = await newPage(t, { locale: 'en-US' });
   await signIn(page, h.base);

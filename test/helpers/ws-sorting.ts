@@ -57,7 +57,13 @@ export function sorting(c: RawClient) {
     if (!answer.success) throw new Error(`subscribe failed: ${JSON.stringify(answer)}`);
     return { next: () => next(answer.id, `${eventType} event`), pending: () => pending(answer.id) };
   };
-  return { ask, next, pending, eventsOf };
+  /** the result of a command; a refusal throws, naming the command and its error */
+  const result = async (msg: Record<string, unknown>) => {
+    const answer = await ask(msg);
+    if (!answer.success) throw new Error(`${msg.type}: ${JSON.stringify(answer.error)}`);
+    return answer.result;
+  };
+  return { ask, result, next, pending, eventsOf };
 }
 
 let users = 0;
