@@ -4,11 +4,12 @@
 // nats-server -js started for the run, each on a fresh data directory; raw uWS (bench/raw-uws.ts)
 // beside them as in post-states. While the exporting Hearth is loaded, its exporter's acked seq
 // and the log's last seq are sampled; after the load, the time until the exporter has caught up.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { connect } from 'nats';
 import { freePort } from '../test/helpers/ports.ts';
+import { NATS_SERVER, killNats, startNats as startNatsServer } from '../test/helpers/nats.ts';
 import { isMain, median, ms, num, rateRow, removeDir, runAlone, sleep, tempDir, type BenchOptions, type BenchResult, type Row } from './common.ts';
 import { startBenchHearth, type BenchHearth } from './hearth.ts';
 import type { LoadOptions } from './loadgen.ts';
@@ -17,7 +18,6 @@ import { hotSpotNotes, startProfile } from './profile.ts';
 import { startRawHttp } from './raw-uws.ts';
 import { chooseGenerator, timedLoad, type HttpLoadResult } from './wrk.ts';
 
-const NATS_SERVER = process.env.HEARTH_BENCH_NATS_SERVER ?? '/usr/sbin/nats-server';
 const WARMUP_MS = 1000;
 const DURATION_MS = 5000;
 const ROUNDS = 4;
@@ -58,33 +58,13 @@ interface Nats {
 async function startNats(): Promise<Nats> {
   const dir = await tempDir('nats');
   const port = await freePort();
-  const child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' });
-  const failed = new Promise<never>((_, fail) => child.once('error', (err) => fail(new Error(`${NATS_SERVER}: ${err.message} (HEARTH_BENCH_NATS_SERVER names another)`))));
-  failed.catch(() => {});
-  const end = Date.now() + 10_000;
-  for (;;) {
-    try {
-      const nc = await Promise.race([connect({ servers: `127.0.0.1:${port}`, reconnect: false, timeout: 500 }), failed]);
-      await nc.close();
-      break;
-    } catch (err) {
-      if (child.exitCode !== null || Date.now() > end) {
-        child.kill('SIGKILL');
-        throw new Error(`nats-server did not answer on port ${port}: ${(err as Error).message}`);
-      }
-      await sleep(50);
-    }
-  }
+  const child = await startNatsServer(port, dir);
   return {
     port,
     url: `nats://127.0.0.1:${port}`,
     child,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((ok) => child.once('exit', ok));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await killNats(child);
       await removeDir(dir);
     },
   };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { connect } from 'nats';
 import { freePort } from './ports.ts';
 
-const NATS_SERVER = '/usr/sbin/nats-server';
+export const NATS_SERVER = '/usr/sbin/nats-server';
 
 export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
