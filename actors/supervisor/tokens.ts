@@ -22,6 +22,8 @@ export interface TokenEntry {
   role: Role;
   token: string;
   created: number;
+  /** the installed app holding it (apps' own tokens) */
+  slug?: string;
 }
 
 export class Tokens implements Area {
@@ -69,7 +71,7 @@ export class Tokens implements Area {
   lookup(token: string): Caller | undefined {
     const e = this.byToken.get(token);
     if (!e) return undefined;
-    if (e.kind === 'app') return { kind: 'app', id: e.id, name: e.name, role: e.role };
+    if (e.kind === 'app') return { kind: 'app', id: e.id, name: e.name, role: e.role, ...(e.slug ? { slug: e.slug } : {}) };
     return { kind: e.kind, id: e.id, name: e.name };
   }
 
@@ -84,9 +86,9 @@ export class Tokens implements Area {
   }
 
   /** Issues a token: 112 lower-case hex characters, as the original's. */
-  async issue(spec: { name: string; kind: Caller['kind']; role: Role }, context: Context): Promise<TokenEntry> {
+  async issue(spec: { name: string; kind: Caller['kind']; role: Role; slug?: string }, context: Context): Promise<TokenEntry> {
     if (!ROLES.includes(spec.role)) throw new Error(`unknown role ${JSON.stringify(spec.role)}: give one of ${ROLES.join(', ')}`);
-    const entry: TokenEntry = { id: this.deps.ids.uuidHex(), name: spec.name, kind: spec.kind, role: spec.role, token: this.deps.ids.tokenHex(56), created: this.deps.clock.now() };
+    const entry: TokenEntry = { id: this.deps.ids.uuidHex(), name: spec.name, kind: spec.kind, role: spec.role, token: this.deps.ids.tokenHex(56), created: this.deps.clock.now(), ...(spec.slug ? { slug: spec.slug } : {}) };
     await this.deps.log.append([{ time: this.deps.clock.now(), stream: TOKEN_PREFIX + entry.id, type: 'token_issued', data: entry, context }]);
     return entry;
   }

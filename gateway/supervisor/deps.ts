@@ -9,6 +9,7 @@ import type { Resolution } from '../../actors/supervisor/resolution/types.ts';
 import type { CoreRuntimeView } from '../../actors/supervisor/core/types.ts';
 import type { UpdaterView } from '../../actors/supervisor/updater/types.ts';
 import type { AppStoreView } from '../../actors/supervisor/apps/store.ts';
+import type { AppsView } from '../../actors/supervisor/apps/types.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -33,6 +34,8 @@ export interface SupervisorDeps {
   core?: CoreRuntimeView;
   /** the app store's repositories (read side) */
   store?: AppStoreView;
+  /** the installed apps (the app actors) */
+  apps?: AppsView;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }
