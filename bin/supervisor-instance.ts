@@ -22,6 +22,8 @@ import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts
 import { SupervisorListener } from './supervisor-listener.ts';
 import { AppStore } from '../actors/supervisor/apps/store.ts';
 import { registerStoreRoutes } from '../gateway/supervisor/routes/store.ts';
+import { AppManager } from '../actors/supervisor/apps/manager.ts';
+import { registerAppRoutes } from '../gateway/supervisor/routes/apps.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -54,6 +56,10 @@ export interface SupervisorOptions {
   updaterUrl?: string;
   /** more app repository directories for the store (besides the built-in one and `<data>/apps/local`) */
   appRepositories?: string[];
+  /** the apps' container names are this plus the slug (default `app_`; tests give each supervisor its own) */
+  appContainerPrefix?: string;
+  /** false: do not start the `boot: auto` apps at start (default true) */
+  bootApps?: boolean;
 }
 
 /** A running supervisor. */
@@ -151,6 +157,19 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
   await deps.store.reload();
   registerStoreRoutes(api, deps);
+  const apps = new AppManager({
+    log, clock, ids, tokens, engine, dataDir, coreDataDir,
+    say: logs.get('hearth.supervisor.apps'),
+    store: () => (deps.store instanceof AppStore ? deps.store : undefined),
+    jobs: () => jobs,
+    containerPrefix: options.appContainerPrefix,
+    supervisorUrl: () => `http://supervisor:${listenPort}`,
+    timezone: () => supervisorSettings.get().timezone,
+  });
+  for await (const r of log.readStreams(apps.streamPrefix, { latest: apps.latestSuffices })) apps.evolve(r);
+  areas.push(apps);
+  deps.apps = apps;
+  registerAppRoutes(api, deps);
 
   const host = options.host ?? '0.0.0.0';
   const port = await listener.listen(host, options.port).catch(async (err) => {
@@ -167,7 +186,9 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   resolution.start();
   say.info(`supervisor running on port ${port}`);
   // in the background: the API answers while the image builds
-  if (options.bootCore !== false) void core.boot(context());
+  const coreBooted = options.bootCore !== false ? core.boot(context()) : Promise.resolve();
+  // the apps after the core, in the background too
+  if (options.bootApps !== false) void coreBooted.then(() => apps.boot(context()));
 
   let stopping: Promise<void> | undefined;
   // a restart keeps the listener (its requests meanwhile are told the state: `stopping`)
@@ -189,6 +210,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
       (stopping ??= (async () => {
         state = 'stopping';
         await core.close();
+        await apps.close();
         if (!keepListener) listener.close();
         state = 'close';
         await resolution.stop();

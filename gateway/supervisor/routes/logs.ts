@@ -67,8 +67,8 @@ function asText(err: unknown): never {
 
 type Variant = 'logs' | 'follow' | 'latest' | 'boot' | 'boot-follow';
 
-/** Registers the five log routes of `prefix` over `source`. */
-export function registerLogRoutes(api: SupervisorApi, prefix: string, source: LogSource, spec: LogRouteSpec = {}): void {
+/** Registers the five log routes of `prefix` over `source` (or the source a call names, e.g. by its `:app`). */
+export function registerLogRoutes(api: SupervisorApi, prefix: string, source: LogSource | ((call: SupervisorCall) => LogSource), spec: LogRouteSpec = {}): void {
   const paths: [string, Variant][] = [
     ['/logs', 'logs'],
     ['/logs/follow', 'follow'],
@@ -77,7 +77,8 @@ export function registerLogRoutes(api: SupervisorApi, prefix: string, source: Lo
     ['/logs/boots/:bootid/follow', 'boot-follow'],
   ];
   for (const [path, variant] of paths) {
-    api.get(`${prefix}${path}`, (call) => answer(call, source, variant, spec.verbose ?? false).catch(asText), {
+    const sourceOf = (call: SupervisorCall) => (typeof source === 'function' ? source(call) : source);
+    api.get(`${prefix}${path}`, (call) => Promise.resolve().then(() => answer(call, sourceOf(call), variant, spec.verbose ?? false)).catch(asText), {
       v1Aliases: (spec.v1Prefixes ?? []).map((p) => `${p}${path}`),
       ...(spec.v2Prefix ? { v2Path: `${spec.v2Prefix}${path}` } : {}),
     });

@@ -1,0 +1,692 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { createActor, type Actor } from 'xstate';
+import type { Area } from '../../area.ts';
+import type { Clock, Ids } from '../../clock.ts';
+import type { Logger } from '../../logging/logs.ts';
+import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+import type { Tokens } from '../tokens.ts';
+import type { Engine, ContainerStats } from '../docker/engine.ts';
+import type { Jobs, JobHandle } from '../jobs/types.ts';
+import { runInBackground } from '../jobs/jobs.ts';
+import { SupervisorError, keyedError } from '../errors.ts';
+import { archOf } from '../machine.ts';
+import { appMachine, isStable, type AppMachineState } from '../../../machines/app.machine.ts';
+import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
+import type { AppConfig, RepositoryApp } from './repository.ts';
+import type { AppStore } from './store.ts';
+import type { AppsView, AppState, AppTarget, AppUserSettings, InstalledApp } from './types.ts';
+import { appImageName, buildAppImage, imageExists, removeAppImage } from './image.ts';
+import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type Schema } from './options-schema.ts';
+import { appConfigDir, containerSpec, hostFolders } from './container-spec.ts';
+import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
+
+/**
+ * The installed apps, one actor each. Every change is a record on `supervisor/app/<slug>`
+ * (`app_installed`, `app_options_set`, `app_started`, `app_stopped`, `app_crashed`,
+ * `watchdog_restart`, `app_rebuilt`, `app_updated`, `app_uninstalled`...); the records that change
+ * what is kept carry the app's whole `config` and `user`, so the manager is rebuilt from the log
+ * like any area. Containers are `<prefix><slug>` on the engine, made fresh on each start.
+ * Operations on one app run one at a time, each as a job.
+ */
+
+export const APP_STREAM_PREFIX = 'supervisor/app/';
+
+export interface AppManagerOptions {
+  log: EventLog;
+  clock: Clock;
+  ids: Ids;
+  say: Logger;
+  tokens: Tokens;
+  engine: Engine;
+  store: () => AppStore | undefined;
+  jobs: () => Jobs | undefined;
+  /** the supervisor's data directory: `apps/data/<slug>`, `app_configs/<slug>`, share, media... */
+  dataDir: string;
+  coreDataDir: string;
+  /** container names are this plus the slug (default `app_`; tests give each supervisor its own) */
+  containerPrefix?: string;
+  supervisorUrl(): string;
+  timezone(): string;
+  /** the watchdog's pause between attempts (default 10 s) */
+  watchdogPauseMs?: number;
+  /** how long a start waits for an image healthcheck (default 120 s) */
+  startTimeoutMs?: number;
+}
+
+type Wanted = 'running' | 'stopped' | 'unknown';
+
+interface Kept {
+  slug: string;
+  repository: string;
+  config: AppConfig;
+  user: AppUserSettings;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const PORT_CONFLICT = /(?:0\.0\.0\.0|\[::\]|:):?(\d+).*(?:address already in use|port is already allocated)|port is already allocated|address already in use/;
+
+/** One installed app: what is kept of it, its lifecycle, what the supervisor last asked of it. */
+class AppActor {
+  readonly machine: Actor<typeof appMachine>;
+  /** the last state the API shows (transitional states show this) */
+  stable: AppState = 'unknown';
+  wanted: Wanted = 'unknown';
+  readonly watchdog = createActor(watchdogMachine).start();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(public kept: Kept) {
+    this.machine = createActor(appMachine).start();
+    this.machine.subscribe((s) => {
+      const value = s.value as AppMachineState;
+      if (isStable(value)) this.stable = value;
+    });
+    this.machine.send({ type: 'installed' });
+  }
+
+  get state(): AppState {
+    return this.stable;
+  }
+
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  stop(): void {
+    this.machine.stop();
+    this.watchdog.stop();
+  }
+}
+
+export class AppManager implements AppsView, Area {
+  readonly name = 'supervisor-apps';
+  readonly snapshotVersion = 1;
+  readonly streamPrefix = APP_STREAM_PREFIX;
+  readonly latestSuffices = false;
+  private readonly actors = new Map<string, AppActor>();
+  private readonly docker: Docker;
+  private readonly prefix: string;
+  private events?: NodeJS.ReadableStream & { destroy?: () => void };
+  private closed = false;
+
+  constructor(private readonly o: AppManagerOptions) {
+    this.docker = o.engine.docker;
+    this.prefix = o.containerPrefix ?? 'app_';
+    o.log.onCommit((records) => {
+      for (const r of records) if (this.owns(r)) this.evolve(r);
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // the area: state from the log
+
+  owns(record: EventRecord): boolean {
+    return record.stream.startsWith(APP_STREAM_PREFIX);
+  }
+
+  evolve(record: EventRecord): void {
+    const slug = record.stream.slice(APP_STREAM_PREFIX.length);
+    const data = record.data as Partial<Kept> & { exit_code?: number };
+    const actor = this.actors.get(slug);
+    switch (record.type) {
+      case 'app_installed':
+        actor?.stop();
+        this.actors.set(slug, new AppActor({ slug, repository: data.repository!, config: data.config!, user: data.user! }));
+        return;
+      case 'app_uninstalled':
+        actor?.stop();
+        this.actors.delete(slug);
+        return;
+    }
+    if (!actor) return;
+    if (data.config) actor.kept = { ...actor.kept, config: data.config };
+    if (data.user) actor.kept = { ...actor.kept, user: data.user };
+    switch (record.type) {
+      case 'app_started':
+      case 'watchdog_restart':
+        actor.machine.send({ type: 'running', healthy: true });
+        break;
+      case 'app_stopped':
+        actor.machine.send({ type: 'stopped' });
+        break;
+      case 'app_crashed':
+        actor.machine.send({ type: 'died', exitCode: data.exit_code ?? 1 });
+        break;
+      case 'app_start_failed':
+        actor.machine.send({ type: 'failed' });
+        break;
+    }
+  }
+
+  snapshot(): unknown {
+    return [...this.actors.values()].map((a) => ({ ...a.kept, state: a.state }));
+  }
+
+  restore(data: unknown): void {
+    for (const k of data as Array<Kept & { state: AppState }>) {
+      const actor = new AppActor({ slug: k.slug, repository: k.repository, config: k.config, user: k.user });
+      if (k.state === 'started') actor.machine.send({ type: 'running', healthy: true });
+      this.actors.set(k.slug, actor);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // AppsView
+
+  list(): InstalledApp[] {
+    return [...this.actors.values()].map((a) => this.view(a));
+  }
+
+  get(slug: string): InstalledApp | undefined {
+    const a = this.actors.get(slug);
+    return a ? this.view(a) : undefined;
+  }
+
+  byIngressToken(token: string): InstalledApp | undefined {
+    for (const a of this.actors.values()) if (a.kept.user.ingress_token === token) return this.view(a);
+    return undefined;
+  }
+
+  async ingressTarget(slug: string): Promise<AppTarget | null> {
+    const a = this.actors.get(slug);
+    if (!a || !a.kept.config.ingress) return null;
+    const info = await this.inspect(a);
+    if (!info?.State?.Running) return null;
+    const port = a.kept.config.ingress_port;
+    if (a.kept.config.host_network) return { host: '127.0.0.1', port };
+    const ip = Object.values(info.NetworkSettings?.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress;
+    return ip ? { host: ip, port } : null;
+  }
+
+  private view(a: AppActor): InstalledApp {
+    return { slug: a.kept.slug, repository: a.kept.repository, config: a.kept.config, user: a.kept.user, state: a.state };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // reading
+
+  containerName(slug: string): string {
+    return `${this.prefix}${slug}`;
+  }
+
+  dataDirOf(slug: string): string {
+    return join(this.o.dataDir, 'apps', 'data', slug);
+  }
+
+  /** The installed app, or the original's errors: 400 `App is not installed` when only the store has it, else 404. */
+  installed(slug: string): InstalledApp {
+    const a = this.actors.get(slug);
+    if (a) return this.view(a);
+    if (this.o.store()?.find(slug)) throw new SupervisorError('App is not installed');
+    throw new SupervisorError(`App ${slug} does not exist`, { status: 404 });
+  }
+
+  /** The store's app of an installed one (null when the store no longer has it: `detached`). */
+  storeApp(slug: string): RepositoryApp | null {
+    return this.o.store()?.find(slug) ?? null;
+  }
+
+  async inspectOf(slug: string): Promise<Docker.ContainerInspectInfo | null> {
+    const a = this.actors.get(slug);
+    return a ? this.inspect(a) : null;
+  }
+
+  /** The options the app runs with: its config's defaults with the user's over them. */
+  options(app: InstalledApp): Record<string, unknown> {
+    return mergeOptions(app.config.options, app.user.options);
+  }
+
+  schemaOf(config: AppConfig): Schema {
+    return parseSchema(config.schema);
+  }
+
+  /** The app's options checked against its schema, or the original's `app_configuration_invalid_error`. */
+  validOptions(app: InstalledApp, options: unknown = this.options(app)): Record<string, unknown> {
+    const result = validateOptions(this.schemaOf(app.config), options, { name: app.config.name, slug: app.slug }, { warn: (m) => this.o.say.warning(`app ${app.slug}: ${m}`) });
+    if (!result.ok) throw keyedError(400, 'app_configuration_invalid_error', invalidOptionsMessage('{app}', '{validation_error}'), { app: app.slug, validation_error: result.message });
+    return result.value;
+  }
+
+  async stats(slug: string): Promise<ContainerStats> {
+    const a = this.actor(slug);
+    const info = await this.inspect(a);
+    if (!info?.State?.Running) throw notRunning(slug);
+    return this.o.engine.stats(this.containerName(slug));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // changes of settings
+
+  /** Stores new user settings (checked by the caller) as one record. */
+  async setUser(slug: string, patch: Partial<AppUserSettings>, context: Context, type = 'app_options_set'): Promise<void> {
+    const a = this.actor(slug);
+    await a.exclusive(() => this.record(slug, type, { user: { ...a.kept.user, ...patch } }, context));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // lifecycle
+
+  /** Installs an app of the store (job `app_manager_install`); refusals come before the job. */
+  async install(key: string, context: Context, background = false): Promise<unknown> {
+    const store = this.requireStore();
+    const app = store.app(key);
+    if (this.actors.has(key)) throw keyedError(400, 'app_already_installed_error', 'App {app} is already installed', { app: app.config.name, slug: key });
+    store.checkAvailable(app);
+    return runInBackground(this.jobs(), { name: 'app_manager_install', reference: key, context }, (job) => this.installNow(app, context, job), background);
+  }
+
+  private async installNow(app: RepositoryApp, context: Context, job: JobHandle): Promise<void> {
+    if (this.actors.has(app.key)) throw keyedError(400, 'app_already_installed_error', 'App {app} is already installed', { app: app.config.name, slug: app.key });
+    job.stage('image');
+    await job.child('docker_interface_install', this.containerName(app.key), () => this.buildImage(app));
+    job.progress(80);
+    job.stage('settings');
+    await mkdir(this.dataDirOf(app.key), { recursive: true });
+    const token = await this.o.tokens.issue({ name: app.key, kind: 'app', role: roleOf(app.config), slug: app.key }, context);
+    const user = newUserSettings(app.config, { uuid: this.o.ids.uuidHex(), accessToken: token.token, image: appImageName(app, archOf()) });
+    await this.record(app.key, 'app_installed', { repository: app.repository, config: app.config, user }, context);
+    this.o.say.info(`app ${app.key} ${app.config.version} installed`);
+    job.progress(100);
+  }
+
+  async uninstall(slug: string, context: Context, o: { removeConfig?: boolean } = {}): Promise<void> {
+    const a = this.actor(slug);
+    await this.job('app_manager_uninstall', slug, context, () =>
+      a.exclusive(async () => {
+        a.wanted = 'stopped';
+        await this.removeContainer(a);
+        const ref = `${a.kept.user.image ?? ''}:${a.kept.user.version}`;
+        if (a.kept.user.image) await removeAppImage(this.docker, ref);
+        await rm(this.dataDirOf(slug), { recursive: true, force: true });
+        if (o.removeConfig) await rm(appConfigDir(this.o.dataDir, slug), { recursive: true, force: true });
+        const token = this.o.tokens.list().find((t) => t.token === a.kept.user.access_token);
+        if (token) await this.o.tokens.revoke(token.id, context);
+        await this.record(slug, 'app_uninstalled', { remove_config: o.removeConfig === true }, context);
+        this.o.say.info(`app ${slug} uninstalled`);
+      }),
+    );
+  }
+
+  async start(slug: string, context: Context): Promise<void> {
+    const a = this.actor(slug);
+    await this.job('app_start', slug, context, () => a.exclusive(() => this.startNow(a, context)));
+  }
+
+  async stop(slug: string, context: Context): Promise<void> {
+    const a = this.actor(slug);
+    await this.job('app_stop', slug, context, () => a.exclusive(() => this.stopNow(a, context)));
+  }
+
+  async restart(slug: string, context: Context): Promise<void> {
+    const a = this.actor(slug);
+    await this.job('app_restart', slug, context, () =>
+      a.exclusive(async () => {
+        await this.stopNow(a, context).catch((err) => this.o.say.warning(`app ${slug}: stopping for the restart failed: ${(err as Error).message}`));
+        await this.startNow(a, context);
+      }),
+    );
+  }
+
+  /** Builds the image again from the store's copy and makes the container anew when it ran. */
+  async rebuild(slug: string, context: Context, o: { force?: boolean } = {}): Promise<void> {
+    const a = this.actor(slug);
+    const app = this.storeApp(slug);
+    if (!app) throw keyedError(400, 'app_not_in_store_error', 'App {app} is not available inside store', { app: a.kept.config.name, slug });
+    if (app.config.image !== null && !o.force) throw keyedError(400, 'app_rebuild_image_based_error', 'Cannot rebuild app {app}, it is image-based', { app: a.kept.config.name, slug });
+    if (app.config.version !== a.kept.user.version) {
+      throw keyedError(400, 'app_rebuild_version_changed_error', 'Local and store versions of app {app} differ, use Update instead of Rebuild', { app: a.kept.config.name, slug });
+    }
+    await this.job('app_rebuild', slug, context, (job) =>
+      a.exclusive(async () => {
+        const wasRunning = (await this.inspect(a))?.State?.Running === true;
+        if (wasRunning) await this.stopNow(a, context, false);
+        job.stage('image');
+        await this.buildImage(app, true);
+        await this.record(slug, 'app_rebuilt', { version: a.kept.user.version }, context);
+        if (wasRunning) await this.startNow(a, context);
+      }),
+    );
+  }
+
+  /** Updates to the store's version (job `app_manager_update`); refusals come before the job. */
+  async update(slug: string, context: Context, o: { background?: boolean; backup?: boolean } = {}): Promise<unknown> {
+    const a = this.actors.get(slug);
+    const store = this.requireStore();
+    if (!a) {
+      store.app(slug);
+      throw keyedError(400, 'app_not_installed_error', 'App {slug} is not installed', { slug });
+    }
+    const app = store.find(slug);
+    if (!app) throw keyedError(400, 'app_not_in_store_error', 'App {app} is not available inside store', { app: a.kept.config.name, slug });
+    if (app.config.version === a.kept.user.version) throw keyedError(400, 'app_no_update_available_error', 'No update available for app {app}', { app: a.kept.config.name, slug });
+    store.checkAvailable(app);
+    if (o.backup) throw new SupervisorError('A backup before the update cannot be made: backups are not available on this supervisor yet; update with backup false');
+    return runInBackground(
+      this.jobs(),
+      { name: 'app_manager_update', reference: slug, context },
+      (job) =>
+        a.exclusive(async () => {
+          const from = a.kept.user.version;
+          job.stage('image');
+          await job.child('docker_interface_install', this.containerName(slug), () => this.buildImage(app));
+          const wasRunning = (await this.inspect(a))?.State?.Running === true;
+          if (wasRunning) await this.stopNow(a, context, false);
+          const oldRef = `${a.kept.user.image}:${from}`;
+          await this.record(slug, 'app_updated', { from, to: app.config.version, config: app.config, user: { ...a.kept.user, version: app.config.version, image: appImageName(app, archOf()) } }, context);
+          if (a.kept.user.image && `${a.kept.user.image}:${a.kept.user.version}` !== oldRef) await removeAppImage(this.docker, oldRef);
+          if (wasRunning) await this.startNow(a, context);
+        }),
+      o.background === true,
+    );
+  }
+
+  /** Writes `body` and a newline to the running container's stdin. */
+  async writeStdin(slug: string, body: Buffer): Promise<void> {
+    const a = this.actor(slug);
+    if (!a.kept.config.stdin) throw keyedError(400, 'app_not_supported_write_stdin_error', 'App {app} does not support writing to stdin', { app: slug });
+    if (!(await this.inspect(a))?.State?.Running) throw notRunning(slug);
+    await this.job('app_write_stdin', slug, this.systemContext(), async () => {
+      const stream = (await this.docker.getContainer(this.containerName(slug)).attach({ stream: true, stdin: true, hijack: true })) as NodeJS.ReadWriteStream & { destroy?: () => void };
+      await new Promise<void>((ok, fail) => {
+        stream.on('error', fail);
+        stream.write(Buffer.concat([body, Buffer.from('\n')]), (err) => (err ? fail(err) : ok()));
+      });
+      // the engine passes the bytes on asynchronously; closing at once could lose them
+      await sleep(100);
+      stream.end();
+      stream.destroy?.();
+    });
+  }
+
+  /** Supervisor start: follow the engine, then start every `boot: auto` app that is not running. */
+  async boot(context: Context): Promise<void> {
+    if (!(await this.o.engine.reachable())) {
+      if (this.actors.size) this.o.say.warning(`no container engine answers at ${this.o.engine.socketPath}: the apps are not started`);
+      return;
+    }
+    this.follow();
+    // what runs already is wanted running (the supervisor restarted under it)
+    for (const a of this.actors.values()) {
+      const info = await this.inspect(a).catch(() => null);
+      if (info?.State?.Running) {
+        a.wanted = 'running';
+        if (a.state !== 'started') a.machine.send({ type: 'running', healthy: true });
+      } else if (a.state === 'started' || a.state === 'startup') a.machine.send({ type: 'stopped' });
+    }
+    const order = ['initialize', 'system', 'services', 'application'];
+    const wanted = [...this.actors.values()]
+      .filter((a) => effectiveBoot(a.kept.config, a.kept.user) === 'auto' && a.kept.config.startup !== 'once' && a.wanted !== 'running')
+      .sort((x, y) => order.indexOf(x.kept.config.startup) - order.indexOf(y.kept.config.startup));
+    for (const a of wanted) {
+      if (this.closed) return;
+      await this.start(a.kept.slug, context).catch((err) => this.o.say.error(`app ${a.kept.slug} could not be started at boot: ${(err as Error).message}`));
+    }
+  }
+
+  /** Stops following the engine (the containers keep running). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.events?.destroy?.();
+    for (const a of this.actors.values()) a.watchdog.stop();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // inside (called with the app's queue held)
+
+  private async startNow(a: AppActor, context: Context, type = 'app_started'): Promise<void> {
+    const slug = a.kept.slug;
+    const app = this.view(a);
+    const options = this.validOptions(app);
+    this.follow();
+    a.wanted = 'running';
+    a.machine.send({ type: 'start' });
+    try {
+      const image = await this.ensureImage(a);
+      await this.removeContainer(a);
+      const dataDir = this.dataDirOf(slug);
+      const spec = containerSpec({
+        slug,
+        config: a.kept.config,
+        image,
+        name: this.containerName(slug),
+        token: a.kept.user.access_token,
+        timezone: this.o.timezone(),
+        supervisorUrl: this.o.supervisorUrl(),
+        network: effectiveNetwork(a.kept.config, a.kept.user),
+        dataDir,
+        supervisorDataDir: this.o.dataDir,
+        coreDataDir: this.o.coreDataDir,
+      });
+      for (const dir of hostFolders({ slug, config: a.kept.config, image, name: '', token: '', timezone: '', supervisorUrl: '', network: null, dataDir, supervisorDataDir: this.o.dataDir, coreDataDir: this.o.coreDataDir })) {
+        await mkdir(dir, { recursive: true });
+      }
+      await writeFile(join(dataDir, 'options.json'), JSON.stringify(options));
+      const container = await this.docker.createContainer(spec);
+      try {
+        await container.start();
+      } catch (err: any) {
+        const text = String(err?.json?.message ?? err?.message ?? '');
+        await container.remove({ force: true }).catch(() => {});
+        const m = PORT_CONFLICT.exec(text);
+        if (m) {
+          const port = m[1] ? Number(m[1]) : Number(/:(\d+)/.exec(text)?.[1] ?? 0);
+          throw keyedError(400, 'app_port_conflict', 'Cannot start app {name} because port {port} is already in use', { name: slug, port });
+        }
+        throw err;
+      }
+      await this.waitStarted(a);
+    } catch (err) {
+      a.wanted = 'stopped';
+      await this.record(slug, 'app_start_failed', { message: (err as Error).message }, context);
+      throw err;
+    }
+    await this.record(slug, type, { version: a.kept.user.version }, context);
+  }
+
+  /** Until the container runs (and its image's healthcheck, if any, has an answer). */
+  private async waitStarted(a: AppActor): Promise<void> {
+    const until = Date.now() + (this.o.startTimeoutMs ?? 120_000);
+    for (;;) {
+      const info = await this.inspect(a);
+      if (!info?.State?.Running) {
+        throw keyedError(500, 'app_unknown_error', 'An unknown error occurred with app {app}. Check Supervisor logs for details', { app: a.kept.slug });
+      }
+      const health = info.State.Health?.Status;
+      if (!health || health === 'healthy' || health === 'unhealthy' || Date.now() > until) return;
+      await sleep(250);
+    }
+  }
+
+  private async stopNow(a: AppActor, context: Context, record = true): Promise<void> {
+    a.wanted = 'stopped';
+    a.machine.send({ type: 'stop' });
+    try {
+      await this.removeContainer(a);
+    } catch (err) {
+      a.machine.send({ type: 'failed' });
+      throw err;
+    }
+    if (record) await this.record(a.kept.slug, 'app_stopped', { version: a.kept.user.version }, context);
+    else a.machine.send({ type: 'stopped' });
+  }
+
+  private async removeContainer(a: AppActor): Promise<void> {
+    const c = this.docker.getContainer(this.containerName(a.kept.slug));
+    const info = await this.inspect(a);
+    if (!info) return;
+    if (info.State?.Running) await c.stop({ t: a.kept.config.timeout }).catch(() => {});
+    await c.remove({ force: true }).catch((err: any) => {
+      if (err?.statusCode !== 404) throw err;
+    });
+  }
+
+  /** The installed version's image; built again from the store when it went missing. */
+  private async ensureImage(a: AppActor): Promise<string> {
+    const ref = `${a.kept.user.image}:${a.kept.user.version}`;
+    if (a.kept.user.image && (await imageExists(this.docker, ref))) return ref;
+    const app = this.storeApp(a.kept.slug);
+    if (!app || app.config.version !== a.kept.user.version) {
+      throw keyedError(500, 'app_unknown_error', 'An unknown error occurred with app {app}. Check Supervisor logs for details', { app: a.kept.slug });
+    }
+    return (await this.buildImage(app)).ref;
+  }
+
+  private buildImage(app: RepositoryApp, rebuild = false): Promise<{ ref: string; built: boolean }> {
+    const say = this.o.say;
+    return buildAppImage(this.docker, app, { arch: archOf(), rebuild, say: (line) => say.info(`app ${app.key}: ${line}`) });
+  }
+
+  private async inspect(a: AppActor): Promise<Docker.ContainerInspectInfo | null> {
+    try {
+      return await this.docker.getContainer(this.containerName(a.kept.slug)).inspect();
+    } catch (err: any) {
+      if (err?.statusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // watchdog: the engine's `die` events of the apps' containers
+
+  private follow(): void {
+    if (this.events || this.closed) return;
+    const connect = async () => {
+      if (this.closed) return;
+      try {
+        const stream = (await this.docker.getEvents({ filters: { type: ['container'], event: ['die'], label: ['io.hass.type=app'] } })) as any;
+        if (this.closed) return stream.destroy?.();
+        this.events = stream;
+        let buffer = '';
+        stream.on('data', (chunk: Buffer) => {
+          buffer += chunk.toString('utf8');
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl).trim();
+            buffer = buffer.slice(nl + 1);
+            if (line) this.onEvent(line);
+          }
+        });
+        let ended = false;
+        const again = () => {
+          if (ended) return;
+          ended = true;
+          this.events = undefined;
+          if (!this.closed) setTimeout(() => void connect(), 2000).unref();
+        };
+        stream.on('end', again);
+        stream.on('error', again);
+      } catch {
+        this.events = undefined;
+        if (!this.closed) setTimeout(() => void connect(), 5000).unref();
+      }
+    };
+    this.events = {} as never; // claimed until connected
+    void connect();
+  }
+
+  private onEvent(line: string): void {
+    let event: any;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const name = String(event.Actor?.Attributes?.name ?? '');
+    if (event.Action !== 'die' || !name.startsWith(this.prefix)) return;
+    const a = this.actors.get(name.slice(this.prefix.length));
+    if (!a) return;
+    const exitCode = Number(event.Actor?.Attributes?.exitCode ?? 0);
+    void this.onDie(a, exitCode).catch((err) => this.o.say.error(`watchdog of app ${a.kept.slug}: ${(err as Error).message}`));
+  }
+
+  /** A `die` the supervisor did not ask for: a crash, and with the watchdog on a restart. */
+  private async onDie(a: AppActor, exitCode: number): Promise<void> {
+    const slug = a.kept.slug;
+    const crashed = await a.exclusive(async () => a.wanted === 'running' && !(await this.inspect(a))?.State?.Running);
+    if (!crashed || this.closed || this.actors.get(slug) !== a) return;
+    const context = this.systemContext();
+    this.o.say.warning(`app ${slug}: its container died with exit code ${exitCode}`);
+    await this.record(slug, 'app_crashed', { exit_code: exitCode }, context);
+    if (!a.kept.user.watchdog) {
+      a.wanted = 'stopped';
+      return;
+    }
+    a.watchdog.send({ type: 'crash', at: this.o.clock.now() });
+    if (a.watchdog.getSnapshot().value === 'givenUp') {
+      this.o.say.error(`watchdog: more than 10 restarts of app ${slug} in 30 minutes, not restarting it`);
+      await this.record(slug, 'watchdog_gave_up', { reason: 'rate' }, context);
+      return;
+    }
+    await this.job('app_restart_after_problem', slug, context, () => this.restartAfterProblem(a, exitCode, context), true);
+  }
+
+  /** Up to 5 starts 10 s apart (a port conflict ends the attempts). */
+  private async restartAfterProblem(a: AppActor, exitCode: number, context: Context): Promise<void> {
+    const slug = a.kept.slug;
+    for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
+      try {
+        const done = await a.exclusive(async () => {
+          if (a.wanted !== 'running' || this.closed || this.actors.get(slug) !== a) return true;
+          if ((await this.inspect(a))?.State?.Running) return true;
+          await this.startNow(a, context, 'watchdog_restart');
+          this.o.say.info(`watchdog: app ${slug} is running again (restart ${attempt}, exit code ${exitCode})`);
+          return true;
+        });
+        if (done) return;
+      } catch (err) {
+        this.o.say.warning(`watchdog: restart ${attempt} of app ${slug} failed: ${(err as Error).message}`);
+        if (err instanceof SupervisorError && err.errorKey === 'app_port_conflict') break;
+        a.wanted = 'running';
+        await sleep(this.o.watchdogPauseMs ?? 10_000);
+      }
+    }
+    if (!this.closed) await this.record(slug, 'watchdog_gave_up', { reason: 'attempts' }, context);
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  private actor(slug: string): AppActor {
+    const a = this.actors.get(slug);
+    if (a) return a;
+    this.installed(slug);
+    throw new SupervisorError(`App ${slug} does not exist`, { status: 404 });
+  }
+
+  private requireStore(): AppStore {
+    const store = this.o.store();
+    if (!store) throw new SupervisorError('The app store is not running');
+    return store;
+  }
+
+  private jobs(): Jobs {
+    const jobs = this.o.jobs();
+    if (jobs) return jobs;
+    // without a tracker (a bare manager) the work just runs
+    return {
+      run: (_spec, work) => {
+        const uuid = this.o.ids.uuidHex();
+        const handle: JobHandle = { uuid, progress() {}, stage() {}, extra() {}, validated() {}, child: (_n, _r, w) => w(handle) };
+        return { uuid, done: work(handle) };
+      },
+    } as Jobs;
+  }
+
+  private job<T>(name: string, slug: string, context: Context, work: (job: JobHandle) => Promise<T>, internal = false): Promise<T> {
+    return this.jobs().run({ name, reference: slug, context, internal }, work).done;
+  }
+
+  private systemContext(): Context {
+    return { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
+  }
+
+  private async record(slug: string, type: string, data: Record<string, unknown>, context: Context): Promise<void> {
+    await this.o.log.append([{ time: this.o.clock.now(), stream: APP_STREAM_PREFIX + slug, type, data: { container: this.containerName(slug), ...data }, context }]);
+  }
+}
+
+function notRunning(slug: string): SupervisorError {
+  return keyedError(400, 'app_not_running_error', 'App {app} is not running', { app: slug });
+}
