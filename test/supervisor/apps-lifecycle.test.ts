@@ -2,7 +2,7 @@
 // repository, its options refused and set, started (its options in /data/options.json, its
 // token and SUPERVISOR in the environment), its logs and stats, stopped, uninstalled with and
 // without its public config folder. Both trees answer.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { appPrefix, appRecords, docker, eventually } from '../helpers/apps.ts';
 const ECHO = 'core_hearth_echo';
 
 /** A supervisor serving both trees (the v2 flag is read at start). */
-async function withV2(t: Parameters<typeof startTestSupervisor>[0], prefix: string): Promise<TestSupervisor> {
+async function withV2(t: Test, prefix: string): Promise<TestSupervisor> {
   const first = await startTestSupervisor(t, { appContainerPrefix: prefix });
   t.equal((await first.json('POST', '/supervisor/options', { body: { feature_flags: { supervisor_v2_api: true } } })).status, 200);
   await first.supervisor.stop();
