@@ -162,6 +162,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     say: logs.get('hearth.supervisor.apps'),
     store: () => (deps.store instanceof AppStore ? deps.store : undefined),
     jobs: () => jobs,
+    resolution: () => resolution,
     containerPrefix: options.appContainerPrefix,
     supervisorUrl: () => `http://supervisor:${listenPort}`,
     timezone: () => supervisorSettings.get().timezone,

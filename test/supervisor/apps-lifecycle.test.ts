@@ -174,6 +174,9 @@ t.test('install in the background answers a job; unknown apps and bad bodies are
   t.equal(answer.status, 200);
   t.match(answer.body.data, { job_id: /^[0-9a-f]{32}$/ });
   await eventually(async () => s.supervisor.deps.apps!.get('core_hearth_echo'));
+  const jobRecords: any[] = [];
+  for await (const r of s.supervisor.log.readStreams(`job/${answer.body.data.job_id}`)) jobRecords.push(r);
+  t.match(jobRecords[0], { type: 'job_created', data: { name: 'app_manager_install', reference: 'core_hearth_echo' } }, 'the original\'s job name');
   t.same((await s.json('POST', '/store/addons/core_hearth_echo/update')).body.error_key, 'app_no_update_available_error');
   t.same((await s.json('POST', '/addons/core_hearth_echo/sys_options', { body: { system_managed: true } })).status, 403, 'core only');
   t.same((await s.json('POST', '/addons/core_hearth_echo/security', { body: { protected: false } })).body, { result: 'ok', data: {} });

@@ -71,5 +71,6 @@ t.test('a port in use is the original\'s port conflict', async (t) => {
   t.equal(refused.status, 400);
   t.same(refused.body, { result: 'error', message: `Cannot start app ${MQTT} because port ${port} is already in use`, error_key: 'app_port_conflict', extra_fields: { name: MQTT, port } });
   t.equal((await s.json('GET', `/addons/${MQTT}/info`)).body.data.state, 'error');
+  t.ok(s.supervisor.resolution.issues().some((i) => i.type === 'app_port_conflict' && i.context === 'addon' && i.reference === MQTT), 'an app_port_conflict issue');
   t.equal((await s.json('POST', `/addons/${MQTT}/uninstall`)).status, 200);
 });

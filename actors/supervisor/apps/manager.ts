@@ -9,6 +9,7 @@ import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
 import type { Tokens } from '../tokens.ts';
 import type { Engine, ContainerStats } from '../docker/engine.ts';
 import type { Jobs, JobHandle } from '../jobs/types.ts';
+import type { Resolution } from '../resolution/types.ts';
 import { runInBackground } from '../jobs/jobs.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { archOf } from '../machine.ts';
@@ -19,7 +20,7 @@ import type { AppStore } from './store.ts';
 import type { AppsView, AppState, AppTarget, AppUserSettings, InstalledApp } from './types.ts';
 import { appImageName, buildAppImage, imageExists, removeAppImage } from './image.ts';
 import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type Schema } from './options-schema.ts';
-import { appConfigDir, containerSpec, hostFolders } from './container-spec.ts';
+import { appConfigDir, containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
 import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
 
 /**
@@ -42,6 +43,8 @@ export interface AppManagerOptions {
   engine: Engine;
   store: () => AppStore | undefined;
   jobs: () => Jobs | undefined;
+  /** where a port conflict is told (issue `app_port_conflict`, context `addon`) */
+  resolution?: () => Resolution | undefined;
   /** the supervisor's data directory: `apps/data/<slug>`, `app_configs/<slug>`, share, media... */
   dataDir: string;
   coreDataDir: string;
@@ -444,10 +447,8 @@ export class AppManager implements AppsView, Area {
     a.wanted = 'running';
     a.machine.send({ type: 'start' });
     try {
-      const image = await this.ensureImage(a);
-      await this.removeContainer(a);
       const dataDir = this.dataDirOf(slug);
-      const spec = containerSpec({
+      const input = (image: string): AppContainerInput => ({
         slug,
         config: a.kept.config,
         image,
@@ -460,11 +461,19 @@ export class AppManager implements AppsView, Area {
         supervisorDataDir: this.o.dataDir,
         coreDataDir: this.o.coreDataDir,
       });
-      for (const dir of hostFolders({ slug, config: a.kept.config, image, name: '', token: '', timezone: '', supervisorUrl: '', network: null, dataDir, supervisorDataDir: this.o.dataDir, coreDataDir: this.o.coreDataDir })) {
-        await mkdir(dir, { recursive: true });
-      }
+      let image = await this.ensureImage(a);
+      await this.removeContainer(a);
+      for (const dir of hostFolders(input(image))) await mkdir(dir, { recursive: true });
       await writeFile(join(dataDir, 'options.json'), JSON.stringify(options));
-      const container = await this.docker.createContainer(spec);
+      let container: Docker.Container;
+      try {
+        container = await this.docker.createContainer(containerSpec(input(image)));
+      } catch (err: any) {
+        // the image went away meanwhile (another supervisor on this engine uninstalled the same app)
+        if (err?.statusCode !== 404) throw err;
+        image = await this.ensureImage(a);
+        container = await this.docker.createContainer(containerSpec(input(image)));
+      }
       try {
         await container.start();
       } catch (err: any) {
@@ -473,6 +482,7 @@ export class AppManager implements AppsView, Area {
         const m = PORT_CONFLICT.exec(text);
         if (m) {
           const port = m[1] ? Number(m[1]) : Number(/:(\d+)/.exec(text)?.[1] ?? 0);
+          await this.o.resolution?.()?.addIssue({ type: 'app_port_conflict', context: 'addon', reference: slug }).catch(() => {});
           throw keyedError(400, 'app_port_conflict', 'Cannot start app {name} because port {port} is already in use', { name: slug, port });
         }
         throw err;
