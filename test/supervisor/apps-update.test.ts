@@ -27,6 +27,10 @@ t.test('update and rebuild of a local app', async (t) => {
   await writeFile(config, (await readFile(config, 'utf8')).replace('version: "1.0.0"', 'version: "1.0.1"'));
   t.equal((await s.json('POST', '/addons/reload')).status, 200);
   t.match((await s.json('GET', `/addons/${LOCAL}/info`)).body.data, { version: '1.0.0', version_latest: '1.0.1', update_available: true });
+  t.same((await s.json('GET', '/available_updates')).body.data.available_updates, [{ update_type: 'addon', name: 'Stdin logger', icon: null, panel_path: `/update-available/${LOCAL}`, version_latest: '1.0.1' }]);
+  const supervisorInfo = (await s.json('GET', '/supervisor/info')).body.data;
+  t.same(supervisorInfo.addons, [{ name: 'Stdin logger', slug: LOCAL, version: '1.0.0', version_latest: '1.0.1', update_available: true, state: 'started', repository: 'local', icon: false }]);
+  t.same(supervisorInfo.addons_repositories.map((r: any) => r.slug), ['core', 'local']);
   const rebuild = await s.json('POST', `/addons/${LOCAL}/rebuild`);
   t.same(rebuild.body, { result: 'error', message: 'Local and store versions of app Stdin logger differ, use Update instead of Rebuild', error_key: 'app_rebuild_version_changed_error', extra_fields: { app: 'Stdin logger', slug: LOCAL } });
 

@@ -12,11 +12,11 @@ import { effectiveBoot, effectiveNetwork, hostnameOf } from './user-settings.ts'
  * the detail (§8.8), keys in the original's order; v1 adds the deprecated `advanced`.
  */
 
-function latestOf(app: InstalledApp, storeApp: RepositoryApp | null): string {
+export function latestOf(app: InstalledApp, storeApp: RepositoryApp | null): string {
   return storeApp?.config.version ?? app.user.version;
 }
 
-function updateAvailable(app: InstalledApp, storeApp: RepositoryApp | null): boolean {
+export function updateAvailable(app: InstalledApp, storeApp: RepositoryApp | null): boolean {
   return storeApp !== null && compareVersions(storeApp.config.version, app.user.version) > 0;
 }
 
@@ -156,4 +156,36 @@ export async function installedInfo(manager: AppManager, store: AppStore | undef
 /** v1's info of an app only the store has (§8.9): the store's extended record, state `unknown`, its default options. */
 export async function storeOnlyInfo(store: AppStore, app: RepositoryApp): Promise<Record<string, unknown>> {
   return { ...(await store.summary(app, true)), state: 'unknown', options: app.config.options };
+}
+
+/** The installed apps as GET /supervisor/info lists them (v1 `addons`). */
+export function supervisorInfoApps(manager: AppManager): Record<string, unknown>[] {
+  return manager.list().map((app) => {
+    const storeApp = manager.storeApp(app.slug);
+    return {
+      name: app.config.name,
+      slug: app.slug,
+      version: app.user.version,
+      version_latest: latestOf(app, storeApp),
+      update_available: updateAvailable(app, storeApp),
+      state: app.state,
+      repository: app.repository,
+      icon: storeApp?.icon != null,
+    };
+  });
+}
+
+/** The apps' entries of GET /available_updates (after core, supervisor and os). */
+export function appUpdates(manager: AppManager): Record<string, unknown>[] {
+  return manager
+    .list()
+    .map((app) => ({ app, storeApp: manager.storeApp(app.slug) }))
+    .filter(({ app, storeApp }) => updateAvailable(app, storeApp))
+    .map(({ app, storeApp }) => ({
+      update_type: 'addon',
+      name: app.config.name,
+      icon: storeApp?.icon ? `/addons/${app.slug}/icon` : null,
+      panel_path: `/update-available/${app.slug}`,
+      version_latest: latestOf(app, storeApp),
+    }));
 }

@@ -5,6 +5,8 @@ import { SUPERVISOR_VERSION, CORE_VERSION } from '../../../actors/version.ts';
 import { archOf, hostname, machineId, machineOf, operatingSystem } from '../../../actors/supervisor/machine.ts';
 import { supervisorSettings } from '../../../actors/supervisor/supervisor-settings.ts';
 import { isNewer } from '../../../actors/supervisor/updater/updater.ts';
+import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
+import { appUpdates } from '../../../actors/supervisor/apps/info.ts';
 
 /**
  * The API's root (supervisor-wire §4.1): the system overview, the pending updates and reading
@@ -67,9 +69,10 @@ export function registerRootRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
     await reloadUpdater(deps);
   });
 
-  // the original also reloads the app store here; Hearth has no store yet
+  // the original reloads the app store here too
   api.post('/refresh_updates', async () => {
     await reloadUpdater(deps);
+    await deps.store?.reload();
   }, { trees: ['v1'] });
 
   const available = () => {
@@ -77,7 +80,8 @@ export function registerRootRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
     const latestCore = deps.updater.latest('core') ?? null;
     if (isNewer(latestCore, installedCore(deps))) items.push({ update_type: 'core', panel_path: '/update-available/core', version_latest: latestCore });
     if (supervisorUpdate(deps)) items.push({ update_type: 'supervisor', panel_path: '/update-available/supervisor', version_latest: deps.updater.latest('supervisor') });
-    // no `os` entry: Hearth runs on a plain host, not on an OS it updates; no apps are installed yet
+    // no `os` entry: Hearth runs on a plain host, not on an OS it updates
+    if (deps.apps instanceof AppManager) items.push(...appUpdates(deps.apps));
     return { available_updates: items };
   };
   api.get('/available_updates', available, { trees: ['v1'] });

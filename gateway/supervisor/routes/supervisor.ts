@@ -11,6 +11,8 @@ import { ProcessStats } from '../../../actors/supervisor/process-stats.ts';
 import { FEATURE_FLAGS, type SupervisorSettings } from '../../../actors/supervisor/supervisor-settings.ts';
 import { CHANNELS } from '../../../actors/supervisor/updater/updater.ts';
 import { reloadUpdater, supervisorSection, supervisorUpdate } from './root.ts';
+import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
+import { supervisorInfoApps } from '../../../actors/supervisor/apps/info.ts';
 
 /**
  * The supervisor's own routes (supervisor-wire §4.2): its details, statistics, options, reload,
@@ -98,9 +100,8 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
     };
     if (call.tree === 'v1') {
       info.wait_boot = s.wait_boot;
-      // no apps are installed by Hearth's supervisor yet, and there is no app store
-      info.addons = [];
-      info.addons_repositories = [];
+      info.addons = deps.apps instanceof AppManager ? supervisorInfoApps(deps.apps) : [];
+      info.addons_repositories = (deps.store?.repositories() ?? []).map((r) => ({ name: r.name, slug: r.slug }));
     }
     return info;
   });
