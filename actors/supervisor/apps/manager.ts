@@ -410,7 +410,8 @@ export class AppManager implements AppsView, Area {
       if (this.actors.size) this.o.say.warning(`no container engine answers at ${this.o.engine.socketPath}: the apps are not started`);
       return;
     }
-    this.follow();
+    // nothing installed: the engine's events are followed from the first start
+    if (this.actors.size) this.follow();
     // what runs already is wanted running (the supervisor restarted under it)
     for (const a of this.actors.values()) {
       const info = await this.inspect(a).catch(() => null);
