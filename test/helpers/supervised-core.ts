@@ -16,11 +16,11 @@ export interface SupervisedCore {
 }
 
 /** Polls `check` until it answers something truthy (20 s at most). */
-export async function eventually<T>(check: () => Promise<T> | T, what: string, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T> | T, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > until) throw new Error(`not reached in time: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
