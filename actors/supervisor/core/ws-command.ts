@@ -41,12 +41,16 @@ export function coreWsCommand(baseUrl: string, accessToken: string, command: Rec
       if (res.headers['sec-websocket-accept'] !== accept) return done(new CoreWsError('the core answered the WebSocket upgrade wrongly'));
       const frames = new FrameReader();
       const onMessage = (text: string) => {
-        let msg: any;
+        let parsed: any;
         try {
-          msg = JSON.parse(text);
+          parsed = JSON.parse(text);
         } catch {
           return done(new CoreWsError('the core sent a message that is not JSON'));
         }
+        // a frame may hold several messages (the original's coalesced messages)
+        for (const msg of Array.isArray(parsed) ? parsed : [parsed]) onOne(msg);
+      };
+      const onOne = (msg: any) => {
         if (msg.type === 'auth_required') sock.write(frame(JSON.stringify({ type: 'auth', access_token: accessToken })));
         else if (msg.type === 'auth_invalid') done(new CoreWsError(`the core refused the supervisor's access token: ${msg.message ?? ''}`));
         else if (msg.type === 'auth_ok') sock.write(frame(JSON.stringify({ id: 1, ...command })));
