@@ -110,3 +110,18 @@ t.test('only the supervisor\'s user may call the core\'s hassio_auth endpoints',
   t.equal((await api.request('POST', '/api/hassio_auth', { username: 'owner' })).status, 400, 'a body without the password');
   t.equal((await api.request('POST', '/api/hassio_auth/password_reset', { username: 'ghost', password: 'x' })).status, 404, 'reset of an unknown user');
 });
+
+t.test('the core answering its API but failing the check: 500 without extra_fields', async (t) => {
+  const { AuthHelper } = await import('../../actors/supervisor/auth/auth-helper.ts');
+  const { CoreApiError } = await import('../../actors/supervisor/core/api.ts');
+  const sup = await startTestSupervisor(t);
+  const { tokens } = await withFixtureApps(sup.supervisor, [{ slug: 'local_web', auth_api: true }]);
+  // a core that is up for the probe, then fails the login request (a timeout, a dropped connection)
+  sup.supervisor.deps.authHelper = new AuthHelper({
+    file: `${sup.dataDir}/auth-failing.json`,
+    core: { up: async () => true, request: async () => { throw new CoreApiError('timeout'); }, users: async () => [] },
+    say: sup.supervisor.logs.get('test'),
+  });
+  const res = await fetch(`${sup.base}/auth`, { method: 'POST', headers: { 'X-Supervisor-Token': tokens.local_web, Authorization: basic('owner', 'pw') } });
+  t.same([res.status, await res.text()], [500, JSON.stringify({ result: 'error', message: 'Unable to validate authentication details with Home Assistant. Check Supervisor logs for details', error_key: 'auth_home_assistant_api_validation_error' })]);
+});

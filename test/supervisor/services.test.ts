@@ -75,3 +75,13 @@ t.test('publish, read, conflict, withdraw, restart', async (t) => {
   t.same((await second.json('POST', '/v2/services/mysql', { ...as('local_other_broker'), body: { host: 'db', port: 3306 } })).body, { result: 'ok', data: {} });
   t.same((await second.json('GET', '/v2/services/mysql', as('local_other_broker'))).body.data, { host: 'db', port: 3306, app: 'local_other_broker' });
 });
+
+t.test('an uninstalled provider\'s publication goes with it', async (t) => {
+  const sup = await startTestSupervisor(t);
+  const { tokens } = await withFixtureApps(sup.supervisor, APPS);
+  await sup.json('POST', '/services/mqtt', { token: tokens.core_mosquitto, body: MQTT });
+  await sup.supervisor.deps.services!.removeApp('local_consumer', { id: 'x', parent_id: null, user_id: null });
+  t.equal((await sup.json('GET', '/services/mqtt', { token: tokens.local_consumer })).status, 200, 'another app\'s removal changes nothing');
+  await sup.supervisor.deps.services!.removeApp('core_mosquitto', { id: 'x', parent_id: null, user_id: null });
+  t.same((await sup.json('GET', '/services/mqtt', { token: tokens.local_consumer })).body, { result: 'error', message: 'Service not enabled' });
+});

@@ -103,6 +103,13 @@ export class Services implements Area {
     await this.deps.log.append([{ time: this.deps.clock.now(), stream: SERVICE_PREFIX + name, type: 'service_removed', data: { app }, context }]);
   }
 
+  /** Withdraws what an app published (it was uninstalled). */
+  async removeApp(slug: string, context: Context): Promise<void> {
+    for (const [name, data] of this.stored) {
+      if (data.app === slug) await this.deps.log.append([{ time: this.deps.clock.now(), stream: SERVICE_PREFIX + name, type: 'service_removed', data: { app: slug }, context }]);
+    }
+  }
+
   /** Whether `slug`'s config lists the service (`provide` asks for the provider role). */
   static mayUse(app: InstalledApp | undefined, name: string, provide = false): boolean {
     const role = servicesRoleOf(app)[name];
