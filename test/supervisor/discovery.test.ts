@@ -109,3 +109,12 @@ t.test('messages, their rules, and the core showing them as discovery flows', as
   for await (const r of sup.supervisor.log.readStreams('supervisor/discovery/')) supRecords.push(`${r.type} ${(r.data as any).app}`);
   t.same(supRecords.sort(), ['discovery_removed local_zigbee', 'discovery_sent core_mosquitto', 'discovery_sent core_mosquitto', 'discovery_sent local_sleeping', 'discovery_sent local_zigbee'].sort());
 });
+
+t.test('the same message sent twice at once keeps one uuid', async (t) => {
+  const sup = await startTestSupervisor(t);
+  const { tokens } = await withFixtureApps(sup.supervisor, APPS);
+  const send = (port: number) => sup.json('POST', '/discovery', { token: tokens.core_mosquitto, body: { service: 'mqtt', config: { host: 'h', port } } });
+  const [a, b] = await Promise.all([send(1), send(2)]);
+  t.equal(a.body.data.uuid, b.body.data.uuid);
+  t.equal(sup.supervisor.deps.discovery!.all().length, 1);
+});

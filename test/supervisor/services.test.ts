@@ -85,3 +85,15 @@ t.test('an uninstalled provider\'s publication goes with it', async (t) => {
   await sup.supervisor.deps.services!.removeApp('core_mosquitto', { id: 'x', parent_id: null, user_id: null });
   t.same((await sup.json('GET', '/services/mqtt', { token: tokens.local_consumer })).body, { result: 'error', message: 'Service not enabled' });
 });
+
+t.test('two providers publishing at once: one wins, the other gets the 409', async (t) => {
+  const sup = await startTestSupervisor(t);
+  const { tokens } = await withFixtureApps(sup.supervisor, APPS);
+  const [a, b] = await Promise.all([
+    sup.json('POST', '/services/mqtt', { token: tokens.core_mosquitto, body: MQTT }),
+    sup.json('POST', '/services/mqtt', { token: tokens.local_other_broker, body: MQTT }),
+  ]);
+  t.same([a.status, b.status].sort(), [200, 409]);
+  const winner = a.status === 200 ? 'core_mosquitto' : 'local_other_broker';
+  t.equal((await sup.json('GET', '/services/mqtt', { token: tokens.local_consumer })).body.data.addon, winner);
+});

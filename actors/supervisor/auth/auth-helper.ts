@@ -44,8 +44,13 @@ export class AuthHelper {
   private load(): Promise<void> {
     return (this.loaded ??= readFile(this.deps.file, 'utf8').then(
       (text) => {
-        const parsed = JSON.parse(text);
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) this.cache = parsed;
+        try {
+          const parsed = JSON.parse(text);
+          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) this.cache = parsed;
+        } catch {
+          // a damaged cache is an empty one: the core is asked again
+          this.deps.say.warning(`${this.deps.file} is not a credential cache: starting an empty one`);
+        }
       },
       () => {},
     ));

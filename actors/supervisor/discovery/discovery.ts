@@ -54,6 +54,7 @@ export class Discovery implements Area {
   private readonly messages = new Map<string, DiscoveryMessage>();
   /** pushes under way (tests and a stopping supervisor wait for them) */
   private readonly pushes = new Set<Promise<void>>();
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DiscoveryDeps) {
     deps.log.onCommit((records) => {
@@ -109,7 +110,14 @@ export class Discovery implements Area {
    * An app's message. The same app and service keep their uuid: the same config again changes
    * nothing, a changed one replaces it and is pushed again.
    */
-  async send(app: { slug: string; discovery: string[] }, service: string, config: Record<string, unknown>, context: Context): Promise<DiscoveryMessage> {
+  send(app: { slug: string; discovery: string[] }, service: string, config: Record<string, unknown>, context: Context): Promise<DiscoveryMessage> {
+    // one change at a time: two sends of the same app and service must find each other
+    const next = this.queue.then(() => this.sendNow(app, service, config, context));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private async sendNow(app: { slug: string; discovery: string[] }, service: string, config: Record<string, unknown>, context: Context): Promise<DiscoveryMessage> {
     if (!app.discovery.includes(service)) {
       this.deps.say.error(`App ${app.slug} attempted to send discovery for service ${service} which is not listed in its config. Please report this to the maintainer of the app`);
       throw new SupervisorError('Apps must list services they provide via discovery in their config!', { status: 403 });

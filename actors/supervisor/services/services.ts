@@ -44,6 +44,7 @@ export class Services implements Area {
   readonly streamPrefix = SERVICE_PREFIX;
   readonly latestSuffices = true;
   private readonly stored = new Map<string, ServiceData>();
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; apps: () => AppsView | undefined }) {
     deps.log.onCommit((records) => {
@@ -88,7 +89,14 @@ export class Services implements Area {
   }
 
   /** Publishes `fields` (already checked against the service's schema) for `app`; 409 when another publication stands. */
-  async provide(name: string, app: string, fields: Record<string, unknown>, context: Context): Promise<void> {
+  provide(name: string, app: string, fields: Record<string, unknown>, context: Context): Promise<void> {
+    // one publication at a time: of two apps publishing at once, the second gets the 409
+    const next = this.queue.then(() => this.provideNow(name, app, fields, context));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private async provideNow(name: string, app: string, fields: Record<string, unknown>, context: Context): Promise<void> {
     this.known(name);
     const current = this.stored.get(name);
     if (current) throw keyedError(409, 'service_already_provided_error', 'The {service} service is already provided by {app}', { service: name, app: current.app });
