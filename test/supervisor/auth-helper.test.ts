@@ -66,6 +66,9 @@ t.test('/auth, /auth/list, /auth/reset against the core\'s users', async (t) => 
   const flow = (await login.json()) as { flow_id: string };
   const step = await fetch(`${core.base}/auth/login_flow/${flow.flow_id}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_id: 'http://127.0.0.1/', username: 'owner', password: 'a new password' }) });
   t.match(await step.json(), { type: 'create_entry' }, 'the core takes the new password');
+  t.equal((await auth({ Authorization: basic('owner', OWNER.password) })).status, 200, 'the old password, cached: answered from the cache while the core is asked behind it');
+  await sup.supervisor.deps.authHelper!.settled();
+  t.equal((await auth({ Authorization: basic('owner', OWNER.password) })).status, 401, 'the background check has dropped it');
   t.same((await sup.json('DELETE', '/auth/cache')).body, { result: 'ok', data: {} }, 'the cache cleared');
   t.equal((await auth({ Authorization: basic('owner', OWNER.password) })).status, 401, 'the old password is refused');
   t.equal((await auth({ Authorization: basic('owner', 'a new password') })).status, 200, 'the new one is taken (and cached)');
