@@ -35,7 +35,7 @@ t.test('token trades, REST, WebSocket command, lookupUser', async (t) => {
   t.match(ownerEntry, { username: 'owner', name: 'Owner', is_active: true });
   t.match(users.find((u) => u.system_generated), { name: 'Supervisor', group_ids: ['system-admin'] }, 'config/auth/list over the WebSocket');
   t.same(await lookupUser(api, ownerEntry.id), ownerEntry);
-  t.equal(await lookupUser(api, 'nobody'), undefined);
+  t.equal(await api.lookupUser('nobody'), undefined);
   t.ok(owner.access_token);
 
   const refused = new CoreApi({ url: async () => core.base, refreshToken: () => 'not-a-token', clock: { now: () => now } });

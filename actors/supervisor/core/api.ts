@@ -129,9 +129,14 @@ export class CoreApi {
     if (!Array.isArray(result)) throw new CoreApiError('config/auth/list answered no list');
     return result as CoreApiUser[];
   }
+
+  /** One core user by id (an ingress session's user), undefined when the core has none by that id. */
+  async lookupUser(id: string): Promise<CoreApiUser | undefined> {
+    return (await this.users()).find((u) => u.id === id);
+  }
 }
 
-/** One core user by id (the ingress session's user), undefined when the core has none by that id. */
-export async function lookupUser(api: CoreApi, id: string): Promise<CoreApiUser | undefined> {
-  return (await api.users()).find((u) => u.id === id);
+/** `api.lookupUser(id)` as a function, for callers that hold the client as a dependency. */
+export function lookupUser(api: Pick<CoreApi, 'lookupUser'>, id: string): Promise<CoreApiUser | undefined> {
+  return api.lookupUser(id);
 }
