@@ -22,6 +22,10 @@ import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts
 import { SupervisorListener } from './supervisor-listener.ts';
 import { AppStore } from '../actors/supervisor/apps/store.ts';
 import { registerStoreRoutes } from '../gateway/supervisor/routes/store.ts';
+import { Services } from '../actors/supervisor/services/services.ts';
+import { Discovery, corePush } from '../actors/supervisor/discovery/discovery.ts';
+import { AuthHelper } from '../actors/supervisor/auth/auth-helper.ts';
+import { CoreApi } from '../actors/supervisor/core/api.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -54,6 +58,8 @@ export interface SupervisorOptions {
   updaterUrl?: string;
   /** more app repository directories for the store (besides the built-in one and `<data>/apps/local`) */
   appRepositories?: string[];
+  /** the core's base URL when it does not run as the supervisor's container (tests run it on the host) */
+  coreUrl?: string;
 }
 
 /** A running supervisor. */
@@ -144,6 +150,17 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;
+  const coreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock });
+  deps.coreApi = coreApi;
+  const services = new Services({ log, clock, apps: () => deps.apps });
+  const discovery = new Discovery({ log, clock, ids, say: logs.get('hearth.supervisor.discovery'), apps: () => deps.apps, store: () => deps.store, push: corePush(coreApi, logs.get('hearth.supervisor.discovery')) });
+  for (const area of [services, discovery]) {
+    for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+    areas.push(area);
+  }
+  deps.services = services;
+  deps.discovery = discovery;
+  deps.authHelper = new AuthHelper({ file: join(dataDir, 'auth.json'), core: coreApi, say: logs.get('hearth.supervisor.auth') });
   // a local document is read before the API answers; a remote one in the background
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;
@@ -189,6 +206,8 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
       (stopping ??= (async () => {
         state = 'stopping';
         await core.close();
+        await discovery.settled();
+        await deps.authHelper?.settled();
         if (!keepListener) listener.close();
         state = 'close';
         await resolution.stop();
