@@ -62,6 +62,9 @@ import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 import { Mobile } from '../actors/mobile/index.ts';
 import { MobileSensors } from '../actors/mobile/sensors.ts';
 import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
+import { registerHassioRoutes, supervisorIpOf } from '../gateway/routes/hassio.ts';
+import { Hassio } from '../actors/supervisor-client/hassio.ts';
+import { DiscoveryFlows } from '../actors/supervisor-client/discovery-flows.ts';
 import { readJson } from '../gateway/body.ts';
 import { MobilePush } from '../actors/mobile/push.ts';
 import { NatsExporter, lagWriter, STATUS_FILE } from '../actors/export/nats-exporter.ts';
@@ -303,6 +306,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
   const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
+  const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   // every loaded integration's intent platform, and the intent integration's own handlers
@@ -364,6 +368,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerIntentRoutes(router, deps);
   registerConversationRoutes(router, { clock, ids, conversation });
   registerMobileAppRoutes(router, { clock, ids, mobile });
+  if (hassio) registerHassioRoutes(router, { hassio, auth, supervisorIp: supervisorIpOf(supervisorEndpoint?.url) });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
@@ -390,6 +395,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await fireEvent('core_start', {}, 'LOCAL', systemContext());
   runState = 'RUNNING';
   await fireEvent('core_started', {}, 'LOCAL', systemContext());
+  // in the background: a supervisor that is slow to answer must not hold the core's start
+  void hassio?.start().catch((err) => logs.get('hearth.hassio').error(`the supervisor's integration did not start: ${(err as Error).message}`));
   // timers restored active count on from the wall clock; those due while stopped finish now
   await intentTimers.resume();
 

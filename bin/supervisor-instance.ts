@@ -24,6 +24,10 @@ import { AppStore } from '../actors/supervisor/apps/store.ts';
 import { registerStoreRoutes } from '../gateway/supervisor/routes/store.ts';
 import { AppManager } from '../actors/supervisor/apps/manager.ts';
 import { registerAppRoutes } from '../gateway/supervisor/routes/apps.ts';
+import { Services } from '../actors/supervisor/services/services.ts';
+import { Discovery, corePush } from '../actors/supervisor/discovery/discovery.ts';
+import { AuthHelper } from '../actors/supervisor/auth/auth-helper.ts';
+import { CoreApi } from '../actors/supervisor/core/api.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -60,6 +64,8 @@ export interface SupervisorOptions {
   appContainerPrefix?: string;
   /** false: do not start the `boot: auto` apps at start (default true) */
   bootApps?: boolean;
+  /** the core's base URL when it does not run as the supervisor's container (tests run it on the host) */
+  coreUrl?: string;
 }
 
 /** A running supervisor. */
@@ -150,6 +156,17 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;
+  const coreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock });
+  deps.coreApi = coreApi;
+  const services = new Services({ log, clock, apps: () => deps.apps });
+  const discovery = new Discovery({ log, clock, ids, say: logs.get('hearth.supervisor.discovery'), apps: () => deps.apps, store: () => deps.store, push: corePush(coreApi, logs.get('hearth.supervisor.discovery')) });
+  for (const area of [services, discovery]) {
+    for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+    areas.push(area);
+  }
+  deps.services = services;
+  deps.discovery = discovery;
+  deps.authHelper = new AuthHelper({ file: join(dataDir, 'auth.json'), core: coreApi, say: logs.get('hearth.supervisor.auth') });
   // a local document is read before the API answers; a remote one in the background
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;
@@ -212,6 +229,8 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
         state = 'stopping';
         await core.close();
         await apps.close();
+        await discovery.settled();
+        await deps.authHelper?.settled();
         if (!keepListener) listener.close();
         state = 'close';
         await resolution.stop();

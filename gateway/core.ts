@@ -7,6 +7,7 @@ import type { AccessAuth } from '../actors/auth/types.ts';
 import type { History } from '../actors/history/history.ts';
 import type { Explorer } from '../actors/explorer/explorer.ts';
 import type { SupervisorClient } from '../actors/supervisor-client/client.ts';
+import type { DiscoveryFlows } from '../actors/supervisor-client/discovery-flows.ts';
 import type { FrontendUserData } from '../actors/frontend/user-data.ts';
 import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
@@ -50,6 +51,8 @@ export interface CoreDeps {
   explorer?: Explorer;
   /** the supervisor that runs this core (supervisor/api), when env SUPERVISOR and SUPERVISOR_TOKEN name one */
   supervisor?: SupervisorClient;
+  /** discovery flows opened for the supervisor's apps (config_entries/flow/progress) */
+  discoveryFlows?: DiscoveryFlows;
   /** the frontend's per-user data (frontend/*_user_data commands) */
   frontendUserData?: FrontendUserData;
   clock: Clock;

@@ -177,6 +177,17 @@ export interface CoreAuthService extends AuthService, UserAdmin {
   completeIntegrationStep(principal: Principal, clientId: string, redirectUri: string): Promise<IntegrationStepOutcome>;
 
   /**
+   * The system-generated user `name` (made with `groupIds` when there is none) and a live
+   * `system` refresh token of it (made when it has none): how the core hands a supervisor API
+   * access. The same user and token on every later call.
+   */
+  ensureSystemUser(name: string, groupIds: string[]): Promise<{ userId: string; refreshToken: string }>;
+  /** Whether `username` and `password` are a `core` credential's (the provider's check, as a login form makes it). */
+  checkCoreLogin(username: string, password: string): Promise<boolean>;
+  /** Sets the password of the `core` credential `username`; false when there is none. */
+  resetCorePassword(actorId: string, username: string, password: string): Promise<boolean>;
+
+  /**
    * Appends the authpub/ records the log lacks for the users and tokens as they are (an instance
    * upgraded in place, users added by `hearth auth add`, a changed group policy); run once after
    * the restore. Resolves to the count of records appended (0 when all were there).
@@ -868,6 +879,42 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
     },
 
     completeOnboardingStep: (step, userId) => markStep(step, userId),
+
+    async ensureSystemUser(name, groupIds) {
+      let user = users.all().find((u) => u.systemGenerated && u.name === name);
+      if (!user) {
+        const now = clock.now();
+        const created = { ...newUserData(ids, now, { name, isOwner: false, groupIds }), system_generated: true };
+        await append(record(userStream(created.id), 'user_created', created, null, now));
+        user = users.get(created.id)!;
+      } else if (groupIds.some((g) => !user!.groupIds.includes(g))) {
+        // an older system user without the admin group (the original migrates it the same way)
+        await append(record(userStream(user.id), 'user_updated', { group_ids: [...new Set([...user.groupIds, ...groupIds])] }, null));
+      }
+      const live = tokens.ofUser(user.id).find((rt) => rt.tokenType === 'system');
+      if (live) return { userId: user.id, refreshToken: tokens.get(live.id)!.token };
+      const created = newRefreshToken(user, { clientId: null, credentialId: null, tokenType: 'system' });
+      await append(created);
+      return { userId: user.id, refreshToken: (created.data as RefreshTokenCreatedRecord).token };
+    },
+
+    async checkCoreLogin(username, password) {
+      const credential = users.coreCredential(username);
+      const hash = credential && users.passwordHash(credential.id);
+      if (!credential || hash === undefined) {
+        await hasher.burn(password); // an unknown username costs the same as a wrong password
+        return false;
+      }
+      return hasher.verify(password, hash);
+    },
+
+    async resetCorePassword(actorId, username, password) {
+      const credential = users.coreCredential(username);
+      if (!credential) return false;
+      const changed = { credential_id: credential.id, password_hash: await hasher.hash(password) };
+      await append(record(userStream(credential.user_id), 'password_changed', changed, actorId));
+      return true;
+    },
 
     async publishCatchUp() {
       const missing = await publisher.catchUp(log);

@@ -10,6 +10,10 @@ import type { CoreRuntimeView } from '../../actors/supervisor/core/types.ts';
 import type { UpdaterView } from '../../actors/supervisor/updater/types.ts';
 import type { AppStoreView } from '../../actors/supervisor/apps/store.ts';
 import type { AppsView } from '../../actors/supervisor/apps/types.ts';
+import type { Services } from '../../actors/supervisor/services/services.ts';
+import type { Discovery } from '../../actors/supervisor/discovery/discovery.ts';
+import type { AuthHelper } from '../../actors/supervisor/auth/auth-helper.ts';
+import type { CoreApi } from '../../actors/supervisor/core/api.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -36,6 +40,14 @@ export interface SupervisorDeps {
   store?: AppStoreView;
   /** the installed apps (the app actors) */
   apps?: AppsView;
+  /** services apps publish for each other (mqtt, mysql) */
+  services?: Services;
+  /** apps' discovery messages for the core */
+  discovery?: Discovery;
+  /** /auth: apps check users' credentials against the core */
+  authHelper?: AuthHelper;
+  /** the supervisor's client of the core's API (REST and WebSocket, with the core's refresh token) */
+  coreApi?: CoreApi;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

@@ -20,6 +20,7 @@ import { conversationCommands } from './conversation-commands.ts';
 import { mobileCommands } from './mobile-commands.ts';
 import { explorerCommands } from './explorer-commands.ts';
 import { frontendCommands } from './frontend-commands.ts';
+import { flowCommands } from './flow-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command<D = CoreDeps> {
@@ -479,6 +480,7 @@ const commands: Record<string, Command> = {
   ...mobileCommands,
   ...explorerCommands,
   ...frontendCommands,
+  ...flowCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));

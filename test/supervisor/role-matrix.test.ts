@@ -37,6 +37,29 @@ function allowed(tree: 'v1' | 'v2', method: string, fullPath: string): Set<Who> 
   return atLeast('manager');
 }
 
+/**
+ * Token-bypass paths whose handler then judges the caller (supervisor-api.md §5.3, supervisor-wire
+ * §2.4): the middleware lets every token through, the handler answers. For each caller, what the
+ * handler answers when it refuses (here: discovery reads are the core's alone, text 401; /auth
+ * only for an app with auth_api, which no matrix token is, JSON 403); callers not named pass
+ * (their answer is neither 401 nor 403: the list, an unknown service's or message's 404, a
+ * body's 400). Undefined for paths the role column alone decides.
+ */
+function handlerRule(tree: 'v1' | 'v2', method: string, fullPath: string): ((who: Who) => { status: number; body: string } | 'pass' | undefined) | undefined {
+  const path = tree === 'v2' ? fullPath.slice(3) : fullPath;
+  // an app's options as the app reads them: only through `self` (callers the role column refuses get its 403 first)
+  if (new RegExp(`^/${tree === 'v1' ? 'addons' : 'apps'}/(?!self/)[^/]+/options/config$`).test(path)) {
+    return (who) => (allowed(tree, method, fullPath).has(who) ? { status: 403, body: JSON.stringify({ result: 'error', message: 'This can be only read by the app itself!' }) } : undefined);
+  }
+  if (/^\/services(?:\/[^/]+)?$/.test(path)) return () => 'pass';
+  if (/^\/discovery(?:\/[^/]+)?$/.test(path)) {
+    if (method !== 'GET') return () => 'pass';
+    return (who) => (who === 'core-container' ? 'pass' : { status: 401, body: '401: Unauthorized' });
+  }
+  if (path === '/auth') return () => ({ status: 403, body: JSON.stringify({ result: 'error', message: "Can't use Home Assistant auth!" }) });
+  return undefined;
+}
+
 /** A concrete path for a pattern: parameters filled with names no route knows. */
 function concrete(pattern: string): string {
   return pattern.replace(/:bootid/g, '0').replace(/:(\w+)/g, 'matrix_x');
@@ -81,11 +104,16 @@ t.test('role matrix over every route on both trees', async (t) => {
   const calls = table.flatMap((entry) => [{ entry, path: concrete(entry.path) }, ...(entry.path.includes('/:app') ? [{ entry, path: concrete(entry.path.replace('/:app', '/self')) }] : [])]);
   for (const { entry, path } of calls) {
     const expected = allowed(entry.tree, entry.method, path);
+    const rule = handlerRule(entry.tree, entry.method, path);
     for (const who of [...ROLES, 'core-container', 'operator'] as Who[]) {
       const { status, body } = await call(entry.method, path, tokens.get(who));
-      if (expected.has(who)) {
-        // a handler's own refusal is an envelope; the middleware's is text
-        if ((status === 401 || status === 403) && !body.startsWith('{')) t.fail(`${who} ${entry.method} ${path}: expected allowed, got ${status} ${body.slice(0, 80)}`);
+      const byHandler = rule?.(who);
+      if (byHandler === 'pass') {
+        if (status === 401 || status === 403) t.fail(`${who} ${entry.method} ${path}: expected past the middleware and the handler's rule, got ${status} ${body.slice(0, 80)}`);
+      } else if (byHandler) {
+        if (status !== byHandler.status || body !== byHandler.body) t.fail(`${who} ${entry.method} ${path}: expected the handler's ${byHandler.status} ${byHandler.body}, got ${status} ${body.slice(0, 80)}`);
+      } else if (expected.has(who)) {
+        if (status === 401 || status === 403) t.fail(`${who} ${entry.method} ${path}: expected allowed, got ${status} ${body.slice(0, 80)}`);
       } else if (status !== 403 || body !== '403: Forbidden') t.fail(`${who} ${entry.method} ${path}: expected text 403, got ${status} ${body.slice(0, 80)}`);
       checked++;
       // the soft restart takes the API down for a moment

@@ -8,6 +8,9 @@ import { registerRootRoutes } from './root.ts';
 import { registerSupervisorOwnRoutes } from './supervisor.ts';
 import { registerDockerRoutes } from './docker.ts';
 import { registerSecurityRoutes } from './security.ts';
+import { registerServiceRoutes } from './services.ts';
+import { registerDiscoveryRoutes } from './discovery.ts';
+import { registerAuthRoutes } from './auth.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
@@ -21,4 +24,7 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerSupervisorOwnRoutes(api, deps);
   registerDockerRoutes(api, deps);
   registerSecurityRoutes(api, deps);
+  registerServiceRoutes(api, deps);
+  registerDiscoveryRoutes(api, deps);
+  registerAuthRoutes(api, deps);
 }
