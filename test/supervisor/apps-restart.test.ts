@@ -43,6 +43,12 @@ t.test('apps after a restart of the supervisor; boot auto apps start with it', a
   t.same((await s.json('GET', '/addons/self/options/config', { token })).body.data, { username: 'bob', password: 'secret' });
   await eventually(async () => (await (await s.call('GET', `/addons/${MQTT}/logs`)).text()).includes('mqtt: listening on 1883'));
   t.pass('the app runs');
+  // the app published its service and sent its discovery message through the supervisor
+  const logs = await (await s.call('GET', `/addons/${MQTT}/logs`)).text();
+  t.match(logs, /mqtt: service announced/);
+  t.match(logs, /mqtt: discovery sent/);
+  t.same((await s.json('GET', '/services')).body.data.services.find((x: any) => x.slug === 'mqtt'), { slug: 'mqtt', available: true, providers: [MQTT] });
+  t.match((await s.json('GET', '/services/mqtt', { token })).body.data, { addon: MQTT, port: 1883, username: 'bob', password: 'secret' });
   // from inside its container, as the app itself calls it
   const inside = await docker('exec', `${prefix}${MQTT}`, 'sh', '-c', 'wget -qO- --header "Authorization: Bearer $SUPERVISOR_TOKEN" "$SUPERVISOR/addons/self/options/config"');
   t.same(JSON.parse(inside), { result: 'ok', data: { username: 'bob', password: 'secret' } }, 'the container reaches the supervisor with its token');
