@@ -22,6 +22,7 @@ import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts
 import { SupervisorListener } from './supervisor-listener.ts';
 import { AppStore } from '../actors/supervisor/apps/store.ts';
 import { registerStoreRoutes } from '../gateway/supervisor/routes/store.ts';
+import { IngressSessions, type IngressUser } from '../actors/supervisor/ingress/sessions.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -54,6 +55,8 @@ export interface SupervisorOptions {
   updaterUrl?: string;
   /** more app repository directories for the store (besides the built-in one and `<data>/apps/local`) */
   appRepositories?: string[];
+  /** the core's user by id, kept with an ingress session made for that user (the core's users list) */
+  lookupIngressUser?: (id: string) => Promise<IngressUser | undefined>;
 }
 
 /** A running supervisor. */
@@ -140,7 +143,11 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   });
   for await (const r of log.readStreams(resolution.streamPrefix, { latest: resolution.latestSuffices })) resolution.evolve(r);
   areas.push(resolution);
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, state: () => state, context, restart: () => restartApi() };
+  const ingress = new IngressSessions({ log, clock, ids, lookupUser: options.lookupIngressUser });
+  for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
+  areas.push(ingress);
+  await ingress.purgeExpired(context());
+  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, state: () => state, context, restart: () => restartApi() };
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;

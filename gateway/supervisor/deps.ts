@@ -10,6 +10,7 @@ import type { CoreRuntimeView } from '../../actors/supervisor/core/types.ts';
 import type { UpdaterView } from '../../actors/supervisor/updater/types.ts';
 import type { AppStoreView } from '../../actors/supervisor/apps/store.ts';
 import type { AppsView } from '../../actors/supervisor/apps/types.ts';
+import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -36,6 +37,8 @@ export interface SupervisorDeps {
   store?: AppStoreView;
   /** the installed apps (the app actors) */
   apps?: AppsView;
+  /** ingress sessions (the core's, checked by the proxy) */
+  ingress?: IngressSessions;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

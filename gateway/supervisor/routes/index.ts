@@ -8,6 +8,7 @@ import { registerRootRoutes } from './root.ts';
 import { registerSupervisorOwnRoutes } from './supervisor.ts';
 import { registerDockerRoutes } from './docker.ts';
 import { registerSecurityRoutes } from './security.ts';
+import { registerIngressRoutes } from './ingress.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
@@ -21,4 +22,5 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerSupervisorOwnRoutes(api, deps);
   registerDockerRoutes(api, deps);
   registerSecurityRoutes(api, deps);
+  registerIngressRoutes(api, deps);
 }

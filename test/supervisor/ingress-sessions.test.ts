@@ -1,0 +1,92 @@
+// Ingress sessions over a real supervisor: made and checked by the core only, extended by each
+// check, expired after 15 minutes on the supervisor's clock, kept across a restart.
+import t from 'tap';
+import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
+import { manualClock } from '../../actors/clock.ts';
+import { INGRESS_SESSION_PREFIX } from '../../actors/supervisor/ingress/sessions.ts';
+
+const ctx = { id: 'x', parent_id: null, user_id: null };
+const MINUTE = 60_000;
+const USERS = { u1: { id: 'u1', username: 'ada', name: 'Ada Lovelace' } };
+const lookupIngressUser = async (id: string) => USERS[id as keyof typeof USERS];
+
+t.test('sessions: core only, 128 hex, validated and extended, expired after 15 minutes, kept across a restart', async (t) => {
+  const dataDir = await supervisorDataDir();
+  const clock = manualClock(Date.parse('2026-11-24T08:00:00Z'));
+  const s = await startTestSupervisor(t, { dataDir, clock, lookupIngressUser });
+  const core = (await s.supervisor.tokens.rotateCore(ctx)).token;
+
+  // refused for everyone but the core: the operator and an admin app included
+  const admin = (await s.supervisor.tokens.issue({ name: 'a', kind: 'app', role: 'admin' }, ctx)).token;
+  for (const token of [s.supervisor.adminToken, admin]) {
+    const res = await s.call('POST', '/ingress/session', { token, body: {} });
+    t.equal(res.status, 403);
+    t.equal(await res.text(), '403: Forbidden');
+    t.equal((await s.call('POST', '/ingress/validate_session', { token, body: { session: 'x' } })).status, 403);
+  }
+  t.equal((await s.call('POST', '/ingress/session', { token: null })).status, 401, 'no token: 401');
+
+  const made = await s.json('POST', '/ingress/session', { token: core });
+  t.equal(made.status, 200);
+  t.equal(made.body.result, 'ok');
+  const session: string = made.body.data.session;
+  t.match(session, /^[0-9a-f]{128}$/, 'a session is 128 hex characters');
+
+  const check = (value: unknown) => s.call('POST', '/ingress/validate_session', { token: core, body: { session: value } });
+  let res = await check(session);
+  t.equal(res.status, 200);
+  t.same(await res.json(), { result: 'ok', data: {} });
+
+  res = await check('f'.repeat(128));
+  t.equal(res.status, 401, 'an unknown session: text 401');
+  t.equal(await res.text(), '401: Unauthorized');
+  t.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
+  t.same(await (await s.call('POST', '/ingress/validate_session', { token: core, body: {} })).json(), { result: 'error', message: "required key not provided @ data['session']. Got None" });
+  t.same(await (await s.call('POST', '/ingress/validate_session', { token: core, body: { session: 5 } })).json(), { result: 'error', message: "expected str @ data['session']. Got 5" });
+  t.same(await (await s.call('POST', '/ingress/session', { token: core, body: { user_id: ['x'] } })).json(), { result: 'error', message: `expected str @ data['user_id']. Got ["x"]` });
+
+  // made at 08:00 (ends 08:15), checked once (ends 08:30): at 08:29 still good, twice more ends 09:00
+  clock.advance(29 * MINUTE);
+  t.equal((await check(session)).status, 200, 'the check moved the end 15 minutes past the previous end');
+  clock.advance(30 * MINUTE); // 08:59, the end is 08:45 now
+  t.equal((await check(session)).status, 401, 'past its end: refused');
+  t.equal((await check(session)).status, 401, 'and purged');
+
+  // no token is kept in clear; the expiry is a record
+  const records = [];
+  for await (const r of s.supervisor.log.readStreams(INGRESS_SESSION_PREFIX)) records.push(r);
+  t.same(records.map((r) => r.type), ['ingress_session_created', 'ingress_session_extended', 'ingress_session_extended', 'ingress_session_expired']);
+  t.notOk(JSON.stringify(records).includes(session), 'the session token is not in the log');
+
+  // a session for a user: kept with the user, across a restart
+  const forUser = (await s.json('POST', '/ingress/session', { token: core, body: { user_id: 'u1' } })).body.data.session;
+  const forNobody = (await s.json('POST', '/ingress/session', { token: core, body: { user_id: 'nobody' } })).body.data.session;
+  const stale = (await s.json('POST', '/ingress/session', { token: core })).body.data.session;
+  await s.supervisor.stop();
+  clock.advance(10 * MINUTE);
+  const again = await startTestSupervisor(t, { dataDir, clock, lookupIngressUser });
+  const core2 = again.supervisor.tokens.ofKind('core')!.token;
+  const check2 = (value: string) => again.call('POST', '/ingress/validate_session', { token: core2, body: { session: value } });
+  t.equal((await check2(forUser)).status, 200, 'a session survives a restart');
+  t.same(await again.supervisor.deps.ingress!.validate(forUser, ctx).then((v) => v?.user), USERS.u1, 'with its user');
+  t.same(await again.supervisor.deps.ingress!.validate(forNobody, ctx).then((v) => v?.user), null, 'an unknown user id: no user');
+  clock.advance(6 * MINUTE); // 16 minutes after it was made, never checked
+  t.equal((await check2(stale)).status, 401, 'a session never checked ends 15 minutes after it was made');
+});
+
+t.test('sessions expired while the supervisor was down are purged at start', async (t) => {
+  const dataDir = await supervisorDataDir();
+  const clock = manualClock(Date.parse('2026-11-24T08:00:00Z'));
+  const s = await startTestSupervisor(t, { dataDir, clock });
+  const core = (await s.supervisor.tokens.rotateCore(ctx)).token;
+  await s.json('POST', '/ingress/session', { token: core });
+  await s.json('POST', '/ingress/session', { token: core });
+  t.equal(s.supervisor.deps.ingress!.size, 2);
+  await s.supervisor.stop();
+  clock.advance(20 * MINUTE);
+  const again = await startTestSupervisor(t, { dataDir, clock });
+  t.equal(again.supervisor.deps.ingress!.size, 0, 'none is kept');
+  const types = [];
+  for await (const r of again.supervisor.log.readStreams(INGRESS_SESSION_PREFIX, { latest: true })) types.push(r.type);
+  t.same(types, ['ingress_session_expired', 'ingress_session_expired']);
+});
