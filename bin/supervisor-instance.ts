@@ -23,6 +23,7 @@ import { SupervisorListener } from './supervisor-listener.ts';
 import { AppStore } from '../actors/supervisor/apps/store.ts';
 import { registerStoreRoutes } from '../gateway/supervisor/routes/store.ts';
 import { IngressSessions, type IngressUser } from '../actors/supervisor/ingress/sessions.ts';
+import { planIngress } from '../gateway/supervisor/ingress-proxy.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -170,6 +171,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   await resolution.evaluate();
   listener.say = say.error;
   listener.serve(table);
+  listener.ingress = (incoming) => planIngress({ sessions: ingress, apps: () => deps.apps, state: () => state, context, v2: api.v2 }, incoming);
   state = 'running';
   resolution.start();
   say.info(`supervisor running on port ${port}`);
