@@ -94,3 +94,27 @@ t.test('role matrix over every route on both trees', async (t) => {
   }
   t.ok(checked >= table.length * 7, `${table.length} routes × 7 callers checked`);
 });
+
+// The ingress proxy is no API route (the table above does not hold it): no token opens it, only
+// the `ingress_session` cookie, so every caller without a session gets the proxy's text 401.
+t.test('the ingress proxy answers every caller without a session 401, on both trees', async (t) => {
+  const dataDir = await supervisorDataDir();
+  const first = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
+  await first.settings.section('supervisor', { feature_flags: {} as Record<string, boolean> }).set({ feature_flags: { supervisor_v2_api: true } }, { id: 'x', parent_id: null, user_id: null });
+  await first.stop();
+  const s = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
+  t.teardown(() => s.stop());
+  const ctx = { id: 'x', parent_id: null, user_id: null };
+  const tokens: (string | undefined)[] = [undefined, s.adminToken, (await s.tokens.rotateCore(ctx)).token];
+  for (const role of ROLES) tokens.push((await s.tokens.issue({ name: `proxy ${role}`, kind: 'app', role }, ctx)).token);
+  for (const prefix of ['', '/v2']) {
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) {
+      for (const token of tokens) {
+        const res = await fetch(`http://127.0.0.1:${s.port}${prefix}/ingress/matrix_token/some/page`, { method, headers: token ? { Authorization: `Bearer ${token}` } : {} });
+        const body = await res.text();
+        if (res.status !== 401 || body !== '401: Unauthorized') t.fail(`${method} ${prefix}/ingress/... with ${token ? 'a token' : 'none'}: ${res.status} ${body.slice(0, 60)}`);
+      }
+    }
+  }
+  t.pass('every caller refused without a session');
+});
