@@ -144,7 +144,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   });
   for await (const r of log.readStreams(resolution.streamPrefix, { latest: resolution.latestSuffices })) resolution.evolve(r);
   areas.push(resolution);
-  const ingress = new IngressSessions({ log, clock, ids, lookupUser: options.lookupIngressUser });
+  const ingress = new IngressSessions({ log, clock, ids, lookupUser: options.lookupIngressUser, warn: logs.get('hearth.supervisor.ingress').warning });
   for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
   areas.push(ingress);
   await ingress.purgeExpired(context());
@@ -202,6 +202,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
         state = 'close';
         await resolution.stop();
         await jobs.close();
+        await ingress.close();
         await log.close();
         logs.close();
       })()),

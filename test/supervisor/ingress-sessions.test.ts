@@ -48,6 +48,8 @@ t.test('sessions: core only, 128 hex, validated and extended, expired after 15 m
   // made at 08:00 (ends 08:15), checked once (ends 08:30): at 08:29 still good, twice more ends 09:00
   clock.advance(29 * MINUTE);
   t.equal((await check(session)).status, 200, 'the check moved the end 15 minutes past the previous end');
+  // extensions are written together: one record for both checks, with the end they reached
+  await s.supervisor.deps.ingress!.flush();
   clock.advance(30 * MINUTE); // 08:59, the end is 08:45 now
   t.equal((await check(session)).status, 401, 'past its end: refused');
   t.equal((await check(session)).status, 401, 'and purged');
@@ -55,8 +57,17 @@ t.test('sessions: core only, 128 hex, validated and extended, expired after 15 m
   // no token is kept in clear; the expiry is a record
   const records = [];
   for await (const r of s.supervisor.log.readStreams(INGRESS_SESSION_PREFIX)) records.push(r);
-  t.same(records.map((r) => r.type), ['ingress_session_created', 'ingress_session_extended', 'ingress_session_extended', 'ingress_session_expired']);
+  t.same(records.map((r) => r.type), ['ingress_session_created', 'ingress_session_extended', 'ingress_session_expired']);
+  t.equal((records[1].data as { expires: number }).expires - (records[0].data as { created: number }).created, 45 * MINUTE, 'made, then two checks: 45 minutes');
   t.notOk(JSON.stringify(records).includes(session), 'the session token is not in the log');
+
+  // checks at the same moment each count, as the original's do
+  const busy = (await s.json('POST', '/ingress/session', { token: core })).body.data.session;
+  const ends = await Promise.all(Array.from({ length: 10 }, () => s.supervisor.deps.ingress!.validate(busy, ctx)));
+  t.equal(Math.max(...ends.map((e) => e!.expires)) - clock.now(), 11 * 15 * MINUTE, 'ten checks at once: ten extensions');
+  // extended, not yet written: written as the supervisor stops, so the end survives a restart
+  const kept = (await s.json('POST', '/ingress/session', { token: core })).body.data.session;
+  for (let i = 0; i < 3; i++) t.equal((await check(kept)).status, 200);
 
   // a session for a user: kept with the user, across a restart
   const forUser = (await s.json('POST', '/ingress/session', { token: core, body: { user_id: 'u1' } })).body.data.session;
@@ -68,6 +79,9 @@ t.test('sessions: core only, 128 hex, validated and extended, expired after 15 m
   const core2 = again.supervisor.tokens.ofKind('core')!.token;
   const check2 = (value: string) => again.call('POST', '/ingress/validate_session', { token: core2, body: { session: value } });
   t.equal((await check2(forUser)).status, 200, 'a session survives a restart');
+  clock.advance(40 * MINUTE); // 50 minutes after `kept` was made; its three checks moved its end to 60
+  t.equal((await check2(kept)).status, 200, 'its extensions too (written at stop)');
+  clock.advance(-40 * MINUTE);
   t.same(await again.supervisor.deps.ingress!.validate(forUser, ctx).then((v) => v?.user), USERS.u1, 'with its user');
   t.same(await again.supervisor.deps.ingress!.validate(forNobody, ctx).then((v) => v?.user), null, 'an unknown user id: no user');
   clock.advance(6 * MINUTE); // 16 minutes after it was made, never checked

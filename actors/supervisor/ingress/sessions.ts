@@ -12,6 +12,12 @@ import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
  * restart; an expired one is purged (`ingress_session_expired`) when it is met, at start, and
  * whenever a session is made.
  *
+ * The sessions in memory are the truth while the supervisor runs (checks must not wait for a
+ * disk write, and two at once must both count). Extensions are written coalesced: one
+ * `ingress_session_extended` per session at most every `flushMs`, and at stop, so an app page
+ * polling every second does not add a record per request to the log forever. A crash loses at
+ * most the last `flushMs` of extensions (the original writes its sessions only at shutdown).
+ *
  * Only the token's SHA-256 is kept: the session is the browser's credential, and a copy of the
  * log (a backup) should not hand it out.
  */
@@ -50,7 +56,13 @@ export interface IngressSessionsDeps {
   ids: Ids;
   /** the core's user by id, when the supervisor can ask the core; undefined for an unknown id */
   lookupUser?: (id: string) => Promise<IngressUser | undefined>;
+  /** how long extensions wait to be written together (default 30 s) */
+  flushMs?: number;
+  /** where a failed write is told */
+  warn?: (line: string) => void;
 }
+
+const FLUSH_MS = 30_000;
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -61,25 +73,31 @@ export class IngressSessions implements Area {
   readonly latestSuffices = true;
   private readonly byId = new Map<string, SessionEntry>();
   private readonly byHash = new Map<string, SessionEntry>();
+  /** sessions extended since their last record */
+  private readonly dirty = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastContext: Context | undefined;
 
-  constructor(private readonly deps: IngressSessionsDeps) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
-  }
+  constructor(private readonly deps: IngressSessionsDeps) {}
 
   owns(record: EventRecord): boolean {
     return record.stream.startsWith(INGRESS_SESSION_PREFIX);
   }
 
+  /** Applies a record while restoring; at run time the methods below change memory themselves. */
   evolve(record: EventRecord): void {
     const id = record.stream.slice(INGRESS_SESSION_PREFIX.length);
+    this.drop(id);
+    if (record.type === 'ingress_session_created' || record.type === 'ingress_session_extended') this.keep(record.data as SessionEntry);
+  }
+
+  private drop(id: string) {
     const old = this.byId.get(id);
     if (old) {
       this.byId.delete(id);
       this.byHash.delete(old.token_hash);
     }
-    if (record.type === 'ingress_session_created' || record.type === 'ingress_session_extended') this.keep(record.data as SessionEntry);
+    this.dirty.delete(id);
   }
 
   private keep(entry: SessionEntry) {
@@ -114,7 +132,9 @@ export class IngressSessions implements Area {
     const token = this.deps.ids.tokenHex(64);
     const now = this.deps.clock.now();
     const entry: SessionEntry = { id: this.deps.ids.uuidHex(), token_hash: hash(token), created: now, expires: now + SESSION_LIFETIME_MS, user };
-    await this.deps.log.append([...this.expiredRecords(now, context), { time: now, stream: INGRESS_SESSION_PREFIX + entry.id, type: 'ingress_session_created', data: entry, context }]);
+    const purged = this.purgeInMemory(now, context);
+    this.keep(entry);
+    await this.deps.log.append([...purged, { time: now, stream: INGRESS_SESSION_PREFIX + entry.id, type: 'ingress_session_created', data: { ...entry }, context }]);
     return token;
   }
 
@@ -128,28 +148,60 @@ export class IngressSessions implements Area {
     if (!entry) return undefined;
     const now = this.deps.clock.now();
     if (entry.expires < now) {
-      await this.deps.log.append([this.expiredRecord(entry, now, context)]);
+      this.drop(entry.id);
+      await this.deps.log.append([expiredRecord(entry, now, context)]);
       return undefined;
     }
-    const extended: SessionEntry = { ...entry, expires: entry.expires + SESSION_LIFETIME_MS };
-    await this.deps.log.append([{ time: now, stream: INGRESS_SESSION_PREFIX + entry.id, type: 'ingress_session_extended', data: extended, context }]);
-    return { expires: extended.expires, user: extended.user };
+    entry.expires += SESSION_LIFETIME_MS;
+    this.dirty.add(entry.id);
+    this.lastContext = context;
+    this.timer ??= setTimeout(() => void this.flush(), this.deps.flushMs ?? FLUSH_MS).unref();
+    return { expires: entry.expires, user: entry.user };
+  }
+
+  /** Writes the extensions not written yet (one record per session: its whole state). */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.dirty.size) return;
+    const now = this.deps.clock.now();
+    const context = this.lastContext!;
+    const records = [];
+    for (const id of this.dirty) {
+      const entry = this.byId.get(id);
+      if (entry) records.push({ time: now, stream: INGRESS_SESSION_PREFIX + id, type: 'ingress_session_extended', data: { ...entry }, context });
+    }
+    this.dirty.clear();
+    try {
+      await this.deps.log.append(records);
+    } catch (err) {
+      this.deps.warn?.(`ingress session extensions not written: ${(err as Error).message}`);
+    }
+  }
+
+  /** Writes what is pending; the supervisor calls it as it stops. */
+  async close(): Promise<void> {
+    await this.flush();
   }
 
   /** Purges every expired session (at start). */
   async purgeExpired(context: Context): Promise<number> {
-    const records = this.expiredRecords(this.deps.clock.now(), context);
+    const records = this.purgeInMemory(this.deps.clock.now(), context);
     if (records.length) await this.deps.log.append(records);
     return records.length;
   }
 
-  private expiredRecords(now: number, context: Context) {
+  private purgeInMemory(now: number, context: Context) {
     const out = [];
-    for (const e of this.byId.values()) if (e.expires < now) out.push(this.expiredRecord(e, now, context));
+    for (const e of [...this.byId.values()]) {
+      if (e.expires >= now) continue;
+      this.drop(e.id);
+      out.push(expiredRecord(e, now, context));
+    }
     return out;
   }
+}
 
-  private expiredRecord(entry: SessionEntry, now: number, context: Context) {
-    return { time: now, stream: INGRESS_SESSION_PREFIX + entry.id, type: 'ingress_session_expired', data: { id: entry.id }, context };
-  }
+function expiredRecord(entry: SessionEntry, now: number, context: Context) {
+  return { time: now, stream: INGRESS_SESSION_PREFIX + entry.id, type: 'ingress_session_expired', data: { id: entry.id }, context };
 }
