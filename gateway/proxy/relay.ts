@@ -144,6 +144,8 @@ function relayHttp(route: ProxyRoute, res: UwsResponse, req: UwsRequest): void {
   // the body must be taken now (uWS hands it out only to a handler attached in this callback);
   // it waits in a stream, uWS paused while nobody reads it
   const body = hasBody(incoming.method, incoming.headers) ? bodyStream(res, state) : undefined;
+  // a client gone while its body was awaited: whatever reads it stops
+  state.cleanup = () => body?.destroy();
   const refuse = (reply: HttpReply) => {
     if (state.aborted || state.answered) return;
     state.answered = true;
@@ -164,6 +166,7 @@ function relayHttp(route: ProxyRoute, res: UwsResponse, req: UwsRequest): void {
       forward(route, res, state, incoming, target, payload);
     })
     .catch((err) => {
+      if (state.aborted) return;
       route.log(`ingress proxy failed on ${incoming.method} ${incoming.url}: ${(err as Error)?.stack ?? err}`);
       refuse({ status: 500, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '500: Internal Server Error' });
     });
@@ -213,7 +216,10 @@ function forward(route: ProxyRoute, res: UwsResponse, state: ExchangeState, inco
   if (Buffer.isBuffer(payload)) headers['content-length'] = String(payload.length);
   else if (payload) headers['transfer-encoding'] = 'chunked';
   const upstream = httpRequest({ host: target.host, port: target.port, method: incoming.method, path: target.path, headers, agent: false });
-  state.cleanup = () => upstream.destroy();
+  state.cleanup = () => {
+    upstream.destroy();
+    if (payload instanceof Readable) payload.destroy();
+  };
   upstream.on('error', (err) => {
     if (state.aborted) return;
     if (!state.answered) {
@@ -321,7 +327,9 @@ function endDown(data: SocketLink, code: number, reason: Buffer) {
   const ws = data.ws;
   if (!ws || data.downClosed) return;
   data.downClosed = true;
-  if (code === 1005 || code === 1006) ws.end(1000);
+  // the upstream gave no code (1005): neither does the close sent on; it dropped (1006): so does this side
+  if (code === 1005) ws.end();
+  else if (code === 1006) ws.close();
   else ws.end(code, reason);
 }
 

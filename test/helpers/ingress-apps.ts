@@ -70,7 +70,8 @@ export const bigByte = (i: number) => (i * 7 + 3) & 0xff;
  * length; `/status/<n>` answers n; `/typed` a type with parameters; `/untyped` none; `/cookies`
  * two Set-Cookie lines; `/page` an HTML page whose script echoes a message over `ws`;
  * WebSockets on any path echo text and binary, choose `echo` among offered subprotocols, and
- * close with the code a `close:<code>` message asks for.
+ * close with the code a `close:<code>` message asks for, drop the connection on `drop`, and
+ * refuse handshakes on `/refuse...`.
  */
 export async function startUpstream(t: { teardown(fn: () => unknown): void }): Promise<Upstream> {
   const seen: Seen[] = [];
@@ -114,12 +115,13 @@ export async function startUpstream(t: { teardown(fn: () => unknown): void }): P
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(s));
     });
   });
-  const wss = new WebSocketServer({ server, handleProtocols: (protocols) => (protocols.has('echo') ? 'echo' : false) });
+  const wss = new WebSocketServer({ server, handleProtocols: (protocols) => (protocols.has('echo') ? 'echo' : false), verifyClient: (info: { req: IncomingMessage }) => !info.req.url!.startsWith('/refuse') });
   wss.on('connection', (socket, req) => {
     wsSeen.push(req.headers);
     socket.on('message', (data, binary) => {
       const text = binary ? '' : data.toString();
       if (text.startsWith('close:')) return socket.close(Number(text.slice(6)), 'asked');
+      if (text === 'drop') return socket.terminate();
       socket.send(data, { binary });
     });
     socket.on('close', (code) => wsClosed.push(code));

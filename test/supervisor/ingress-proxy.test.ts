@@ -101,6 +101,9 @@ t.test('HTTP: path and query, headers the app sees, bodies both ways, session ex
   const del = await (await ingress(s, `/ingress/${TOKEN}/echo`, session, { method: 'DELETE' })).json();
   t.equal(del.method, 'DELETE');
 
+  const tooBig = await ingress(s, `/ingress/${TOKEN}/echo`, session, { method: 'POST', body: Buffer.alloc(16 * 1024 * 1024 + 1, 'a') });
+  t.equal(tooBig.status, 413, 'a buffered body past 16 MiB');
+
   // a streaming app gets the body as it comes, chunked
   const big = Buffer.alloc(3 * 1024 * 1024, 'z');
   const streamed = await new Promise<{ status: number; body: any }>((ok, fail) => {
@@ -119,7 +122,7 @@ t.test('HTTP: path and query, headers the app sees, bodies both ways, session ex
 
   // every proxied request validated the session: its end moved each time
   const end = (await s.supervisor.deps.ingress!.validate(session, s.supervisor.deps.context()))!.expires;
-  t.equal(end - startEnd, 6 * 15 * 60_000, 'each of the five requests with the session extended it 15 minutes (and the check itself)');
+  t.equal(end - startEnd, 7 * 15 * 60_000, 'each of the six requests with the session extended it 15 minutes (and the check itself)');
   t.equal(s.supervisor.deps.ingress!.size, before);
   t.equal(upstream.seen.filter((x) => x.url.startsWith('/echo')).length, 6);
 });
@@ -225,4 +228,13 @@ t.test('WebSocket: relayed both ways with the user headers, subprotocol echoed, 
   await d.closed;
   for (let i = 0; i < 100 && !upstream.wsClosed.includes(4002); i++) await new Promise((r) => setTimeout(r, 20));
   t.ok(upstream.wsClosed.includes(4002), 'the client closing closes the app side');
+
+  const e = openSocket(`${wsBase}/ingress/${TOKEN}/socket`, { session });
+  await e.opened;
+  t.equal(e.ws.protocol, '', 'no subprotocol offered, none chosen');
+  e.ws.send('drop');
+  t.equal(await e.closed, 1006, 'the app dropping its connection drops the client');
+
+  const refusedByApp = await openSocket(`${wsBase}/ingress/${TOKEN}/refuse`, { session }).opened.then(() => undefined, (err) => err);
+  t.equal(refusedByApp?.status, 502, 'the app refusing the handshake: 502');
 });
