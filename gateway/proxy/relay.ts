@@ -55,8 +55,11 @@ export const MAX_BUFFERED_BODY = 16 * 1024 * 1024;
 /** The largest WebSocket message relayed. */
 export const MAX_MESSAGE = 16 * 1024 * 1024;
 
-/** Headers that describe one connection or one body's framing: never copied across a hop. */
-export const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'content-length', 'content-encoding', 'transfer-encoding', 'sec-websocket-extensions', 'sec-websocket-protocol', 'sec-websocket-version', 'sec-websocket-key', 'sec-websocket-accept']);
+/**
+ * Request headers that describe one connection or one body's framing: never copied across a hop.
+ * Content-Encoding stays, as the body's bytes go on as they came.
+ */
+export const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'content-length', 'transfer-encoding', 'sec-websocket-extensions', 'sec-websocket-protocol', 'sec-websocket-version', 'sec-websocket-key', 'sec-websocket-accept']);
 
 /**
  * Response headers not copied: framing, the content type (set again, bare) and the ones uWS

@@ -88,6 +88,21 @@ t.test('sessions: core only, 128 hex, validated and extended, expired after 15 m
   t.equal((await check2(stale)).status, 401, 'a session never checked ends 15 minutes after it was made');
 });
 
+t.test('a user lookup that fails leaves the session without a user; the lookup can be set later', async (t) => {
+  const s = await startTestSupervisor(t, { lookupIngressUser: async () => {
+    throw new Error('core unreachable');
+  } });
+  const core = (await s.supervisor.tokens.rotateCore(ctx)).token;
+  const made = await s.json('POST', '/ingress/session', { token: core, body: { user_id: 'u1' } });
+  t.equal(made.status, 200);
+  t.same((await s.supervisor.deps.ingress!.validate(made.body.data.session, ctx))?.user, null);
+  s.supervisor.deps.ingress!.lookupUser = lookupIngressUser;
+  const later = await s.json('POST', '/ingress/session', { token: core, body: { user_id: 12 } });
+  t.same((await s.supervisor.deps.ingress!.validate(later.body.data.session, ctx))?.user, null, 'an id coerced to a string, unknown');
+  const known = await s.json('POST', '/ingress/session', { token: core, body: { user_id: 'u1' } });
+  t.same((await s.supervisor.deps.ingress!.validate(known.body.data.session, ctx))?.user, USERS.u1);
+});
+
 t.test('sessions expired while the supervisor was down are purged at start', async (t) => {
   const dataDir = await supervisorDataDir();
   const clock = manualClock(Date.parse('2026-11-24T08:00:00Z'));

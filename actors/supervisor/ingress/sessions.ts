@@ -78,7 +78,12 @@ export class IngressSessions implements Area {
   private timer: NodeJS.Timeout | undefined;
   private lastContext: Context | undefined;
 
-  constructor(private readonly deps: IngressSessionsDeps) {}
+  /** the core's user by id (settable once the supervisor can ask the core) */
+  lookupUser: IngressSessionsDeps['lookupUser'];
+
+  constructor(private readonly deps: IngressSessionsDeps) {
+    this.lookupUser = deps.lookupUser;
+  }
 
   owns(record: EventRecord): boolean {
     return record.stream.startsWith(INGRESS_SESSION_PREFIX);
@@ -125,8 +130,12 @@ export class IngressSessions implements Area {
    */
   async create(userId: string | undefined, context: Context): Promise<string> {
     let user: IngressUser | null = null;
-    if (userId !== undefined && this.deps.lookupUser) {
-      const found = await this.deps.lookupUser(userId);
+    if (userId !== undefined && this.lookupUser) {
+      // a core that cannot be asked leaves the session without a user rather than without a session
+      const found = await this.lookupUser(userId).catch((err) => {
+        this.deps.warn?.(`the core's user ${userId} could not be looked up for an ingress session: ${(err as Error).message}`);
+        return undefined;
+      });
       if (found) user = { id: found.id, username: found.username ?? null, name: found.name ?? null };
     }
     const token = this.deps.ids.tokenHex(64);
