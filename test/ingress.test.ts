@@ -102,6 +102,13 @@ t.test('a browser opens the app with the session cookie; its WebSocket echo work
   t.equal(await page.locator('[id="x-ingress-path"]').textContent(), `/api/hassio_ingress/${TOKEN}`);
   t.same(page.problems, []);
 
+  // a browser with a wrong session gets the refusal, its page never served
+  const stranger = await newPage(t);
+  await stranger.context().addCookies([{ name: 'ingress_session', value: 'f'.repeat(128), url: `${base}/api/hassio_ingress/` }]);
+  const refused = await stranger.goto(`${base}/api/hassio_ingress/${TOKEN}/`);
+  t.equal(refused?.status(), 401, 'a wrong session is refused');
+  t.equal(await stranger.locator('#echo').count(), 0);
+
   // each request moved the session's end 15 minutes on (the page and its socket: 30 minutes);
   // a day later it has long ended
   clock.advance(24 * 60 * MINUTE);
