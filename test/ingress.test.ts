@@ -11,6 +11,7 @@ import { sorting } from './helpers/ws-sorting.ts';
 import { fakeApps, startUpstream } from './helpers/ingress-apps.ts';
 import { newPage, noBrowser } from './helpers/browser.ts';
 import { manualClock } from '../actors/clock.ts';
+import { freePort } from './helpers/ports.ts';
 
 const TOKEN = 'web_app_ingress_token';
 const MINUTE = 60_000;
@@ -38,9 +39,14 @@ async function chain(t: { teardown(fn: () => unknown): void }) {
   return { upstream, s, base, clock, me, ask, newSession };
 }
 
-t.test('without a supervisor the core has no ingress path', async (t) => {
+t.test('without a supervisor the core has no ingress path; a supervisor that does not answer is a 502', async (t) => {
   const { base } = await startTestHearth(t, { supervisor: null });
   t.equal((await fetch(`${base}/api/hassio_ingress/${TOKEN}/`)).status, 404);
+  const away = await startTestHearth(t, { supervisor: { url: `http://127.0.0.1:${await freePort()}`, token: 'x'.repeat(112) } });
+  const res = await fetch(`${away.base}/api/hassio_ingress/${TOKEN}/page`, { headers: { Cookie: 'ingress_session=abc' } });
+  t.equal(res.status, 502);
+  t.equal(await res.text(), '502: Bad Gateway');
+  t.equal((await fetch(`${away.base}/api/hassio_ingress/${TOKEN}`)).status, 404, 'no path after the token: not ingress');
 });
 
 t.test('HTTP and WebSocket through the core: the app sees the ingress path and the user', async (t) => {
