@@ -4,6 +4,7 @@ import t from 'tap';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { manualClock } from '../../actors/clock.ts';
 import { INGRESS_SESSION_PREFIX } from '../../actors/supervisor/ingress/sessions.ts';
+import { fakeApps } from '../helpers/ingress-apps.ts';
 
 const ctx = { id: 'x', parent_id: null, user_id: null };
 const MINUTE = 60_000;
@@ -118,4 +119,30 @@ t.test('sessions expired while the supervisor was down are purged at start', asy
   const types = [];
   for await (const r of again.supervisor.log.readStreams(INGRESS_SESSION_PREFIX, { latest: true })) types.push(r.type);
   t.same(types, ['ingress_session_expired', 'ingress_session_expired']);
+});
+
+t.test('panels: each installed app with ingress, its title, icon, admin flag and whether shown, on both trees', async (t) => {
+  const dataDir = await supervisorDataDir();
+  const first = await startTestSupervisor(t, { dataDir });
+  t.same((await first.json('GET', '/ingress/panels')).body, { result: 'ok', data: { panels: {} } }, 'no apps yet');
+  await first.supervisor.settings.section('supervisor', { feature_flags: {} as Record<string, boolean> }).set({ feature_flags: { supervisor_v2_api: true } }, ctx);
+  await first.supervisor.stop();
+  const s = await startTestSupervisor(t, { dataDir });
+  s.supervisor.deps.apps = fakeApps([
+    { slug: 'local_web', ingressToken: 'a', target: null, name: 'Web' },
+    { slug: 'local_files', ingressToken: 'b', target: null, name: 'Files', panel: { title: 'File editor', icon: 'mdi:file', admin: false, enable: true } },
+    { slug: 'local_plain', ingressToken: 'c', target: null, ingress: false },
+  ]);
+  const expected = {
+    panels: {
+      local_web: { title: 'Web', icon: 'mdi:puzzle', admin: true, enable: false },
+      local_files: { title: 'File editor', icon: 'mdi:file', admin: false, enable: true },
+    },
+  };
+  t.same((await s.json('GET', '/ingress/panels')).body, { result: 'ok', data: expected });
+  t.same((await s.json('GET', '/v2/ingress/panels')).body, { result: 'ok', data: expected });
+  const manager = (await s.supervisor.tokens.issue({ name: 'm', kind: 'app', role: 'manager' }, ctx)).token;
+  t.equal((await s.call('GET', '/ingress/panels', { token: manager })).status, 200, 'a manager may read them');
+  const reader = (await s.supervisor.tokens.issue({ name: 'd', kind: 'app', role: 'default' }, ctx)).token;
+  t.equal((await s.call('GET', '/ingress/panels', { token: reader })).status, 403);
 });
