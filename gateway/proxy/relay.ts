@@ -134,8 +134,8 @@ function answer(res: UwsResponse, reply: HttpReply, closeConnection: boolean): v
   });
 }
 
-const hasBody = (method: string, headers: Record<string, string>) =>
-  !(method === 'GET' || method === 'HEAD' || method === 'OPTIONS') || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
+/** HTTP/1.1's rule, whatever the method: a body is announced by its length or by chunks. */
+const hasBody = (headers: Record<string, string>) => (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
 
 function relayHttp(route: ProxyRoute, res: UwsResponse, req: UwsRequest): void {
   const incoming = incomingOf(res, req, false);
@@ -146,7 +146,7 @@ function relayHttp(route: ProxyRoute, res: UwsResponse, req: UwsRequest): void {
   });
   // the body must be taken now (uWS hands it out only to a handler attached in this callback);
   // it waits in a stream, uWS paused while nobody reads it
-  const body = hasBody(incoming.method, incoming.headers) ? bodyStream(res, state) : undefined;
+  const body = hasBody(incoming.headers) ? bodyStream(res, state) : undefined;
   // a client gone while its body was awaited: whatever reads it stops
   state.cleanup = () => body?.destroy();
   const refuse = (reply: HttpReply) => {

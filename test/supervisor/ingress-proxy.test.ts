@@ -100,6 +100,9 @@ t.test('HTTP: path and query, headers the app sees, bodies both ways, session ex
   t.same([put.method, put.body], ['PUT', '{"a":1}'], 'any method');
   const del = await (await ingress(s, `/ingress/${TOKEN}/echo`, session, { method: 'DELETE' })).json();
   t.equal(del.method, 'DELETE');
+  t.equal(del.headers['transfer-encoding'], undefined, 'no body: none sent on');
+  const emptyPost = await (await ingress(s, `/ingress/${STREAM_TOKEN}/echo`, session, { method: 'POST' })).json();
+  t.same([emptyPost.body, emptyPost.headers['transfer-encoding']], ['', undefined], 'an empty POST stays empty, even to a streaming app');
 
   const tooBig = await ingress(s, `/ingress/${TOKEN}/echo`, session, { method: 'POST', body: Buffer.alloc(16 * 1024 * 1024 + 1, 'a') });
   t.equal(tooBig.status, 413, 'a buffered body past 16 MiB');
@@ -122,9 +125,9 @@ t.test('HTTP: path and query, headers the app sees, bodies both ways, session ex
 
   // every proxied request validated the session: its end moved each time
   const end = (await s.supervisor.deps.ingress!.validate(session, s.supervisor.deps.context()))!.expires;
-  t.equal(end - startEnd, 7 * 15 * 60_000, 'each of the six requests with the session extended it 15 minutes (and the check itself)');
+  t.equal(end - startEnd, 8 * 15 * 60_000, 'each of the seven requests with the session extended it 15 minutes (and the check itself)');
   t.equal(s.supervisor.deps.ingress!.size, before);
-  t.equal(upstream.seen.filter((x) => x.url.startsWith('/echo')).length, 6);
+  t.equal(upstream.seen.filter((x) => x.url.startsWith('/echo')).length, 7);
 });
 
 t.test('HTTP answers: status, content type, cookies, no body, large bodies streamed', async (t) => {
