@@ -41,6 +41,7 @@ import { History } from '../actors/history/history.ts';
 import { Explorer } from '../actors/explorer/explorer.ts';
 import { SupervisorClient, supervisorFromEnv, type SupervisorEndpoint } from '../actors/supervisor-client/client.ts';
 import { withSupervisorCommands } from '../gateway/ws/supervisor-commands.ts';
+import { registerHassioIngress } from '../gateway/routes/hassio-ingress.ts';
 import { commandFor } from '../gateway/ws/commands.ts';
 import { FrontendUserData } from '../actors/frontend/user-data.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
@@ -354,6 +355,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, httpLog.warning);
   const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
   const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded }, supervisorEndpoint ? withSupervisorCommands(commandFor) : undefined);
+  // the core's hop of ingress to the supervisor's proxy; without a supervisor the path is unknown (404)
+  if (supervisorEndpoint) registerHassioIngress(app, { supervisorUrl: supervisorEndpoint.url, log: httpLog.warning });
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });

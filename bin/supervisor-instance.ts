@@ -28,6 +28,8 @@ import { Services } from '../actors/supervisor/services/services.ts';
 import { Discovery, corePush } from '../actors/supervisor/discovery/discovery.ts';
 import { AuthHelper } from '../actors/supervisor/auth/auth-helper.ts';
 import { CoreApi } from '../actors/supervisor/core/api.ts';
+import { IngressSessions, type IngressUser } from '../actors/supervisor/ingress/sessions.ts';
+import { planIngress } from '../gateway/supervisor/ingress-proxy.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -66,6 +68,8 @@ export interface SupervisorOptions {
   bootApps?: boolean;
   /** the core's base URL when it does not run as the supervisor's container (tests run it on the host) */
   coreUrl?: string;
+  /** the core's user by id, kept with an ingress session made for that user (the core's users list) */
+  lookupIngressUser?: (id: string) => Promise<IngressUser | undefined>;
 }
 
 /** A running supervisor. */
@@ -152,12 +156,21 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   });
   for await (const r of log.readStreams(resolution.streamPrefix, { latest: resolution.latestSuffices })) resolution.evolve(r);
   areas.push(resolution);
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, state: () => state, context, restart: () => restartApi() };
+  const ingress = new IngressSessions({ log, clock, ids, lookupUser: options.lookupIngressUser, warn: logs.get('hearth.supervisor.ingress').warning });
+  for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
+  areas.push(ingress);
+  await ingress.purgeExpired(context());
+  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, state: () => state, context, restart: () => restartApi() };
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;
   const coreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock });
   deps.coreApi = coreApi;
+  // a session made for a user carries who the core says that user is
+  ingress.lookupUser ??= async (id) => {
+    const user = await coreApi.lookupUser(id);
+    return user && { id: user.id, username: user.username, name: user.name };
+  };
   const services = new Services({ log, clock, apps: () => deps.apps });
   const discovery = new Discovery({ log, clock, ids, say: logs.get('hearth.supervisor.discovery'), apps: () => deps.apps, store: () => deps.store, push: corePush(coreApi, logs.get('hearth.supervisor.discovery')) });
   for (const area of [services, discovery]) {
@@ -200,6 +213,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   await resolution.evaluate();
   listener.say = say.error;
   listener.serve(table);
+  listener.ingress = (incoming) => planIngress({ sessions: ingress, apps: () => deps.apps, state: () => state, context, v2: api.v2 }, incoming);
   state = 'running';
   resolution.start();
   say.info(`supervisor running on port ${port}`);
@@ -235,6 +249,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
         state = 'close';
         await resolution.stop();
         await jobs.close();
+        await ingress.close();
         await log.close();
         logs.close();
       })()),

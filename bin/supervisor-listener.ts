@@ -1,5 +1,7 @@
 import uWS from '@trufflesuite/uws-js-unofficial';
 import { Router, plainError, type Handler, type RouteOptions } from '../gateway/http.ts';
+import { serveProxy, type ProxyIncoming, type ProxyPlan } from '../gateway/proxy/relay.ts';
+import { isIngressProxyPath } from '../gateway/supervisor/ingress-proxy.ts';
 
 /**
  * The supervisor's listening socket, kept across soft restarts: each start of the supervisor
@@ -17,9 +19,15 @@ export class SupervisorListener {
   port = 0;
   /** where the router tells unexpected failures (the serving generation's logger) */
   say: (line: string) => void = () => {};
+  /** the serving generation's ingress proxy: where `/ingress/<token>/...` goes (HTTP and WebSocket) */
+  ingress?: (incoming: ProxyIncoming) => Promise<ProxyPlan>;
 
   constructor() {
     this.router = new Router({ authenticator: { authenticate: () => undefined } as never, log: (line) => this.say(line) });
+    // the proxy streams bodies and upgrades WebSockets, which the router's handlers do not
+    for (const pattern of ['/ingress/*', '/v2/ingress/*']) {
+      serveProxy(this.app, { pattern, matches: isIngressProxyPath, plan: (i) => this.ingress?.(i) ?? { refuse: plainError(503) }, log: (l) => this.say(l) });
+    }
     this.router.mount(this.app);
   }
 

@@ -48,6 +48,9 @@ function patterns(prefix: string, v2: boolean): PatternSet {
     '/docker/.+',
     '/jobs/.+',
     '/hardware/.+',
+    // the contract's role column (supervisor-api.md §4.9) says manager; the original's pattern
+    // leaves it to admin
+    '/ingress/panels',
     ...(v2 ? [] : ['/homeassistant/.+']),
     '/host/.+',
     '/mounts.*',

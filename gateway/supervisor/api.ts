@@ -138,6 +138,11 @@ export class SupervisorApi {
 }
 
 /** The success envelope; nothing, `true` or an empty answer is `{}` as in the original. */
+/** The original's require_home_assistant: a handler for the core alone; anyone else gets the text 401. */
+export function requireCore(call: SupervisorCall): void {
+  if (call.caller?.kind !== 'core') throw new SupervisorError('401: Unauthorized', { status: 401, plain: true });
+}
+
 export function ok(data: unknown): HttpReply {
   const empty = data === undefined || data === null || data === true || (Array.isArray(data) && data.length === 0);
   return json(200, { result: 'ok', data: empty ? {} : data });

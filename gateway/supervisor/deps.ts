@@ -14,6 +14,7 @@ import type { Services } from '../../actors/supervisor/services/services.ts';
 import type { Discovery } from '../../actors/supervisor/discovery/discovery.ts';
 import type { AuthHelper } from '../../actors/supervisor/auth/auth-helper.ts';
 import type { CoreApi } from '../../actors/supervisor/core/api.ts';
+import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -48,6 +49,8 @@ export interface SupervisorDeps {
   authHelper?: AuthHelper;
   /** the supervisor's client of the core's API (REST and WebSocket, with the core's refresh token) */
   coreApi?: CoreApi;
+  /** ingress sessions (the core's, checked by the proxy) */
+  ingress?: IngressSessions;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

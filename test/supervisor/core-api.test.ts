@@ -6,7 +6,7 @@ import t from 'tap';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
 import { startTestHearth, onboard } from '../helpers/hearth.ts';
 import { eventually, coreRefreshToken } from '../helpers/supervised-core.ts';
-import { CoreApi, lookupUser } from '../../actors/supervisor/core/api.ts';
+import { CoreApi } from '../../actors/supervisor/core/api.ts';
 
 t.test('token trades, REST, WebSocket command, lookupUser', async (t) => {
   const sup = await startTestSupervisor(t);
@@ -34,7 +34,7 @@ t.test('token trades, REST, WebSocket command, lookupUser', async (t) => {
   const ownerEntry = users.find((u) => u.is_owner)!;
   t.match(ownerEntry, { username: 'owner', name: 'Owner', is_active: true });
   t.match(users.find((u) => u.system_generated), { name: 'Supervisor', group_ids: ['system-admin'] }, 'config/auth/list over the WebSocket');
-  t.same(await lookupUser(api, ownerEntry.id), ownerEntry);
+  t.same(await api.lookupUser(ownerEntry.id), ownerEntry);
   t.equal(await api.lookupUser('nobody'), undefined);
   t.ok(owner.access_token);
 

@@ -34,6 +34,8 @@ function allowed(tree: 'v1' | 'v2', method: string, fullPath: string): Set<Who> 
   if (path.startsWith('/backups')) return atLeast('backup', 'manager');
   if (path === '/reload_updates') return tree === 'v1' ? atLeast() : atLeast('manager');
   if (path.startsWith('/os/datadisk/wipe') || path === '/auth/reset' || path === '/auth/list') return atLeast();
+  // no role pattern names the ingress session routes (the seed gives /ingress/panels to manager)
+  if (path === '/ingress/session' || path === '/ingress/validate_session') return atLeast();
   return atLeast('manager');
 }
 
@@ -55,6 +57,11 @@ function handlerRule(tree: 'v1' | 'v2', method: string, fullPath: string): ((who
   if (/^\/discovery(?:\/[^/]+)?$/.test(path)) {
     if (method !== 'GET') return () => 'pass';
     return (who) => (who === 'core-container' ? 'pass' : { status: 401, body: '401: Unauthorized' });
+  }
+  // the core's alone (require_home_assistant), after the middleware's role check
+  if (path === '/ingress/session' || path === '/ingress/validate_session') {
+    const past = allowed(tree, method, fullPath);
+    return (who) => (who === 'core-container' ? 'pass' : past.has(who) ? { status: 401, body: '401: Unauthorized' } : { status: 403, body: '403: Forbidden' });
   }
   if (path === '/auth') return () => ({ status: 403, body: JSON.stringify({ result: 'error', message: "Can't use Home Assistant auth!" }) });
   return undefined;
@@ -126,4 +133,28 @@ t.test('role matrix over every route on both trees', async (t) => {
     else if (anonymous.status !== 401 || anonymous.body !== '401: Unauthorized') t.fail(`no token ${entry.method} ${path}: expected text 401, got ${anonymous.status}`);
   }
   t.ok(checked >= table.length * 7, `${table.length} routes × 7 callers checked`);
+});
+
+// The ingress proxy is no API route (the table above does not hold it): no token opens it, only
+// the `ingress_session` cookie, so every caller without a session gets the proxy's text 401.
+t.test('the ingress proxy answers every caller without a session 401, on both trees', async (t) => {
+  const dataDir = await supervisorDataDir();
+  const first = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
+  await first.settings.section('supervisor', { feature_flags: {} as Record<string, boolean> }).set({ feature_flags: { supervisor_v2_api: true } }, { id: 'x', parent_id: null, user_id: null });
+  await first.stop();
+  const s = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
+  t.teardown(() => s.stop());
+  const ctx = { id: 'x', parent_id: null, user_id: null };
+  const tokens: (string | undefined)[] = [undefined, s.adminToken, (await s.tokens.rotateCore(ctx)).token];
+  for (const role of ROLES) tokens.push((await s.tokens.issue({ name: `proxy ${role}`, kind: 'app', role }, ctx)).token);
+  for (const prefix of ['', '/v2']) {
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) {
+      for (const token of tokens) {
+        const res = await fetch(`http://127.0.0.1:${s.port}${prefix}/ingress/matrix_token/some/page`, { method, headers: token ? { Authorization: `Bearer ${token}` } : {} });
+        const body = await res.text();
+        if (res.status !== 401 || body !== '401: Unauthorized') t.fail(`${method} ${prefix}/ingress/... with ${token ? 'a token' : 'none'}: ${res.status} ${body.slice(0, 60)}`);
+      }
+    }
+  }
+  t.pass('every caller refused without a session');
 });

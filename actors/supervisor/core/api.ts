@@ -135,8 +135,3 @@ export class CoreApi {
     return (await this.users()).find((u) => u.id === id);
   }
 }
-
-/** `api.lookupUser(id)` as a function, for callers that hold the client as a dependency. */
-export function lookupUser(api: Pick<CoreApi, 'lookupUser'>, id: string): Promise<CoreApiUser | undefined> {
-  return api.lookupUser(id);
-}

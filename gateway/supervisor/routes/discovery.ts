@@ -1,4 +1,4 @@
-import type { SupervisorApi, SupervisorCall } from '../api.ts';
+import { requireCore, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { validate, required, str, dict } from '../schema.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
@@ -16,9 +16,6 @@ function wire(tree: 'v1' | 'v2', m: DiscoveryMessage): Record<string, unknown> {
   return { [tree === 'v1' ? 'addon' : 'app']: m.app, service: m.service, uuid: m.uuid, config: m.config };
 }
 
-function requireCore(call: SupervisorCall) {
-  if (call.caller?.kind !== 'core') throw new SupervisorError('401: Unauthorized', { status: 401, plain: true });
-}
 
 export function registerDiscoveryRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   const discovery = () => {

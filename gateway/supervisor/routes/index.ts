@@ -11,6 +11,7 @@ import { registerSecurityRoutes } from './security.ts';
 import { registerServiceRoutes } from './services.ts';
 import { registerDiscoveryRoutes } from './discovery.ts';
 import { registerAuthRoutes } from './auth.ts';
+import { registerIngressRoutes } from './ingress.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
@@ -27,4 +28,5 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerServiceRoutes(api, deps);
   registerDiscoveryRoutes(api, deps);
   registerAuthRoutes(api, deps);
+  registerIngressRoutes(api, deps);
 }

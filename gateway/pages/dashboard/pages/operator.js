@@ -211,8 +211,29 @@ export function mount(el, ctx) {
         : h('button', { type: 'button', text: t('op.start'), 'aria-label': t('op.start_of', { name }), onclick: () => act(`${path}/start`, 'post', t('op.started', { name }), 'op.action_failed', apps.heading) }),
     );
     // an app with ingress opens its own page through the core
-    if (detail.ingress && detail.ingress_url) li.append(h('a', { class: 'op-ingress', href: detail.ingress_url, target: '_blank', rel: 'noopener', text: t('op.open', { name }) }));
+    if (detail.ingress && detail.ingress_url) li.append(h('a', { class: 'op-ingress', href: detail.ingress_url, target: '_blank', rel: 'noopener', text: t('op.open', { name }), onclick: (e) => openIngress(e, detail.ingress_url, name) }));
     return { li, panel: detail.ingress && detail.ingress_panel ? { name, url: detail.ingress_url } : null };
+  }
+
+  /**
+   * Opens an app's page with the `ingress_session` cookie the supervisor's proxy asks for: a
+   * session made for this user (`/ingress/session`), as the original's frontend sets it.
+   */
+  async function openIngress(event, url, name) {
+    event.preventDefault();
+    // the tab is opened now, while the click still counts as the user's, and sent on once the cookie is set
+    const tab = window.open('', '_blank');
+    try {
+      const { session } = await call('/ingress/session', 'post');
+      document.cookie = `ingress_session=${session}; path=/api/hassio_ingress/; SameSite=Strict${location.protocol === 'https:' ? '; Secure' : ''}`;
+      if (tab) {
+        tab.opener = null;
+        tab.location.href = url;
+      } else location.href = url;
+    } catch (err) {
+      tab?.close();
+      fail(t('op.open_failed', { name, message: errorText(err) }));
+    }
   }
 
   async function refreshApps() {
@@ -225,7 +246,7 @@ export function mount(el, ctx) {
         list.length ? h('ul', { class: 'op-apps' }, rendered.map((r) => r.li)) : h('p', { class: 'muted op-empty', text: t('op.no_apps') }),
         h('h3', { text: t('op.panels') }),
         panels.length
-          ? h('ul', { class: 'op-panels' }, panels.map((p) => h('li', {}, h('a', { href: p.url, target: '_blank', rel: 'noopener', text: p.name }))))
+          ? h('ul', { class: 'op-panels' }, panels.map((p) => h('li', {}, h('a', { href: p.url, target: '_blank', rel: 'noopener', text: p.name, onclick: (e) => openIngress(e, p.url, p.name) }))))
           : h('p', { class: 'muted op-empty', text: t('op.no_panels') }),
       );
     } catch (err) {
