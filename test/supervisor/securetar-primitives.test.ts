@@ -3,7 +3,7 @@
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { blake2b, Blake2b } from '../../actors/supervisor/backups/securetar/blake2b.ts';
-import { argon2id, secureTarRootKey } from '../../actors/supervisor/backups/securetar/argon2id.ts';
+import { argon2id, argon2idAsync, secureTarRootKey } from '../../actors/supervisor/backups/securetar/argon2id.ts';
 import { hchacha20, SecretStreamState, SecretStreamAuthError, TAG_FINAL, TAG_MESSAGE, TAG_PUSH, TAG_REKEY } from '../../actors/supervisor/backups/securetar/secretstream.ts';
 import { sodium, sodiumMissing } from '../helpers/sodium.ts';
 
@@ -43,6 +43,16 @@ t.test('Argon2id matches the RFC 9106 §5.3 test vector', async (t) => {
     tagLength: 32,
   });
   t.equal(hex(tag), '0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659');
+});
+
+t.test('Argon2id computed in turns gives the same tag and lets other work run meanwhile', async (t) => {
+  const params = { password: Buffer.from('pw'), salt: Buffer.alloc(16, 9), iterations: 2, memoryKiB: 256 };
+  let turns = 0;
+  const ticker = setInterval(() => turns++, 0);
+  const tag = await argon2idAsync(params);
+  clearInterval(ticker);
+  t.equal(hex(tag), hex(argon2id(params)));
+  t.ok(turns > 0, 'timers fired while the key was being derived');
 });
 
 t.test('Argon2id rejects parameters out of range with a message naming them', async (t) => {
@@ -86,7 +96,7 @@ t.test('against libsodium', { skip: sodiumMissing }, async (t) => {
     const password = Buffer.from('correct horse battery staple \u00e9');
     const salt = randomBytes(16);
     const { out } = sodium<{ out: string }>({ op: 'pwhash', password: hex(password), salt: hex(salt), opslimit: 8, memlimit: 16 * 1024 * 1024, outlen: 32 });
-    t.equal(hex(secureTarRootKey(password, salt)), out);
+    t.equal(hex(await secureTarRootKey(password, salt)), out);
   });
 
   t.test('Argon2id at other sizes equals crypto_pwhash', async (t) => {

@@ -110,6 +110,15 @@ for (const version of [2, 3] as const) {
   });
 }
 
+t.test('inner files encrypted side by side still share one Argon2id run', async (t) => {
+  const keys = new SecureTarKeys(PASSWORD);
+  const [a, b] = await Promise.all([encryptToBuffer(randomBytes(5), keys, { version: 3 }), encryptToBuffer(randomBytes(5), keys, { version: 3 })]);
+  t.equal(keys.rootDerivations, 1);
+  t.equal(a.subarray(32, 96).toString('hex'), b.subarray(32, 96).toString('hex'));
+  t.equal((await decryptToBuffer(b, keys, { expectArchive: false })).length, 5, 'and reads them back without deriving again');
+  t.equal(keys.rootDerivations, 1);
+});
+
 t.test('a known plaintext size the source does not match is refused', async (t) => {
   await t.rejects(collect(encrypt(pieces(randomBytes(11)), writer, { version: 3, plaintextSize: 10 })), { code: 'size_mismatch', message: /11 bytes, not the 10/ });
   await t.rejects(collect(encrypt(Buffer.alloc(0), writer, { version: 4 as 3 })), { code: 'unsupported' });
@@ -182,6 +191,7 @@ t.test('v1/v2 truncation and damage give clear errors', async (t) => {
 });
 
 t.test('v3 files exchanged with libsodium', { skip: sodiumMissing }, async (t) => {
+  const root = await writer.rootForWriting();
   for (const size of [0, 1, MiB, MiB + 1, 3 * MiB + 5]) {
     const plain = randomBytes(size);
     const ours = join(dir, `to-sodium-${size}`);
@@ -193,8 +203,8 @@ t.test('v3 files exchanged with libsodium', { skip: sodiumMissing }, async (t) =
     const input = join(dir, `plain-${size}`);
     const theirs = join(dir, `from-sodium-${size}`);
     writeFileSync(input, plain);
-    // a fresh root salt: Hearth derives this root itself
-    sodium({ op: 'securetar_encrypt_v3', password: PASSWORD, in: input, out: theirs, root_salt: size === 0 ? randomBytes(16).toString('hex') : writer.rootForWriting().rootSalt.toString('hex'), validation_salt: writer.rootForWriting().validationSalt.toString('hex') });
+    // the backup's salts, as the original's inner files share them; the empty file gets fresh ones, a root Hearth derives itself
+    sodium({ op: 'securetar_encrypt_v3', password: PASSWORD, in: input, out: theirs, root_salt: size === 0 ? randomBytes(16).toString('hex') : root.rootSalt.toString('hex'), validation_salt: root.validationSalt.toString('hex') });
     const back = await collect(decrypt(pieces(readFileSync(theirs)), reader, { expectArchive: false }));
     t.ok(back.data.equals(plain), `${size}: Hearth reads libsodium's file`);
   }

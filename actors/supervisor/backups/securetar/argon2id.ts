@@ -25,11 +25,37 @@ const BLOCK_WORDS = 256; // 32-bit words per 1 KiB block
 const SYNC_POINTS = 4;
 
 /** The libsodium `crypto_pwhash` call SecureTar v3 makes: opslimit 8, memlimit 16 MiB, 32 bytes. */
-export function secureTarRootKey(password: Uint8Array, salt: Uint8Array): Buffer {
-  return argon2id({ password, salt, iterations: 8, memoryKiB: 16 * 1024, parallelism: 1, tagLength: 32 });
+export function secureTarRootKey(password: Uint8Array, salt: Uint8Array): Promise<Buffer> {
+  return argon2idAsync(secureTarParams(password, salt));
 }
 
+export function secureTarParams(password: Uint8Array, salt: Uint8Array): Argon2idParams {
+  return { password, salt, iterations: 8, memoryKiB: 16 * 1024, parallelism: 1, tagLength: 32 };
+}
+
+/** Argon2id in one go (blocks the thread for the whole computation). */
 export function argon2id(params: Argon2idParams): Buffer {
+  const steps = argon2idSteps(params);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Argon2id that gives the event loop a turn after each segment: SecureTar's parameters take
+ * seconds in JavaScript, and a supervisor must keep answering meanwhile.
+ */
+export async function argon2idAsync(params: Argon2idParams): Promise<Buffer> {
+  const steps = argon2idSteps(params);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+function* argon2idSteps(params: Argon2idParams): Generator<void, Buffer> {
   const lanes = params.parallelism ?? 1;
   const tagLength = params.tagLength ?? 32;
   const { iterations, memoryKiB } = params;
@@ -63,6 +89,7 @@ export function argon2id(params: Argon2idParams): Buffer {
     for (let slice = 0; slice < SYNC_POINTS; slice++) {
       for (let lane = 0; lane < lanes; lane++) {
         fillSegment(memory, work, { pass, slice, lane, lanes, laneLength, segmentLength, blockCount, iterations });
+        yield;
       }
     }
   }

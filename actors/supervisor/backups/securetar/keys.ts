@@ -38,8 +38,9 @@ export function v3SubKey(rootKey: Uint8Array, salt: Uint8Array): Buffer {
 
 export class SecureTarKeys {
   private aes?: Buffer;
-  private writeRoot?: V3Root;
-  private readonly readRoots = new Map<string, V3Root>();
+  private writeRoot?: Promise<V3Root>;
+  // promises, so files encrypted or read side by side still share one derivation
+  private readonly readRoots = new Map<string, Promise<V3Root>>();
   /** how many times Argon2id ran for this object (once per backup when all goes well) */
   rootDerivations = 0;
 
@@ -52,29 +53,32 @@ export class SecureTarKeys {
   }
 
   /** The root this backup writes its v3 files with: fresh salts, made once. */
-  rootForWriting(): V3Root {
+  rootForWriting(): Promise<V3Root> {
     if (!this.writeRoot) {
-      this.writeRoot = this.derive(randomBytes(SALT_SIZE), randomBytes(SALT_SIZE));
-      this.readRoots.set(rootId(this.writeRoot.rootSalt, this.writeRoot.validationSalt), this.writeRoot);
+      const rootSalt = randomBytes(SALT_SIZE);
+      const validationSalt = randomBytes(SALT_SIZE);
+      this.writeRoot = this.derive(rootSalt, validationSalt);
+      this.readRoots.set(rootId(rootSalt, validationSalt), this.writeRoot);
     }
     return this.writeRoot;
   }
 
   /** The root a v3 file was written with; InvalidPasswordError when its validation key differs. */
-  rootForReading(rootSalt: Buffer, validationSalt: Buffer, validationKey: Buffer): V3Root {
+  async rootForReading(rootSalt: Buffer, validationSalt: Buffer, validationKey: Buffer): Promise<V3Root> {
     const id = rootId(rootSalt, validationSalt);
-    let root = this.readRoots.get(id);
-    if (!root) {
-      root = this.derive(rootSalt, validationSalt);
-      this.readRoots.set(id, root);
+    let pending = this.readRoots.get(id);
+    if (!pending) {
+      pending = this.derive(Buffer.from(rootSalt), Buffer.from(validationSalt));
+      this.readRoots.set(id, pending);
     }
+    const root = await pending;
     if (!timingSafeEqual(root.validationKey, validationKey)) throw new InvalidPasswordError('the validation key does not match');
     return root;
   }
 
-  private derive(rootSalt: Buffer, validationSalt: Buffer): V3Root {
+  private async derive(rootSalt: Buffer, validationSalt: Buffer): Promise<V3Root> {
     this.rootDerivations++;
-    const rootKey = secureTarRootKey(Buffer.from(this.password, 'utf8'), rootSalt);
+    const rootKey = await secureTarRootKey(Buffer.from(this.password, 'utf8'), rootSalt);
     return { rootKey, rootSalt, validationSalt, validationKey: v3SubKey(rootKey, validationSalt) };
   }
 }

@@ -109,7 +109,7 @@ async function* aesBody(reader: ByteReader, keys: SecureTarKeys): AsyncGenerator
 }
 
 async function* secretStreamBody(reader: ByteReader, keys: SecureTarKeys): AsyncGenerator<Buffer | { cipherInit: Buffer }, number> {
-  const root = keys.rootForWriting();
+  const root = await keys.rootForWriting();
   const derivationSalt = randomBytes(16);
   const { state, header } = SecretStreamState.initPush(v3SubKey(root.rootKey, derivationSalt));
   yield { cipherInit: Buffer.concat([root.rootSalt, root.validationSalt, root.validationKey, derivationSalt, header]) };
@@ -210,7 +210,7 @@ function checkArchiveStart(plain: Buffer): void {
 
 async function* secretStreamPlain(reader: ByteReader, keys: SecureTarKeys, init: Buffer, plaintextSize: number): AsyncGenerator<Buffer, number> {
   if (init.length !== V3_CIPHER_INIT_SIZE) throw new SecureTarError('truncated', 'SecureTar v3 header is cut short');
-  const root = keys.rootForReading(init.subarray(0, 16), init.subarray(16, 32), init.subarray(32, 64));
+  const root = await keys.rootForReading(init.subarray(0, 16), init.subarray(16, 32), init.subarray(32, 64));
   const state = SecretStreamState.initPull(v3SubKey(root.rootKey, init.subarray(64, 80)), init.subarray(80, 104));
   let remaining = plaintextSize + ABYTES * Math.max(1, Math.ceil(plaintextSize / CHUNK_SIZE));
   let total = 0;
