@@ -4,7 +4,7 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -13,6 +13,7 @@ import {
   CHUNK_SIZE,
   decrypt,
   decryptToBuffer,
+  decryptToFile,
   encrypt,
   encryptedSize,
   encryptToBuffer,
@@ -141,6 +142,23 @@ t.test('a wrong password is refused before anything is decrypted', async (t) => 
   t.ok((await decryptToBuffer(tarFile, PASSWORD)).equals(tar), 'a plain tar passes the v2 check');
   const { error } = await decryptFailure(await encryptToBuffer(randomBytes(600), writer, { version: 2 }), PASSWORD);
   t.type(error, InvalidPasswordError, 'v2 data that is neither gzip nor tar reads as a wrong password');
+});
+
+t.test('decrypting into a file: nothing written for a wrong password, nothing left of a damaged file', async (t) => {
+  const archive = gzipSync(randomBytes(3 * MiB));
+  for (const version of [2, 3] as const) {
+    const file = await encryptToBuffer(archive, writer, { version });
+    const out = join(dir, `out-${version}`);
+    await t.rejects(decryptToFile(pieces(file), out, 'wrong password'), InvalidPasswordError, `v${version}: wrong password`);
+    t.notOk(existsSync(out), `v${version}: no file created`);
+    await t.rejects(decryptToFile(pieces(file.subarray(0, file.length - 20)), out, reader), { code: 'truncated' }, `v${version}: truncated`);
+    t.notOk(existsSync(out), `v${version}: the partial file was removed`);
+    t.same(await decryptToFile(pieces(file), out, reader), { version, plaintextSize: archive.length });
+    t.ok(readFileSync(out).equals(archive), `v${version}: the right password writes the archive`);
+  }
+  const empty = join(dir, 'out-empty');
+  await decryptToFile(await encryptToBuffer(Buffer.alloc(0), writer, { version: 3 }), empty, reader);
+  t.equal(readFileSync(empty).length, 0, 'an empty plaintext is an empty file');
 });
 
 t.test('v3 truncation and tampering are detected', async (t) => {

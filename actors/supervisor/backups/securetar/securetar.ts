@@ -5,7 +5,7 @@
  * chunks under an Argon2id root key shared by one backup (SecureTarKeys).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { ByteReader, type ByteSource } from './bytes.ts';
 import { InvalidPasswordError, SecureTarError } from './errors.ts';
 import { decodeHeader, encodeHeader, FILE_ID_SIZE, headerSize, inspectFileId, V3_CIPHER_INIT_SIZE, type SecureTarVersion } from './header.ts';
@@ -235,6 +235,33 @@ async function* secretStreamPlain(reader: ByteReader, keys: SecureTarKeys, init:
   }
   if ((await reader.read(1)).length > 0) throw new SecureTarError('corrupt', 'SecureTar v3 file has data after its final chunk');
   return total;
+}
+
+/**
+ * Decrypts into a file. The file is created only once the password has been checked, and a
+ * file that fails part-way (truncated, tampered) is removed rather than left half-written.
+ */
+export async function decryptToFile(source: ByteSource, path: string, keys: SecureTarKeys | string, options?: DecryptOptions): Promise<DecryptResult> {
+  let file: FileHandle | undefined;
+  try {
+    const chunks = decrypt(source, keys, options);
+    let step = await chunks.next();
+    for (; !step.done; step = await chunks.next()) {
+      file ??= await open(path, 'w');
+      await file.write(step.value);
+    }
+    file ??= await open(path, 'w');
+    return step.value;
+  } catch (error) {
+    if (file) {
+      await file.close();
+      file = undefined;
+      await rm(path, { force: true });
+    }
+    throw error;
+  } finally {
+    await file?.close();
+  }
 }
 
 /** Collects a whole decryption (small inputs and tests). */
