@@ -66,64 +66,77 @@ export async function* encrypt(source: ByteSource, keys: SecureTarKeys | string,
   const k = keysOf(keys);
   const declared = options.plaintextSize ?? (source instanceof Uint8Array ? source.length : undefined);
   if (options.version !== 2 && options.version !== 3) throw new SecureTarError('unsupported', `SecureTar can write versions 2 and 3, not ${String(options.version)}`);
+  if (declared !== undefined && !(Number.isSafeInteger(declared) && declared >= 0)) throw new RangeError(`SecureTar plaintext size ${declared} is not a byte count`);
   const reader = new ByteReader(source);
   try {
-    const body = options.version === 2 ? aesBody(reader, k) : secretStreamBody(reader, k);
-    let step = await body.next();
-    const { cipherInit } = step.value as { cipherInit: Buffer };
-    const provisional = encodeHeader(options.version, declared ?? 0, cipherInit);
+    const sealer = options.version === 2 ? aesSealer(k) : await secretStreamSealer(k);
+    const provisional = encodeHeader(options.version, declared ?? 0, sealer.cipherInit);
     yield provisional;
     let ciphertextSize = provisional.length;
-    for (step = await body.next(); !step.done; step = await body.next()) {
-      const chunk = step.value as Buffer;
-      ciphertextSize += chunk.length;
-      yield chunk;
+    const body = sealer.body(reader);
+    let step = await body.next();
+    for (; !step.done; step = await body.next()) {
+      ciphertextSize += step.value.length;
+      yield step.value;
     }
     const plaintextSize = step.value;
     if (declared !== undefined && declared !== plaintextSize) {
       throw new SecureTarError('size_mismatch', `SecureTar plaintext was ${plaintextSize} bytes, not the ${declared} announced in its header`);
     }
-    return { plaintextSize, ciphertextSize, header: encodeHeader(options.version, plaintextSize, cipherInit) };
+    return { plaintextSize, ciphertextSize, header: encodeHeader(options.version, plaintextSize, sealer.cipherInit) };
   } finally {
     await reader.close();
   }
 }
 
-// First yield: the cipher initialisation; then ciphertext chunks; returns the plaintext size.
-async function* aesBody(reader: ByteReader, keys: SecureTarKeys): AsyncGenerator<Buffer | { cipherInit: Buffer }, number> {
-  const salt = randomBytes(16);
-  const key = keys.aesKey();
-  yield { cipherInit: salt };
-  // Node's PKCS#7 padding is the original's: 1..16 bytes, a full block when already aligned
-  const cipher = createCipheriv('aes-128-cbc', key, aesIv(key, salt));
-  let total = 0;
-  for (;;) {
-    const plain = await reader.read(READ_SIZE);
-    if (plain.length === 0) break;
-    total += plain.length;
-    const out = cipher.update(plain);
-    if (out.length) yield out;
-  }
-  yield cipher.final();
-  return total;
+/** One file's cipher: the header's cipher initialisation, and the ciphertext of a source (returning the plaintext size). */
+interface Sealer {
+  cipherInit: Buffer;
+  body(reader: ByteReader): AsyncGenerator<Buffer, number>;
 }
 
-async function* secretStreamBody(reader: ByteReader, keys: SecureTarKeys): AsyncGenerator<Buffer | { cipherInit: Buffer }, number> {
+function aesSealer(keys: SecureTarKeys): Sealer {
+  const salt = randomBytes(16);
+  const key = keys.aesKey();
+  return {
+    cipherInit: salt,
+    async *body(reader) {
+      // Node's PKCS#7 padding is the original's: 1..16 bytes, a whole block when already aligned
+      const cipher = createCipheriv('aes-128-cbc', key, aesIv(key, salt));
+      let total = 0;
+      for (;;) {
+        const plain = await reader.read(READ_SIZE);
+        if (plain.length === 0) break;
+        total += plain.length;
+        const out = cipher.update(plain);
+        if (out.length) yield out;
+      }
+      yield cipher.final();
+      return total;
+    },
+  };
+}
+
+async function secretStreamSealer(keys: SecureTarKeys): Promise<Sealer> {
   const root = await keys.rootForWriting();
   const derivationSalt = randomBytes(16);
   const { state, header } = SecretStreamState.initPush(v3SubKey(root.rootKey, derivationSalt));
-  yield { cipherInit: Buffer.concat([root.rootSalt, root.validationSalt, root.validationKey, derivationSalt, header]) };
-  // A chunk is FINAL when nothing follows it, so read one ahead; an empty plaintext is one empty FINAL chunk.
-  let total = 0;
-  let current = await reader.read(CHUNK_SIZE);
-  for (;;) {
-    const next = current.length === CHUNK_SIZE ? await reader.read(CHUNK_SIZE) : Buffer.alloc(0);
-    total += current.length;
-    const last = next.length === 0;
-    yield state.push(current, last ? TAG_FINAL : TAG_MESSAGE);
-    if (last) return total;
-    current = next;
-  }
+  return {
+    cipherInit: Buffer.concat([root.rootSalt, root.validationSalt, root.validationKey, derivationSalt, header]),
+    async *body(reader) {
+      // A chunk is FINAL when nothing follows it, so read one ahead; an empty plaintext is one empty FINAL chunk.
+      let total = 0;
+      let current = await reader.read(CHUNK_SIZE);
+      for (;;) {
+        const next = current.length === CHUNK_SIZE ? await reader.read(CHUNK_SIZE) : Buffer.alloc(0);
+        total += current.length;
+        const last = next.length === 0;
+        yield state.push(current, last ? TAG_FINAL : TAG_MESSAGE);
+        if (last) return total;
+        current = next;
+      }
+    },
+  };
 }
 
 /**
