@@ -19,8 +19,10 @@ import {
   encryptToBuffer,
   encryptToFile,
   InvalidPasswordError,
+  passwordMatches,
   SecureTarError,
   SecureTarKeys,
+  verify,
 } from '../../actors/supervisor/backups/securetar/securetar.ts';
 import { sodium, sodiumMissing } from '../helpers/sodium.ts';
 
@@ -193,6 +195,34 @@ t.test('v3 truncation and tampering are detected', async (t) => {
   }
   const early = await decryptFailure(flip(file, 136 + 5), reader);
   t.equal(early.yielded, 0, 'a bad first chunk yields nothing');
+});
+
+t.test('the quick password check reads the start, the full check reads everything', async (t) => {
+  const plain = randomBytes(2 * MiB + 5);
+  const file = await encryptToBuffer(plain, writer, { version: 3 });
+  const chunk = MiB + 17;
+  const truncated = file.subarray(0, file.length - 1);
+  const noFinal = Buffer.from(file.subarray(0, 136 + 2 * chunk));
+  noFinal.writeBigUInt64BE(BigInt(2 * MiB), 16);
+  const earlyFinal = Buffer.concat([file.subarray(0, 136), (await encryptToBuffer(plain.subarray(0, 10), writer, { version: 3 })).subarray(136)]);
+  const headerOnly = file.subarray(0, 136);
+  const cases: [string, Buffer, boolean, boolean][] = [
+    ['intact', file, true, true],
+    ['cut by one byte', truncated, true, false],
+    ['last chunk missing', noFinal, true, false],
+    ['a chunk from another file', earlyFinal, false, false],
+    ['header only', headerOnly, false, false],
+  ];
+  const wrong = new SecureTarKeys('wrong password');
+  for (const [name, bytes, quick, full] of cases) {
+    t.equal(await passwordMatches(pieces(bytes), reader, { expectArchive: false }), quick, `${name}: quick check`);
+    t.equal(await verify(pieces(bytes), reader, { expectArchive: false }), full, `${name}: full check`);
+    t.equal(await passwordMatches(pieces(bytes), wrong, { expectArchive: false }), false, `${name}: wrong password`);
+  }
+  const v2 = await encryptToBuffer(gzipSync(plain), writer, { version: 2 });
+  t.equal(await passwordMatches(v2, PASSWORD), true, 'v2, right password');
+  t.equal(await passwordMatches(v2, 'wrong'), false, 'v2, wrong password');
+  t.equal(await verify(v2.subarray(0, v2.length - 3), PASSWORD), false, 'v2 cut short');
 });
 
 t.test('v1/v2 truncation and damage give clear errors', async (t) => {

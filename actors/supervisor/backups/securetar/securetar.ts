@@ -277,6 +277,35 @@ export async function decryptToFile(source: ByteSource, path: string, keys: Secu
   }
 }
 
+/**
+ * The original's quick password check before a restore: true when the start of the file
+ * decrypts (v3: the validation key and the first chunk; v1/v2: the first tar block looks like
+ * gzip or tar). Damage further on is not looked for; `verify` reads everything.
+ */
+export async function passwordMatches(source: ByteSource, keys: SecureTarKeys | string, options?: DecryptOptions): Promise<boolean> {
+  const chunks = decrypt(source, keys, options);
+  try {
+    await chunks.next();
+    return true;
+  } catch (error) {
+    if (error instanceof SecureTarError) return false;
+    throw error;
+  } finally {
+    await chunks.return(undefined as never);
+  }
+}
+
+/** True when the whole file decrypts with `keys`: right password, nothing cut or altered. */
+export async function verify(source: ByteSource, keys: SecureTarKeys | string, options?: DecryptOptions): Promise<boolean> {
+  try {
+    for await (const chunk of decrypt(source, keys, options)) void chunk;
+    return true;
+  } catch (error) {
+    if (error instanceof SecureTarError) return false;
+    throw error;
+  }
+}
+
 /** Collects a whole decryption (small inputs and tests). */
 export async function decryptToBuffer(source: ByteSource, keys: SecureTarKeys | string, options?: DecryptOptions): Promise<Buffer> {
   const parts: Buffer[] = [];
