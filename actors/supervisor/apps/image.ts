@@ -1,4 +1,4 @@
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, rm, symlink, writeFile, chmod, copyFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { keyedError } from '../errors.ts';
 import { imageExists } from '../core/image.ts';
+import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
 import type { RepositoryApp } from './repository.ts';
 
 export { imageExists };
@@ -31,39 +32,6 @@ export function appImageName(app: RepositoryApp, arch: string): string {
 
 /** Whether the app is built here (it names no image to pull). */
 export const builtLocally = (app: RepositoryApp) => app.config.image === null;
-
-async function streamToText(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += chunk.toString();
-  return text;
-}
-
-/** The engine's JSON-lines answer to a build or import: the output lines, or the error it reported. */
-function readProgress(answer: string): { lines: string[]; error: string | null } {
-  const lines: string[] = [];
-  let error: string | null = null;
-  for (const line of answer.split('\n')) {
-    if (!line.trim()) continue;
-    let msg: any;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      lines.push(line);
-      continue;
-    }
-    if (msg.error || msg.errorDetail) error = String(msg.error ?? msg.errorDetail?.message);
-    else if (typeof msg.stream === 'string' && msg.stream.trim()) lines.push(msg.stream.trimEnd());
-  }
-  return { lines, error };
-}
-
-function tarOf(dir: string): { stream: NodeJS.ReadableStream; done: Promise<void> } {
-  const tar = spawn('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', dir, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  tar.stderr.on('data', (d) => (err += d));
-  const done = new Promise<void>((ok, fail) => tar.on('close', (code) => (code === 0 ? ok() : fail(new Error(`tar of ${dir} failed (${code}): ${err.trim()}`)))));
-  return { stream: tar.stdout, done };
-}
 
 let basePending: Promise<void> | undefined;
 

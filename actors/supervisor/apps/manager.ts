@@ -22,6 +22,7 @@ import { appImageName, buildAppImage, imageExists, removeAppImage } from './imag
 import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type Schema } from './options-schema.ts';
 import { appConfigDir, containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
 import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
+import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
 
 /**
  * The installed apps, one actor each. Every change is a record on `supervisor/app/<slug>`
@@ -112,12 +113,13 @@ export class AppManager implements AppsView, Area {
   private readonly actors = new Map<string, AppActor>();
   private readonly docker: Docker;
   private readonly prefix: string;
-  private events?: NodeJS.ReadableStream & { destroy?: () => void };
+  private readonly deaths: DieEvents;
   private closed = false;
 
   constructor(private readonly o: AppManagerOptions) {
     this.docker = o.engine.docker;
     this.prefix = o.containerPrefix ?? 'app_';
+    this.deaths = new DieEvents(this.docker, { label: ['io.hass.type=app'] }, (death) => this.onDeath(death));
     o.log.onCommit((records) => {
       for (const r of records) if (this.owns(r)) this.evolve(r);
     });
@@ -433,7 +435,7 @@ export class AppManager implements AppsView, Area {
   /** Stops following the engine (the containers keep running). */
   async close(): Promise<void> {
     this.closed = true;
-    this.events?.destroy?.();
+    this.deaths.close();
     for (const a of this.actors.values()) a.watchdog.stop();
   }
 
@@ -563,55 +565,16 @@ export class AppManager implements AppsView, Area {
   // watchdog: the engine's `die` events of the apps' containers
 
   private follow(): void {
-    if (this.events || this.closed) return;
-    const connect = async () => {
-      if (this.closed) return;
-      try {
-        const stream = (await this.docker.getEvents({ filters: { type: ['container'], event: ['die'], label: ['io.hass.type=app'] } })) as any;
-        if (this.closed) return stream.destroy?.();
-        this.events = stream;
-        let buffer = '';
-        stream.on('data', (chunk: Buffer) => {
-          buffer += chunk.toString('utf8');
-          let nl: number;
-          while ((nl = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, nl).trim();
-            buffer = buffer.slice(nl + 1);
-            if (line) this.onEvent(line);
-          }
-        });
-        let ended = false;
-        const again = () => {
-          if (ended) return;
-          ended = true;
-          this.events = undefined;
-          if (!this.closed) setTimeout(() => void connect(), 2000).unref();
-        };
-        stream.on('end', again);
-        stream.on('error', again);
-      } catch {
-        this.events = undefined;
-        if (!this.closed) setTimeout(() => void connect(), 5000).unref();
-      }
-    };
-    this.events = {} as never; // claimed until connected
-    void connect();
+    this.deaths.start();
   }
 
-  private onEvent(line: string): void {
-    let event: any;
-    try {
-      event = JSON.parse(line);
-    } catch {
-      return;
-    }
-    const name = String(event.Actor?.Attributes?.name ?? '');
-    if (event.Action !== 'die' || !name.startsWith(this.prefix)) return;
+  private onDeath({ name, exitCode }: ContainerDeath): void {
+    if (!name.startsWith(this.prefix)) return;
     const a = this.actors.get(name.slice(this.prefix.length));
     if (!a) return;
-    const exitCode = Number(event.Actor?.Attributes?.exitCode ?? 0);
     void this.onDie(a, exitCode).catch((err) => this.o.say.error(`watchdog of app ${a.kept.slug}: ${(err as Error).message}`));
   }
+
 
   /** A `die` the supervisor did not ask for: a crash, and with the watchdog on a restart. */
   private async onDie(a: AppActor, exitCode: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, writeFile, chmod, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { archOf, machineOf } from '../machine.ts';
+import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
 
 /**
  * The core's image, built on this machine from the installed Hearth: no registry is needed.
@@ -210,31 +211,16 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
       `CMD ["node","bin/hearth.js","serve","--port","${CORE_CONTAINER_PORT}","--data","/config"]`,
       `LABEL io.hass.version=${options.tag} io.hass.arch=${arch} io.hass.machine=${machine} io.hass.type=core hearth.source=${options.digest ?? (await sourceDigest(appRoot))}`,
     ];
-    const tar = spawn('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', root, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let tarErr = '';
-    let bytes = 0;
-    tar.stderr.on('data', (d) => (tarErr += d));
-    tar.stdout.on('data', (d: Buffer) => (bytes += d.length));
-    const tarDone = new Promise<void>((ok, fail) => tar.on('close', (code) => (code === 0 ? ok() : fail(new Error(`HEARTH_CORE_IMAGE: tar failed (${code}): ${tarErr.trim()}`)))));
-    const progress = await docker.importImage(tar.stdout, { repo: image, tag: options.tag, changes });
-    const answer = await new Promise<string>((ok, fail) => {
-      let text = '';
-      progress.on('data', (d) => (text += d));
-      progress.on('end', () => ok(text));
-      progress.on('error', fail);
+    const tar = tarOf(root);
+    const progress = (await docker.importImage(tar.stream as any, { repo: image, tag: options.tag, changes })) as unknown as NodeJS.ReadableStream;
+    const answer = await streamToText(progress);
+    await tar.done.catch((err) => {
+      throw new Error(`HEARTH_CORE_IMAGE: ${(err as Error).message}`);
     });
-    await tarDone;
-    for (const line of answer.split('\n')) {
-      if (!line.trim()) continue;
-      let msg: any;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (msg.error || msg.errorDetail) throw new Error(`HEARTH_CORE_IMAGE: the engine refused the image: ${msg.error ?? msg.errorDetail?.message}`);
-    }
+    const { error } = readProgress(answer);
+    if (error) throw new Error(`HEARTH_CORE_IMAGE: the engine refused the image: ${error}`);
     if (!(await imageExists(docker, ref))) throw new Error(`HEARTH_CORE_IMAGE: the engine did not keep ${ref}: ${answer.trim()}`);
+    const bytes = tar.bytes();
     const report = { ref, bytes, ms: Date.now() - started };
     say(`built ${ref}: ${(bytes / 1048576).toFixed(1)} MiB in ${(report.ms / 1000).toFixed(1)} s`);
     return report;

@@ -17,6 +17,7 @@ import { CORE_CONTAINER_PORT, CORE_IMAGE, ensureCoreImage, hostArch, imageExists
 import { MIGRATION_MESSAGE, offlineMigrationRunning } from './migration.ts';
 import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
 import { createActor } from 'xstate';
+import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
 
 /**
  * The core runtime: the Hearth core as a container on the local engine (`hearth_core`), its
@@ -119,7 +120,7 @@ export class CoreRuntime implements CoreRuntimeView {
   private queue: Promise<unknown> = Promise.resolve();
   /** what the supervisor last asked of the container: a die while `running` is a crash */
   private wanted: Wanted = 'unknown';
-  private events?: NodeJS.ReadableStream & { destroy?: () => void };
+  private readonly deaths: DieEvents;
   private closed = false;
   private readonly watchdog = createActor(watchdogMachine).start();
 
@@ -128,6 +129,7 @@ export class CoreRuntime implements CoreRuntimeView {
     this.dataDir = o.dataDir;
     this.docker = o.engine.docker;
     this.section = o.settings.section('core', { ...CORE_DEFAULTS, port: o.defaultPort ?? CORE_DEFAULTS.port });
+    this.deaths = new DieEvents(this.docker, { container: [o.containerName] }, (death) => this.onDeath(death));
   }
 
   image(): string {
@@ -341,7 +343,7 @@ export class CoreRuntime implements CoreRuntimeView {
   /** Stops following the engine's events (the container keeps running). */
   async close(): Promise<void> {
     this.closed = true;
-    this.events?.destroy?.();
+    this.deaths.close();
     this.watchdog.stop();
   }
 
@@ -500,49 +502,11 @@ export class CoreRuntime implements CoreRuntimeView {
 
   /** Follows `die` events of the container (idempotent; reconnects while not closed). */
   follow(): void {
-    if (this.events || this.closed) return;
-    const connect = async () => {
-      if (this.closed) return;
-      try {
-        const stream = (await this.docker.getEvents({ filters: { type: ['container'], container: [this.containerName], event: ['die'] } })) as any;
-        if (this.closed) return stream.destroy?.();
-        this.events = stream;
-        let buffer = '';
-        stream.on('data', (chunk: Buffer) => {
-          buffer += chunk.toString('utf8');
-          let nl: number;
-          while ((nl = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, nl).trim();
-            buffer = buffer.slice(nl + 1);
-            if (line) this.onEvent(line);
-          }
-        });
-        let ended = false;
-        const again = () => {
-          if (ended) return;
-          ended = true;
-          this.events = undefined;
-          if (!this.closed) setTimeout(() => void connect(), 2000).unref();
-        };
-        stream.on('end', again);
-        stream.on('error', again);
-      } catch {
-        if (!this.closed) setTimeout(() => void connect(), 5000).unref();
-      }
-    };
-    this.events = {} as never; // claimed until connected
-    void connect();
+    this.deaths.start();
   }
 
-  private onEvent(line: string): void {
-    let event: any;
-    try {
-      event = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (event.Action !== 'die' || event.Actor?.Attributes?.name !== this.containerName) return;
-    const exitCode = Number(event.Actor?.Attributes?.exitCode ?? 0);
+  private onDeath({ name, exitCode }: ContainerDeath): void {
+    if (name !== this.containerName) return;
     void this.onDie(exitCode).catch((err) => this.o.say.error(`watchdog: ${(err as Error).message}`));
   }
 

@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * What image builds and imports share: a directory as a tar stream for the engine, and the
+ * engine's JSON-lines answer read back (its output lines, or the error it reported).
+ */
+
+export async function streamToText(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text;
+}
+
+/** The engine's JSON-lines answer to a build or import: the output lines, or the error it reported. */
+export function readProgress(answer: string): { lines: string[]; error: string | null } {
+  const lines: string[] = [];
+  let error: string | null = null;
+  for (const line of answer.split('\n')) {
+    if (!line.trim()) continue;
+    let msg: any;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      lines.push(line);
+      continue;
+    }
+    if (msg.error || msg.errorDetail) error = String(msg.error ?? msg.errorDetail?.message);
+    else if (typeof msg.stream === 'string' && msg.stream.trim()) lines.push(msg.stream.trimEnd());
+  }
+  return { lines, error };
+}
+
+/** `dir` as a tar stream (owner root, numeric ids); `done` settles when tar has ended, `bytes` counts what it wrote. */
+export function tarOf(dir: string): { stream: NodeJS.ReadableStream; done: Promise<void>; bytes(): number } {
+  const tar = spawn('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', dir, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  let bytes = 0;
+  tar.stderr.on('data', (d) => (err += d));
+  tar.stdout.on('data', (d: Buffer) => (bytes += d.length));
+  const done = new Promise<void>((ok, fail) => tar.on('close', (code) => (code === 0 ? ok() : fail(new Error(`tar of ${dir} failed (${code}): ${err.trim()}`)))));
+  return { stream: tar.stdout, done, bytes: () => bytes };
+}
