@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import { coreWsCommand, CoreWsError } from './ws-command.ts';
+import type { UserInfo } from '../../auth/admin.ts';
 
 /**
  * The supervisor's client of the core's API. The core answers only a user's token: the
@@ -25,16 +26,8 @@ export interface CoreApiOptions {
 // an access token is not used in its last minute, so a slow request does not carry a stale one
 const EXPIRY_MARGIN_MS = 60_000;
 
-export interface CoreApiUser {
-  id: string;
-  username: string | null;
-  name: string | null;
-  is_owner: boolean;
-  is_active: boolean;
-  local_only: boolean;
-  system_generated: boolean;
-  group_ids: string[];
-}
+/** A core user as config/auth/list shows it to the supervisor. */
+export type CoreApiUser = Omit<UserInfo, 'credentials'>;
 
 export class CoreApi {
   private cached?: { refreshToken: string; accessToken: string; until: number };

@@ -4,7 +4,7 @@
  * the tests against RFC 9106 §5.3 and libsodium. Memory is one Uint32Array of 1 KiB blocks,
  * each block 128 64-bit words stored as (low, high) pairs.
  */
-import { Blake2b } from './blake2b.ts';
+import { Blake2b, xorRotate } from './blake2b.ts';
 
 export interface Argon2idParams {
   password: Uint8Array;
@@ -225,13 +225,13 @@ function round(
 
 function gb(v: Uint32Array, a: number, b: number, c: number, d: number): void {
   blaMka(v, a, b);
-  rotate(v, d, a, 32);
+  xorRotate(v, d, a, 32);
   blaMka(v, c, d);
-  rotate(v, b, c, 24);
+  xorRotate(v, b, c, 24);
   blaMka(v, a, b);
-  rotate(v, d, a, 16);
+  xorRotate(v, d, a, 16);
   blaMka(v, c, d);
-  rotate(v, b, c, 63);
+  xorRotate(v, b, c, 63);
 }
 
 // v[x] = v[x] + v[y] + 2 * low32(v[x]) * low32(v[y]), all mod 2^64
@@ -258,21 +258,6 @@ function blaMka(v: Uint32Array, x: number, y: number): void {
   hi = hi + productHigh + (lo2 >= 0x100000000 ? 1 : 0);
   v[x] = lo2;
   v[x + 1] = hi;
-}
-
-function rotate(v: Uint32Array, d: number, a: number, bits: 32 | 24 | 16 | 63): void {
-  const lo = v[d] ^ v[a];
-  const hi = v[d + 1] ^ v[a + 1];
-  if (bits === 32) {
-    v[d] = hi;
-    v[d + 1] = lo;
-  } else if (bits === 63) {
-    v[d] = (lo << 1) | (hi >>> 31);
-    v[d + 1] = (hi << 1) | (lo >>> 31);
-  } else {
-    v[d] = (lo >>> bits) | (hi << (32 - bits));
-    v[d + 1] = (hi >>> bits) | (lo << (32 - bits));
-  }
 }
 
 /** H' of RFC 9106 §3.3: BLAKE2b stretched to any length. */

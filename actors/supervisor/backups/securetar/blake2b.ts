@@ -147,7 +147,7 @@ function addWord(v: Uint32Array, a: number, m: Uint32Array, i: number): void {
 }
 
 // v[d] = (v[d] ^ v[a]) >>> bits, for the four rotation widths BLAKE2b uses
-function xorRotate(v: Uint32Array, d: number, a: number, bits: 32 | 24 | 16 | 63): void {
+export function xorRotate(v: Uint32Array, d: number, a: number, bits: 32 | 24 | 16 | 63): void {
   const lo = v[d] ^ v[a];
   const hi = v[d + 1] ^ v[a + 1];
   if (bits === 32) {
