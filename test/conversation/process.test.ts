@@ -172,6 +172,10 @@ t.test('the REST body is checked; unknown agents are refused', async (t) => {
   }
   const anonymous = await fetch(`${base}/api/conversation/process`, { method: 'POST', body: JSON.stringify({ text: 'thanks' }) });
   t.equal(anonymous.status, 401, 'a bearer token is needed');
+  // one word a megabyte long (found by the REST fuzz): understood as nothing, not a crash
+  const long = await rest('POST', '/api/conversation/process', { text: 'a'.repeat(1 << 20) });
+  t.equal(long.status, 200);
+  t.equal(long.json.response.response_type, 'error');
 });
 
 t.test('the same over the WebSocket, and the conversation.process service', async (t) => {

@@ -125,7 +125,12 @@ t.test('get_zones, get_config, update_registration, stream_camera, enable_encryp
   t.equal(zones.status, 200);
   t.same(zones.json.map((z: any) => z.entity_id), ['zone.beach', 'zone.home', 'zone.work']);
 
-  const cfg = await send({ type: 'get_config' });
+  // the device tracker is made once the registration is committed, in the background: wait for it
+  let cfg = await send({ type: 'get_config' });
+  for (let i = 0; i < 100 && Object.keys(cfg.json.entities ?? {}).length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    cfg = await send({ type: 'get_config' });
+  }
   t.equal(cfg.status, 200);
   t.same(Object.keys(cfg.json), ['latitude', 'longitude', 'elevation', 'core_device_id', 'unit_system', 'location_name', 'time_zone', 'components', 'version', 'theme_color', 'entities']);
   t.equal(cfg.json.theme_color, '#03A9F4');

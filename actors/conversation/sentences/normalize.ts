@@ -118,7 +118,8 @@ export function normalizeInput(original: string, skipPhrases: string[][] = []): 
       map.push(kept[i - 1].at[kept[i - 1].at.length - 1] + 1);
     }
     s += kept[i].w;
-    map.push(...kept[i].at);
+    // one by one: a spread of a word a megabyte long would overflow the call stack
+    for (const at of kept[i].at) map.push(at);
   }
   ends.push(s.length);
   return { original: text, s, at: map, words: kept.map((k) => k.w), ends };
