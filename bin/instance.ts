@@ -44,6 +44,8 @@ import { withSupervisorCommands } from '../gateway/ws/supervisor-commands.ts';
 import { registerHassioIngress } from '../gateway/routes/hassio-ingress.ts';
 import { commandFor } from '../gateway/ws/commands.ts';
 import { FrontendUserData } from '../actors/frontend/user-data.ts';
+import { Panels } from '../actors/frontend/panels.ts';
+import { AppPanels } from '../actors/supervisor-client/app-panels.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
@@ -307,6 +309,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
   const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
+  deps.panels = new Panels({ fireEvent, say: logs.get('hearth.frontend') });
+  const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, say: logs.get('hearth.hassio'), context: systemContext });
   const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
@@ -371,7 +375,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerIntentRoutes(router, deps);
   registerConversationRoutes(router, { clock, ids, conversation });
   registerMobileAppRoutes(router, { clock, ids, mobile });
-  if (hassio) registerHassioRoutes(router, { hassio, auth, supervisorIp: supervisorIpOf(supervisorEndpoint?.url) });
+  if (hassio) registerHassioRoutes(router, { hassio, appPanels, auth, supervisorIp: supervisorIpOf(supervisorEndpoint?.url) });
   router.mount(app);
 
   const host = options.host ?? '0.0.0.0';
@@ -400,6 +404,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await fireEvent('core_started', {}, 'LOCAL', systemContext());
   // in the background: a supervisor that is slow to answer must not hold the core's start
   void hassio?.start().catch((err) => logs.get('hearth.hassio').error(`the supervisor's integration did not start: ${(err as Error).message}`));
+  void appPanels?.load().catch((err) => logs.get('hearth.hassio').error(`the apps' panels were not registered: ${(err as Error).message}`));
   // timers restored active count on from the wall clock; those due while stopped finish now
   await intentTimers.resume();
 

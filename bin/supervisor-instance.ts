@@ -26,6 +26,7 @@ import { AppManager } from '../actors/supervisor/apps/manager.ts';
 import { registerAppRoutes } from '../gateway/supervisor/routes/apps.ts';
 import { Services } from '../actors/supervisor/services/services.ts';
 import { Discovery, corePush } from '../actors/supervisor/discovery/discovery.ts';
+import { corePanelPush } from '../actors/supervisor/apps/panel-push.ts';
 import { AuthHelper } from '../actors/supervisor/auth/auth-helper.ts';
 import { CoreApi } from '../actors/supervisor/core/api.ts';
 import { IngressSessions, type IngressUser } from '../actors/supervisor/ingress/sessions.ts';
@@ -196,6 +197,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     containerPrefix: options.appContainerPrefix,
     supervisorUrl: () => `http://supervisor:${listenPort}`,
     timezone: () => supervisorSettings.get().timezone,
+    pushPanel: corePanelPush(coreApi, logs.get('hearth.supervisor.apps')),
   });
   for await (const r of log.readStreams(apps.streamPrefix, { latest: apps.latestSuffices })) apps.evolve(r);
   areas.push(apps);

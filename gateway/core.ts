@@ -9,6 +9,7 @@ import type { Explorer } from '../actors/explorer/explorer.ts';
 import type { SupervisorClient } from '../actors/supervisor-client/client.ts';
 import type { DiscoveryFlows } from '../actors/supervisor-client/discovery-flows.ts';
 import type { FrontendUserData } from '../actors/frontend/user-data.ts';
+import type { Panels } from '../actors/frontend/panels.ts';
 import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
@@ -55,6 +56,8 @@ export interface CoreDeps {
   discoveryFlows?: DiscoveryFlows;
   /** the frontend's per-user data (frontend/*_user_data commands) */
   frontendUserData?: FrontendUserData;
+  /** the frontend's panels (get_panels) */
+  panels?: Panels;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

@@ -1,21 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { isIP } from 'node:net';
-import { plainError, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import { plainError, text, type HttpReply, type HttpRequest, type Router } from '../http.ts';
 import type { Hassio } from '../../actors/supervisor-client/hassio.ts';
 import type { CoreAuthService } from '../../actors/auth/index.ts';
 import { SupervisorApiError } from '../../actors/supervisor-client/client.ts';
 import { readJsonBody } from './auth.ts';
+import type { AppPanels } from '../../actors/supervisor-client/app-panels.ts';
+import { PanelInUseError } from '../../actors/frontend/panels.ts';
 
 /**
  * The endpoints only the supervisor calls (the original's hassio views): the auth helper's login
- * check and password reset, and the discovery push. The login endpoints answer only the
- * supervisor's system user (from the supervisor's address when it is given as one), anyone else
- * a 401, as the original.
+ * check and password reset, the discovery push and the apps' panel push. The login and panel
+ * endpoints answer only the supervisor's system user (from the supervisor's address when it is
+ * given as one), anyone else a 401, as the original's login check.
  */
 
 export interface HassioRouteDeps {
   hassio: Hassio;
+  appPanels?: AppPanels;
   auth: CoreAuthService;
   /** the supervisor's address when SUPERVISOR names it by IP; requests must come from it */
   supervisorIp?: string;
@@ -70,6 +73,25 @@ export function registerHassioRoutes(router: Router, deps: HassioRouteDeps): voi
 
   router.delete('/api/hassio_push/discovery/:uuid', { access: 'admin' }, async (req) => {
     await deps.hassio.discoveryRemoved(req.params.uuid);
+    return empty(200);
+  });
+
+  const appPanels = deps.appPanels;
+  if (!appPanels) return;
+
+  router.post('/api/hassio_push/panel/:slug', { access: 'user' }, async (req) => {
+    if (!fromSupervisor(req)) return plainError(401);
+    try {
+      return (await appPanels.pushed(req.params.slug)) ? empty(200) : empty(400);
+    } catch (err) {
+      if (err instanceof PanelInUseError) return text(400, err.message);
+      throw err;
+    }
+  });
+
+  router.delete('/api/hassio_push/panel/:slug', { access: 'user' }, async (req) => {
+    if (!fromSupervisor(req)) return plainError(401);
+    await appPanels.removed(req.params.slug);
     return empty(200);
   });
 }

@@ -670,6 +670,7 @@ export const WS_COMMANDS: WsCommand[] = [
   { type: 'supported_features', valid: (rng) => ({ features: { coalesce_messages: rng.pick([0, 1]) } }) },
   { type: 'get_states', valid: () => ({}) },
   { type: 'get_config', valid: () => ({}) },
+  { type: 'get_panels', valid: () => ({}) },
   { type: 'get_services', valid: () => ({}) },
   { type: 'auth/current_user', valid: () => ({}) },
   { type: 'subscribe_events', valid: (rng) => (rng.chance(0.3) ? {} : { event_type: rng.pick(['fuzz_event', 'state_changed']) }) },

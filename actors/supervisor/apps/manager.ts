@@ -23,6 +23,7 @@ import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type
 import { appConfigDir, containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
 import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
+import type { PanelPush } from './panel-push.ts';
 
 /**
  * The installed apps, one actor each. Every change is a record on `supervisor/app/<slug>`
@@ -57,6 +58,8 @@ export interface AppManagerOptions {
   watchdogPauseMs?: number;
   /** how long a start waits for an image healthcheck (default 120 s) */
   startTimeoutMs?: number;
+  /** shows or drops an app's ingress panel in the core; never throws */
+  pushPanel?: PanelPush;
 }
 
 type Wanted = 'running' | 'stopped' | 'unknown';
@@ -269,6 +272,9 @@ export class AppManager implements AppsView, Area {
   async setUser(slug: string, patch: Partial<AppUserSettings>, context: Context, type = 'app_options_set'): Promise<void> {
     const a = this.actor(slug);
     await a.exclusive(() => this.record(slug, type, { user: { ...a.kept.user, ...patch } }, context));
+    // as the original: each time the option is given, not only when it changes, so a core that
+    // missed a push catches up
+    if (patch.ingress_panel !== undefined && a.kept.config.ingress) await this.o.pushPanel?.(slug, a.kept.user.ingress_panel);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -309,8 +315,10 @@ export class AppManager implements AppsView, Area {
         if (o.removeConfig) await rm(appConfigDir(this.o.dataDir, slug), { recursive: true, force: true });
         const token = this.o.tokens.list().find((t) => t.token === a.kept.user.access_token);
         if (token) await this.o.tokens.revoke(token.id, context);
+        const hadPanel = a.kept.config.ingress && a.kept.user.ingress_panel;
         await this.record(slug, 'app_uninstalled', { remove_config: o.removeConfig === true }, context);
         this.o.say.info(`app ${slug} uninstalled`);
+        if (hadPanel) await this.o.pushPanel?.(slug, false);
       }),
     );
   }
