@@ -226,6 +226,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   listener.ingress = (incoming) => planIngress({ sessions: ingress, apps: () => deps.apps, state: () => state, context, v2: api.v2 }, incoming);
   state = 'running';
   resolution.start();
+  mounts.start();
   say.info(`supervisor running on port ${port}`);
   // in the background: the API answers while the image builds
   const coreBooted = options.bootCore !== false ? core.boot(context()) : Promise.resolve();
@@ -254,6 +255,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
         await core.close();
         await apps.close();
         await discovery.settled();
+        await mounts.stop();
         await deps.authHelper?.settled();
         if (!keepListener) listener.close();
         state = 'close';

@@ -175,6 +175,7 @@ t.test('a kept mount whose server is unreachable ends failed with an issue at st
   const issue = info.issues[0].uuid;
   t.match(s.lines.join('\n'), /Could not mount nas due to: \S/, 'the reason in the log');
   t.equal(await s.supervisor.deps.mounts!.activeBackupPath('nas'), undefined, 'not a place to write backups');
+  await t.rejects(s.supervisor.deps.mounts!.backupLocation('nas'), { status: 400, errorKey: 'backup_mount_down', message: "Backup mount 'nas' is down", extraFields: { mount: 'nas' } });
 
   const reload = await s.json('POST', '/mounts/nas/reload');
   t.equal(reload.status, 400);
@@ -255,6 +256,9 @@ t.test('mounted shares: credentials never leave their file; binds for media and 
   });
   t.equal(await s.supervisor.deps.mounts!.activeBackupPath('backup_test'), join(dataDir, 'mounts', 'backup_test'));
   t.equal(await s.supervisor.deps.mounts!.activeBackupPath('media_test'), undefined, 'a media mount is no backup location');
+  t.equal(await s.supervisor.deps.mounts!.backupLocation('backup_test'), join(dataDir, 'mounts', 'backup_test'));
+  await t.rejects(s.supervisor.deps.mounts!.backupLocation('media_test'), { status: 400, message: 'Mount media_test is not used for backups, cannot backup to there' });
+  await t.rejects(s.supervisor.deps.mounts!.backupLocation('nothing'), { status: 404, errorKey: 'mount_not_found_error', message: "No mount exists with name 'nothing'" });
 
   // default backup mount rules
   t.same(await s.json('POST', '/mounts/options', { body: { default_backup_mount: 'media_test' } }), {
@@ -288,6 +292,12 @@ t.test('mounted shares: credentials never leave their file; binds for media and 
   t.equal((await s.json('POST', '/mounts/share_nfs/reload')).status, 200);
   t.equal((await s.json('GET', '/mounts')).body.data.mounts.find((m: any) => m.name === 'share_nfs').state, 'active');
   t.same((await resolution(s)).issues, [], 'mounted again: the issue is resolved');
+  // the periodic refresh mounts again what is not mounted
+  execFileSync('umount', ['-l', join(dataDir, 'share', 'share_nfs')]);
+  execFileSync('umount', ['-l', join(dataDir, 'mounts', 'share_nfs')]);
+  await s.supervisor.deps.mounts!.refresh();
+  t.equal((await s.json('GET', '/mounts')).body.data.mounts.find((m: any) => m.name === 'share_nfs').state, 'active');
+  t.ok(mountPoints().includes(join(dataDir, 'share', 'share_nfs')), 'bound again');
 
   // a PUT to an unreachable server keeps the new configuration, failed, with an issue
   const put = await s.json('PUT', '/mounts/backup_two', { body: { ...backup, name: 'backup_two', server: 'gone' } });
@@ -341,6 +351,23 @@ t.test('mounted shares: credentials never leave their file; binds for media and 
   const third = await startTestSupervisor(t, { dataDir, mountSystem: shares });
   t.same((await third.json('GET', '/mounts')).body.data.mounts.map((m: any) => m.state), ['active', 'active']);
   t.ok(mountPoints().includes(join(dataDir, 'media', 'backup_test')), 'the bind too');
+});
+
+t.test("a host where the supervisor may not mount: the original's job condition refusal, unless mount_available is ignored", async (t) => {
+  const dataDir = await supervisorDataDir();
+  const shares = new (class extends LocalShares {
+    override async available() {
+      return false;
+    }
+  })(join(dataDir, '..', `${dataDir.split('/').pop()}-shares`));
+  await mkdir(join(shares.root, 'nas', 'backups'), { recursive: true });
+  const s = await startTestSupervisor(t, { dataDir, mountSystem: shares });
+  cleanMounts(t, dataDir);
+  const body = { name: 'b', type: 'cifs', usage: 'backup', server: 'nas', share: 'backups' };
+  t.same(await s.json('POST', '/mounts', { body }), { status: 400, body: { result: 'error', message: "'MountManager.create_mount' blocked from execution, mounting not supported on system" } });
+  t.equal((await s.json('POST', '/jobs/options', { body: { ignore_conditions: ['mount_available'] } })).status, 200);
+  t.equal((await s.json('POST', '/mounts', { body })).status, 200, 'ignored: mounted');
+  t.equal((await s.json('GET', '/mounts')).body.data.mounts[0].state, 'active');
 });
 
 // what keeps a real mount from being tested here, if anything

@@ -28,6 +28,8 @@ import type { MountConfig, MountCredentials, MountState, MountView, MountsView }
 export const MOUNT_STREAM_PREFIX = 'supervisor/mount/';
 export const MOUNT_OPTIONS_STREAM = 'supervisor/mounts';
 const SNAPSHOT_VERSION = 1;
+/** how often mounts that are not mounted are tried again (the original's RUN_RELOAD_MOUNTS) */
+export const MOUNT_REFRESH_INTERVAL_MS = 15 * 60 * 1000;
 
 interface StoredMount {
   config: MountConfig;
@@ -70,6 +72,7 @@ export class Mounts implements Area, MountsView {
   private readonly states = new Map<string, MountState>();
   /** one change at a time: a reload must not meet a removal half done */
   private serial: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: MountsDeps) {
     this.credentials = new CredentialFiles(deps.dataDir);
@@ -135,6 +138,16 @@ export class Mounts implements Area, MountsView {
     return this.mountPoint(name);
   }
 
+  async backupLocation(name: string): Promise<string> {
+    const m = this.mounts.get(name);
+    // the manager's own wording carries no extra_fields (supervisor-wire §3)
+    if (!m) throw new SupervisorError(`No mount exists with name '${name}'`, { status: 404, errorKey: 'mount_not_found_error' });
+    if (m.config.usage !== 'backup') throw badRequest(`Mount ${name} is not used for backups, cannot backup to there`);
+    const path = await this.activeBackupPath(name);
+    if (!path) throw keyedError(400, 'backup_mount_down', "Backup mount '{mount}' is down", { mount: name });
+    return path;
+  }
+
   /** The local folder a mount is mounted on. */
   mountPoint(name: string): string {
     return join(this.deps.dataDir, 'mounts', name);
@@ -163,6 +176,30 @@ export class Mounts implements Area, MountsView {
         }),
       ),
     );
+  }
+
+  /**
+   * Tries again every mount that is not mounted now (failed, or unmounted under it); a failure
+   * is an issue, as at start. Runs every MOUNT_REFRESH_INTERVAL_MS once started.
+   */
+  async refresh(): Promise<void> {
+    if (!(await this.deps.system.available())) return;
+    for (const name of [...this.mounts.keys()]) {
+      if ((await this.stateOf(name)) === 'active') continue;
+      await this.reload(name, this.deps.context()).catch(() => {}); // reload reported it
+    }
+  }
+
+  /** Starts the periodic refresh (the timer keeps nothing alive). */
+  start(): void {
+    this.timer = setInterval(() => void this.refresh().catch((err) => this.deps.say.warning(`mount refresh failed: ${(err as Error)?.message ?? err}`)), MOUNT_REFRESH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Stops the refresh and waits for a change under way (before the log closes); mounts stay up. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.serial.catch(() => {});
   }
 
   /** POST /mounts: mounts it, and keeps it only when that worked. */

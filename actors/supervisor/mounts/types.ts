@@ -55,4 +55,10 @@ export interface MountsView {
    * `backup` usage, or undefined (no such mount, not for backups, or not mounted now).
    */
   activeBackupPath(name: string): Promise<string | undefined>;
+  /**
+   * A backup location that names a mount (supervisor-wire §5.6, §5.9): the active backup mount's
+   * local path, else the original's refusal: 404 `mount_not_found_error`, 400 `Mount <n> is not
+   * used for backups, cannot backup to there`, or 400 `backup_mount_down`.
+   */
+  backupLocation(name: string): Promise<string>;
 }
