@@ -258,6 +258,8 @@ t.test('mounted shares: credentials never leave their file; binds for media and 
   t.equal(await s.supervisor.deps.mounts!.activeBackupPath('media_test'), undefined, 'a media mount is no backup location');
   t.equal(await s.supervisor.deps.mounts!.backupLocation('backup_test'), join(dataDir, 'mounts', 'backup_test'));
   await t.rejects(s.supervisor.deps.mounts!.backupLocation('media_test'), { status: 400, message: 'Mount media_test is not used for backups, cannot backup to there' });
+  t.same(s.supervisor.deps.mounts!.boundFolders(), [join(dataDir, 'media', 'media_test'), join(dataDir, 'share', 'share_nfs')]);
+  t.same((await s.supervisor.deps.mounts!.exportForBackup()).mounts[0], { name: 'backup_test', type: 'cifs', usage: 'backup', read_only: false, server: 'nas', share: 'backups', version: '2.0', username: USERNAME, password: PASSWORD }, "a backup's mounts.json has the credentials");
   await t.rejects(s.supervisor.deps.mounts!.backupLocation('nothing'), { status: 404, errorKey: 'mount_not_found_error', message: "No mount exists with name 'nothing'" });
 
   // default backup mount rules

@@ -148,6 +148,19 @@ export class Mounts implements Area, MountsView {
     return path;
   }
 
+  boundFolders(): string[] {
+    return [...this.mounts.values()].map((m) => bindTarget(this.deps.dataDir, m.config)).filter((p): p is string => p !== undefined);
+  }
+
+  async exportForBackup(): Promise<{ default_backup_mount: string | null; mounts: (MountConfig & Partial<MountCredentials>)[] }> {
+    const mounts: (MountConfig & Partial<MountCredentials>)[] = [];
+    for (const m of this.mounts.values()) {
+      const credentials = m.credentials ? await this.credentials.read(m.config.name) : undefined;
+      mounts.push({ ...m.config, ...credentials });
+    }
+    return { default_backup_mount: this.defaultBackupMount(), mounts };
+  }
+
   /** The local folder a mount is mounted on. */
   mountPoint(name: string): string {
     return join(this.deps.dataDir, 'mounts', name);

@@ -61,4 +61,15 @@ export interface MountsView {
    * used for backups, cannot backup to there`, or 400 `backup_mount_down`.
    */
   backupLocation(name: string): Promise<string>;
+  /**
+   * The folders inside `<data>/media` and `<data>/share` a mount is bound into: a backup of those
+   * folders leaves them out, as the original skips its bound network mounts.
+   */
+  boundFolders(): string[];
+  /**
+   * `mounts.json` as a backup's `supervisor.tar.gz` holds it (supervisor-wire §6): every mount's
+   * whole configuration, CIFS username and password included. For the backup's own (encrypted)
+   * archive only: never an answer nor a log line.
+   */
+  exportForBackup(): Promise<{ default_backup_mount: string | null; mounts: (MountConfig & Partial<MountCredentials>)[] }>;
 }
