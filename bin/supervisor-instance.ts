@@ -31,6 +31,8 @@ import { AuthHelper } from '../actors/supervisor/auth/auth-helper.ts';
 import { CoreApi } from '../actors/supervisor/core/api.ts';
 import { IngressSessions, type IngressUser } from '../actors/supervisor/ingress/sessions.ts';
 import { planIngress } from '../gateway/supervisor/ingress-proxy.ts';
+import { Mounts } from '../actors/supervisor/mounts/mounts.ts';
+import { HostMounts, type MountSystem } from '../actors/supervisor/mounts/system.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -71,6 +73,8 @@ export interface SupervisorOptions {
   coreUrl?: string;
   /** the core's user by id, kept with an ingress session made for that user (the core's users list) */
   lookupIngressUser?: (id: string) => Promise<IngressUser | undefined>;
+  /** how mounts reach the host's mount table (default: util-linux `mount`/`umount`) */
+  mountSystem?: MountSystem;
 }
 
 /** A running supervisor. */
@@ -180,6 +184,12 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   }
   deps.services = services;
   deps.discovery = discovery;
+  const mounts = new Mounts({ log, clock, say: logs.get('hearth.supervisor.mounts'), dataDir, system: options.mountSystem ?? new HostMounts(), jobs, resolution, context });
+  for await (const r of log.readStreams(mounts.streamPrefix, { latest: mounts.latestSuffices })) mounts.evolve(r);
+  areas.push(mounts);
+  deps.mounts = mounts;
+  // as the original does in setup: every configured mount again, failures become issues
+  await mounts.load();
   deps.authHelper = new AuthHelper({ file: join(dataDir, 'auth.json'), core: coreApi, say: logs.get('hearth.supervisor.auth') });
   // a local document is read before the API answers; a remote one in the background
   const firstRead = updater.reload({ force: true }).catch(() => {});
@@ -218,6 +228,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   listener.ingress = (incoming) => planIngress({ sessions: ingress, apps: () => deps.apps, state: () => state, context, v2: api.v2 }, incoming);
   state = 'running';
   resolution.start();
+  mounts.start();
   say.info(`supervisor running on port ${port}`);
   // in the background: the API answers while the image builds
   const coreBooted = options.bootCore !== false ? core.boot(context()) : Promise.resolve();
@@ -246,6 +257,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
         await core.close();
         await apps.close();
         await discovery.settled();
+        await mounts.stop();
         await deps.authHelper?.settled();
         if (!keepListener) listener.close();
         state = 'close';

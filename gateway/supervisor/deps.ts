@@ -15,6 +15,7 @@ import type { Discovery } from '../../actors/supervisor/discovery/discovery.ts';
 import type { AuthHelper } from '../../actors/supervisor/auth/auth-helper.ts';
 import type { CoreApi } from '../../actors/supervisor/core/api.ts';
 import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.ts';
+import type { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -51,6 +52,8 @@ export interface SupervisorDeps {
   coreApi?: CoreApi;
   /** ingress sessions (the core's, checked by the proxy) */
   ingress?: IngressSessions;
+  /** the network mounts (CIFS/NFS shares for backups, media and share) */
+  mounts?: Mounts;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

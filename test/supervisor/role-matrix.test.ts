@@ -32,6 +32,7 @@ function allowed(tree: 'v1' | 'v2', method: string, fullPath: string): Set<Who> 
   if (new RegExp(`^/${apps}/[^/]+/security$`).test(path)) return atLeast();
   if (path.startsWith('/core/') || path.startsWith('/homeassistant/')) return atLeast('core', 'manager');
   if (path.startsWith('/backups')) return atLeast('backup', 'manager');
+  if (path.startsWith('/mounts')) return atLeast('manager'); // §4.6, every mount route
   if (path === '/reload_updates') return tree === 'v1' ? atLeast() : atLeast('manager');
   if (path.startsWith('/os/datadisk/wipe') || path === '/auth/reset' || path === '/auth/list') return atLeast();
   // no role pattern names the ingress session routes (the seed gives /ingress/panels to manager)

@@ -5,7 +5,7 @@ import type { Engine } from '../docker/engine.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { CHECKS, FREE_SPACE_MIN_BYTES, LEGACY_CHECK_SLUGS, type Check, type CheckDeps, type CheckTools } from './checks.ts';
 import { evaluate as judge, gatherFacts } from './evaluations.ts';
-import type { CheckView, IssueSpec, IssueView, Resolution, SuggestionSpec, SuggestionView } from './types.ts';
+import type { CheckView, FixupSpec, IssueSpec, IssueView, Resolution, SuggestionSpec, SuggestionView } from './types.ts';
 
 /**
  * The resolution center: issues, the suggestions that fix them, the checks that find them and
@@ -206,6 +206,10 @@ export class ResolutionCenter implements Resolution, Area {
   }
 
   // ---- changing ----
+
+  addFixup(fixup: FixupSpec): void {
+    if (!this.fixupOf(fixup)) this.fixups.push(fixup);
+  }
 
   addIssue(issue: IssueSpec, suggestions: SuggestionSpec[] = []): Promise<IssueView> {
     return this.change(async () => {

@@ -27,6 +27,16 @@ export interface SuggestionView extends IssueView {
   auto: boolean;
 }
 
+/** A fix another part offers for its own issues (the mounts' execute_reload and execute_remove). */
+export interface FixupSpec {
+  type: string;
+  context: string;
+  /** the issue types it fixes (same context, reference and reference_extra) */
+  issues: string[];
+  auto: boolean;
+  apply(suggestion: IssueView): Promise<void>;
+}
+
 export interface CheckView {
   enabled: boolean;
   slug: string;
@@ -38,6 +48,8 @@ export interface Resolution {
    * suggestions that fix it; resolves to it.
    */
   addIssue(issue: IssueSpec, suggestions?: SuggestionSpec[]): Promise<IssueView>;
+  /** Offers a fix; suggestions of its type and context are only made once one is offered. */
+  addFixup?(fixup: FixupSpec): void;
   /** Dismisses issues matching the spec (a check that no longer finds its problem). */
   clearIssues(match: Partial<IssueSpec>): Promise<void>;
   issues(): IssueView[];

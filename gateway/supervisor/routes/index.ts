@@ -12,6 +12,7 @@ import { registerServiceRoutes } from './services.ts';
 import { registerDiscoveryRoutes } from './discovery.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { registerIngressRoutes } from './ingress.ts';
+import { registerMountRoutes } from './mounts.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
@@ -29,4 +30,5 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerDiscoveryRoutes(api, deps);
   registerAuthRoutes(api, deps);
   registerIngressRoutes(api, deps);
+  registerMountRoutes(api, deps);
 }
