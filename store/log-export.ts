@@ -183,15 +183,21 @@ async function copyState(db: Db, snapshot: ReturnType<Db['snapshot']>, seq: numb
   await out.put(Buffer.from(LAST_SEQ_KEY), Buffer.from(String(seq)));
 }
 
-/** The export file: the magic, then each entry as key length, value length (u32 BE), key, value. */
+/**
+ * The export file: the magic, then each entry as key length, value length (u32 BE), key, value.
+ * Entries are packed into one buffer; while it is written to the file the next one fills,
+ * so reading the snapshot and writing the file overlap.
+ */
 class ExportWriter {
   entries = 0;
   records = 0;
   readonly #path: string;
   readonly #hash = createHash('sha256');
   #file: Awaited<ReturnType<typeof open>> | undefined;
-  #parts: Buffer[] = [];
-  #pending = 0;
+  #buf = Buffer.allocUnsafe(FLUSH_BYTES);
+  #spare = Buffer.allocUnsafe(FLUSH_BYTES);
+  #used = 0;
+  #writing: Promise<unknown> = Promise.resolve();
   #bytes = 0;
 
   constructor(path: string) {
@@ -200,23 +206,26 @@ class ExportWriter {
 
   async open(): Promise<void> {
     this.#file = await open(this.#path, 'wx');
-    this.#push(MAGIC);
+    this.#used = MAGIC.copy(this.#buf, 0);
   }
 
   async put(key: Buffer, value: Buffer): Promise<void> {
-    const head = Buffer.allocUnsafe(8);
-    head.writeUInt32BE(key.length, 0);
-    head.writeUInt32BE(value.length, 4);
-    this.#push(head);
-    this.#push(key);
-    this.#push(value);
+    const size = 8 + key.length + value.length;
+    if (this.#used + size > this.#buf.length) await this.#flush();
+    if (size > this.#buf.length) {
+      // an entry larger than the buffer (a big area snapshot) is written on its own
+      const own = Buffer.allocUnsafe(size);
+      this.#frame(own, 0, key, value);
+      await this.#writing;
+      await this.#write(own);
+    } else this.#used = this.#frame(this.#buf, this.#used, key, value);
     this.entries++;
     if (startsWith(key, REC_BYTES)) this.records++;
-    if (this.#pending >= FLUSH_BYTES) await this.#flush();
   }
 
   async close(): Promise<{ bytes: number; sha256: string }> {
     await this.#flush();
+    await this.#writing;
     await this.#file!.sync();
     await this.#file!.close();
     this.#file = undefined;
@@ -224,23 +233,36 @@ class ExportWriter {
   }
 
   async abort(): Promise<void> {
+    await this.#writing.catch(() => undefined);
     await this.#file?.close().catch(() => undefined);
     this.#file = undefined;
   }
 
-  #push(part: Buffer): void {
-    this.#parts.push(part);
-    this.#pending += part.length;
+  #frame(target: Buffer, at: number, key: Buffer, value: Buffer): number {
+    target.writeUInt32BE(key.length, at);
+    target.writeUInt32BE(value.length, at + 4);
+    key.copy(target, at + 8);
+    value.copy(target, at + 8 + key.length);
+    return at + 8 + key.length + value.length;
   }
 
+  /** Hands the filled buffer to the file and fills the spare one meanwhile (once its own write is done). */
   async #flush(): Promise<void> {
-    if (this.#pending === 0) return;
-    const buf = Buffer.concat(this.#parts, this.#pending);
-    this.#parts = [];
-    this.#pending = 0;
-    this.#hash.update(buf);
-    this.#bytes += buf.length;
-    await this.#file!.write(buf);
+    if (this.#used === 0) return;
+    await this.#writing;
+    const full = this.#buf.subarray(0, this.#used);
+    [this.#buf, this.#spare] = [this.#spare, this.#buf];
+    this.#used = 0;
+    this.#writing = this.#write(full);
+    // a failed write is reported by the next flush or close, not as unhandled
+    this.#writing.catch(() => undefined);
+  }
+
+  async #write(data: Buffer): Promise<void> {
+    this.#hash.update(data);
+    this.#bytes += data.length;
+    let at = 0;
+    while (at < data.length) at += (await this.#file!.write(data, at, data.length - at)).bytesWritten;
   }
 }
 

@@ -29,6 +29,8 @@ t.test('a full export taken during appends restores to exactly the records up to
   const dir = t.testdir();
   const log = await openEventLog({ path: join(dir, 'log'), commit: 'fast' });
   await log.saveSnapshot('entities', { seq: 0, version: 1, time: T0, data: {} });
+  // an entry larger than the export's write buffer
+  await log.saveSnapshot('big', { seq: 0, version: 1, time: T0, data: 'x'.repeat(5 * 1024 * 1024) });
   for (let i = 0; i < 50; i++) await log.append([stateChange('light.a', i, T0 + i), stateChange('light.b', i, T0 + i)]);
   // appends keep going while the export is taken
   let stop = false;
@@ -54,6 +56,7 @@ t.test('a full export taken during appends restores to exactly the records up to
   t.equal(again.lastSeq(), manifest.seq);
   t.same(await all(again), before, 'the same records, old states rebuilt');
   t.same((await again.loadSnapshot('entities'))?.seq, 0, 'area snapshots come along');
+  t.equal((await again.loadSnapshot<string>('big'))?.data.length, 5 * 1024 * 1024, 'a big one too');
   const hist: EventRecord[] = [];
   for await (const r of again.history({ entityId: 'light.a' })) hist.push(r);
   t.equal(hist.length, manifest.seq / 2, 'the history index too');
