@@ -102,7 +102,7 @@ export async function exportLog(db: Db, options: ExportOptions): Promise<ExportM
     await rename(partial, join(options.dir, names.data));
     // the manifest comes last: an export without one was never finished
     const tmp = join(options.dir, names.manifest + '.partial');
-    await writeFile(tmp, JSON.stringify(manifest, null, 2) + '\n');
+    await writeFile(tmp, JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
     await rename(tmp, join(options.dir, names.manifest));
     return manifest;
   } catch (err) {
@@ -205,7 +205,8 @@ class ExportWriter {
   }
 
   async open(): Promise<void> {
-    this.#file = await open(this.#path, 'wx');
+    // the log it copies holds secrets (password hashes, token keys): readable by the owner only
+    this.#file = await open(this.#path, 'wx', 0o600);
     this.#used = MAGIC.copy(this.#buf, 0);
   }
 

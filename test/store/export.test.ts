@@ -49,6 +49,7 @@ t.test('a full export taken during appends restores to exactly the records up to
   await log.close();
 
   t.same((await listExports(join(dir, 'backup'))).map((e) => e.seq), [manifest.seq]);
+  t.equal((await stat(join(dir, 'backup', manifest.file))).mode & 0o777, 0o600, 'secrets inside: for the owner only');
   const restored = join(dir, 'restored');
   await importLog(join(dir, 'backup', `log-${manifest.seq}.json`), restored);
   const again = await openEventLog({ path: restored });
