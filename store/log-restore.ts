@@ -1,4 +1,4 @@
-import { readdir, rmdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CORE_EXPORT_DIR, CORE_LOG_DIR } from './backup-layout.ts';
 import { importLog, listExports, removeExports, type ExportManifest } from './log-export.ts';
@@ -21,8 +21,7 @@ export async function restoreLogFromExport(dataDir: string, say: (line: string) 
   if (!newest) return undefined;
   const started = Date.now();
   say(`no event log in ${dataDir}: restoring it from ${CORE_EXPORT_DIR}/log-${newest.seq}.hlog`);
-  // an empty log directory (a backup's leftover) is replaced: the rebuilt log is renamed into its place
-  if (logFiles !== undefined) await rmdir(logPath);
+  // an empty log directory (a backup's leftover) is replaced as the rebuilt log is renamed onto it
   const manifest = await importLog(newest.manifest, logPath);
   // the export is now the log; left there it would be packed into the next backup as well
   await removeExports(exportDir);

@@ -35,7 +35,7 @@ export class CoreBackup {
 
   /** Writes the export; `excludeDatabase` keeps only what rebuilds the current state. */
   async start(options: { excludeDatabase?: boolean } = {}): Promise<ExportManifest> {
-    if (this.#open) throw new BackupBusyError('Error during pre-backup: Could not lock database within timeout');
+    if (this.#open) throw new BackupBusyError('Could not lock database within timeout');
     const run = (async () => {
       // exports of a backup that never ended (a crash, a lost supervisor) would be archived too
       await removeExports(this.#dir);

@@ -20,7 +20,7 @@ export const backupCommands: Record<string, Command> = {
       try {
         await deps.coreBackup.start({ excludeDatabase: msg.exclude_database === true });
       } catch (err) {
-        throw new CommandError('pre_backup_actions_failed', messageOf(err));
+        throw new CommandError('pre_backup_actions_failed', `Error during pre-backup: ${messageOf(err)}`);
       }
       conn.result(msg.id, 'null');
     },
@@ -33,7 +33,7 @@ export const backupCommands: Record<string, Command> = {
       try {
         await deps.coreBackup.end();
       } catch (err) {
-        throw new CommandError('post_backup_actions_failed', messageOf(err));
+        throw new CommandError('post_backup_actions_failed', `Error during post-backup: ${messageOf(err)}`);
       }
       conn.result(msg.id, 'null');
     },

@@ -1,8 +1,9 @@
 import t from 'tap';
 import { join } from 'node:path';
-import { readFile, readdir, writeFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile, stat } from 'node:fs/promises';
 import { openEventLog } from '../../store/log.ts';
 import { importLog, listExports } from '../../store/log-export.ts';
+import { restoreLogFromExport } from '../../store/log-restore.ts';
 import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 
 const T0 = 1_700_000_000_000;
@@ -111,4 +112,26 @@ t.test('a damaged export is refused and nothing is left behind', async (t) => {
   await writeFile(manifestPath, '{"format":"nope"}');
   await t.rejects(importLog(manifestPath, join(dir, 'restored')), { code: 'HEARTH_LOG_CORRUPT', message: /not a hearth-log-export manifest/ });
   await t.rejects(stat(join(dir, 'restored')), { code: 'ENOENT' });
+});
+
+t.test('restoreLogFromExport: only a data directory without a log (or with an empty one) is restored', async (t) => {
+  const dir = t.testdir();
+  const source = await openEventLog({ path: join(dir, 'source') });
+  for (let i = 0; i < 3; i++) await source.append([stateChange('light.a', i, T0 + i)]);
+  const m = await source.exportTo({ dir: join(dir, 'data', 'backup'), mode: 'full' });
+  await source.close();
+
+  await mkdir(join(dir, 'data', 'log'));
+  await writeFile(join(dir, 'data', 'log', 'CURRENT'), 'MANIFEST-000001\n');
+  t.equal(await restoreLogFromExport(join(dir, 'data'), () => {}), undefined, 'a log is there: left alone');
+  t.equal((await listExports(join(dir, 'data', 'backup'))).length, 1, 'and the export too');
+
+  await rm(join(dir, 'data', 'log', 'CURRENT'));
+  const lines: string[] = [];
+  t.equal((await restoreLogFromExport(join(dir, 'data'), (l) => lines.push(l)))?.seq, m.seq, 'an empty log directory is replaced');
+  t.match(lines.at(-1), new RegExp(`full export at seq ${m.seq}: 3 records`));
+  t.same(await listExports(join(dir, 'data', 'backup')), [], 'the export is gone once it is the log');
+  const log = await openEventLog({ path: join(dir, 'data', 'log') });
+  t.teardown(() => log.close());
+  t.equal((await all(log)).length, 3);
 });
