@@ -135,3 +135,39 @@ t.test('restoreLogFromExport: only a data directory without a log (or with an em
   t.teardown(() => log.close());
   t.equal((await all(log)).length, 3);
 });
+
+t.test('restoreLogFromExport with the restore marker: the log in place is replaced, and kept beside it', async (t) => {
+  const dir = t.testdir();
+  const data = join(dir, 'data');
+  const source = await openEventLog({ path: join(dir, 'source') });
+  for (let i = 0; i < 3; i++) await source.append([stateChange('light.a', i, T0 + i)]);
+  const m = await source.exportTo({ dir: join(data, 'backup'), mode: 'full' });
+  await source.close();
+  const current = await openEventLog({ path: join(data, 'log') });
+  for (let i = 0; i < 7; i++) await current.append([stateChange('light.b', i, T0 + i)]);
+  await current.close();
+
+  await writeFile(join(data, 'backup', 'restore'), '');
+  const manifestFile = join(data, 'backup', m.file.replace('.hlog', '.json'));
+  const good = await readFile(manifestFile);
+  await writeFile(manifestFile, good.toString().replace(/"records": 3/, '"records": 4'));
+  await t.rejects(restoreLogFromExport(data, () => {}), { code: 'HEARTH_LOG_CORRUPT', message: /3 records where the manifest says .* 4/ });
+  t.same((await readdir(data)).sort(), ['backup', 'log'], 'a damaged export leaves the log in use as it was');
+  await writeFile(manifestFile, good);
+
+  const lines: string[] = [];
+  t.equal((await restoreLogFromExport(data, (l) => lines.push(l)))?.seq, 3);
+  const names = (await readdir(data)).sort();
+  t.match(names, ['backup', 'log', /^log\.replaced-/]);
+  t.same(await readdir(join(data, 'backup')), [], 'export and marker gone');
+  t.ok(lines.some((l) => l.includes(names[2])), 'the log says where the old log went');
+  const log = await openEventLog({ path: join(data, 'log') });
+  t.same((await all(log)).map((r) => r.data.entity_id), ['light.a', 'light.a', 'light.a']);
+  await log.close();
+  const old = await openEventLog({ path: join(data, names[2]) });
+  t.equal(old.lastSeq(), 7, 'the replaced log, whole');
+  await old.close();
+
+  await writeFile(join(data, 'backup', 'restore'), '');
+  await t.rejects(restoreLogFromExport(data, () => {}), { message: /asks for the log to be restored, but .* holds no finished log export/ });
+});
