@@ -25,6 +25,7 @@ export const BENCHES: Bench[] = [
   { name: 'webhook', module: './webhook.ts', what: 'companion-app update_sensor_states batches of 20 sensors/s, plaintext and encrypted, vs raw uWS (fixed answer; with secretbox open/seal)' },
   { name: 'export', module: './export.ts', what: 'POST /api/states writes/s with the log exported to NATS JetStream vs export off (≤ 10% cost), records/s exported, lag and drain' },
   { name: 'replica', module: './replica.ts', what: 'read replicas: write -> replica subscriber p50/p99 vs the primary\'s own and raw NATS; catch-up of 1M records (HEARTH_REPLICA_RECORDS) vs a raw JetStream consumer and raw LevelDB; start from a snapshot' },
+  { name: 'core-backup', module: './core-backup.ts', what: 'the log exported for a backup and restored from it, 1M events (HEARTH_BACKUP_RECORDS), vs a raw LevelDB iterate + batch write' },
   { name: 'sustained', module: './sustained.ts', what: '100k entities, 10k writes/s for 60 s, 100 subscribe_entities clients' },
 ];
 

@@ -2,6 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import uWS from '@trufflesuite/uws-js-unofficial';
 import { openEventLog } from '../store/log.ts';
+import { restoreLogFromExport } from '../store/log-restore.ts';
+import { CoreBackup } from '../actors/backup/core-backup.ts';
 import { serveLog } from '../store/log-socket.ts';
 import type { EventLog, EventRecord, Context } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
@@ -162,6 +164,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const coreLog = logs.get('hearth.core');
   const httpLog = logs.get('hearth.http');
 
+  // a restored backup brings the log as an export: it becomes the log before the log opens
+  await restoreLogFromExport(dataDir, logs.get('hearth.store').info);
   const log = await openEventLog({ path: join(dataDir, 'log'), commit: config.recorder.commit, log: logs.get('hearth.store').warning });
   let runState = 'NOT_RUNNING';
   const systemContext = (): Context => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: null });
@@ -308,6 +312,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const intents = new IntentRegistry(logs.get('hearth.intent').warning);
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
   const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  deps.coreBackup = new CoreBackup({ log, dataDir, areas, say: logs.get('hearth.backup').info });
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
   deps.panels = new Panels({ fireEvent, say: logs.get('hearth.frontend') });
   const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, say: logs.get('hearth.hassio'), context: systemContext });

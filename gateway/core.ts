@@ -1,4 +1,5 @@
 import type { Clock, Ids } from '../actors/clock.ts';
+import type { CoreBackup } from '../actors/backup/core-backup.ts';
 import type { EntityActors } from '../actors/entities/registry.ts';
 import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
@@ -58,6 +59,8 @@ export interface CoreDeps {
   frontendUserData?: FrontendUserData;
   /** the frontend's panels (get_panels) */
   panels?: Panels;
+  /** backup/start and backup/end: the log export a backup of the core's data carries */
+  coreBackup?: CoreBackup;
   clock: Clock;
   ids: Ids;
   /** `RUNNING`, `STOPPING`... as GET /api/core/state reports */

@@ -3,6 +3,7 @@ import { Level, type ChainedBatch, type KeyIterator } from 'level';
 import { decodeRecord, encodeRecord, withSeq, type Unresolved } from './codec.ts';
 import { StoreError, messageOf } from './errors.ts';
 import { GroupCommit } from './group-commit.ts';
+import { exportLog, type ExportManifest, type ExportOptions } from './log-export.ts';
 import {
   historyEntity,
   historyKey,
@@ -225,6 +226,11 @@ class LevelEventLog implements EventLog {
     } catch (err) {
       throw new StoreError('HEARTH_LOG_CORRUPT', `snapshot ${name} is not valid JSON: ${messageOf(err)}`, { cause: err });
     }
+  }
+
+  exportTo(options: ExportOptions): Promise<ExportManifest> {
+    if (this.#closing) return Promise.reject(closedError('exportTo'));
+    return this.#track(exportLog(this.#db, options));
   }
 
   readStreams(prefix: string, options: { after?: number; latest?: boolean } = {}): AsyncIterable<EventRecord> {

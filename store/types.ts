@@ -1,3 +1,4 @@
+import type { ExportManifest, ExportOptions } from './log-export.ts';
 /** The context every write carries (ids are ULIDs; user ids are uuid hex). */
 export interface Context {
   id: string;
@@ -133,6 +134,11 @@ export interface EventLog {
   /** state_changed records of one entity by time (the entity-and-time index). */
   history(options: HistoryOptions): AsyncIterable<EventRecord>;
   saveSnapshot(name: string, snapshot: Snapshot): Promise<void>;
+  /**
+   * Writes a copy of the log as it is at this instant (one seq, appends going on meanwhile)
+   * for a backup: see store/log-export.ts. Resolves once the file and its manifest are written.
+   */
+  exportTo(options: ExportOptions): Promise<ExportManifest>;
   loadSnapshot<T = unknown>(name: string): Promise<Snapshot<T> | undefined>;
   /**
    * Deletes records older than `before` (epoch ms) whose seq is at most `maxSeq` (the seq the

@@ -21,6 +21,7 @@ import { mobileCommands } from './mobile-commands.ts';
 import { explorerCommands } from './explorer-commands.ts';
 import { frontendCommands } from './frontend-commands.ts';
 import { flowCommands } from './flow-commands.ts';
+import { backupCommands } from './backup-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command<D = CoreDeps> {
@@ -481,6 +482,7 @@ const commands: Record<string, Command> = {
   ...explorerCommands,
   ...frontendCommands,
   ...flowCommands,
+  ...backupCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));
