@@ -120,7 +120,8 @@ async function* pathEntry(tar: TarStreamWriter, path: string, name: string, seen
     name,
     type,
     mode: Number(stats.mode) & 0o7777,
-    mtime: Number(stats.mtimeNs) / 1e9,
+    // whole seconds and the fraction apart: a 64-bit ns count does not fit a double
+    mtime: Number(stats.mtimeNs / 1_000_000_000n) + Number(stats.mtimeNs % 1_000_000_000n) / 1e9,
     size: type === 'file' ? Number(stats.size) : 0,
     linkname,
     uid: Number(stats.uid),
