@@ -235,9 +235,10 @@ t.test('backups made by Python in the original layout are read by Hearth (plain,
     repositories: [],
   };
   const cases = [
-    { label: 'compressed', compressed: true, metaName: './backup.json' },
-    { label: 'v2-encrypted', compressed: true, password: 'secret', metaName: './backup.json' },
-    { label: 'legacy snapshot.json, uncompressed', compressed: false, metaName: './snapshot.json' },
+    // the original's securetar names inner parts through PurePath, which drops the `./`
+    { label: 'compressed', compressed: true, metaName: './backup.json', prefix: '' },
+    { label: 'v2-encrypted', compressed: true, password: 'secret', metaName: './backup.json', prefix: '' },
+    { label: 'legacy snapshot.json, uncompressed, ./ names', compressed: false, metaName: './snapshot.json', prefix: './' },
   ];
   for (const c of cases) {
     const path = join(dir, `python-${c.label.replace(/\W+/g, '-')}.tar`);
@@ -252,8 +253,8 @@ t.test('backups made by Python in the original layout are read by Hearth (plain,
       meta_name: c.metaName,
       meta: JSON.stringify({ ...meta, compressed: c.compressed, protected: Boolean(c.password), ...(c.password ? { crypto: 'aes128' } : {}) }),
       parts: [
-        { name: `./homeassistant${ext}`, sources: [{ path: settings, arcname: '.' }, { path: config, arcname: 'data' }] },
-        { name: `./share${ext}`, sources: [{ path: share, arcname: '.' }] },
+        { name: `${c.prefix}homeassistant${ext}`, sources: [{ path: settings, arcname: '.' }, { path: config, arcname: 'data' }] },
+        { name: `${c.prefix}share${ext}`, sources: [{ path: share, arcname: '.' }] },
       ],
     });
     const reader = await BackupReader.open(path, { password: c.password });
