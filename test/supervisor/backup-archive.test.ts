@@ -316,6 +316,23 @@ t.test('the writer keeps the original order and never overwrites a backup', asyn
   await t.rejects(BackupReader.open(path), /Can't read backup tarfile/, 'a file that is not a tar');
 });
 
+t.test('a part that fails is left out and the backup goes on; a missing folder gets no member', async (t) => {
+  const path = join(dir, 'part-failure.tar');
+  const writer = await BackupWriter.create({ path, compressed: true });
+  const sources = appArchiveSources({ addonJson: ADDON_JSON, dataDir: appData, imageTar: join(dir, 'no-such-image.tar') });
+  await t.rejects(writer.addApp({ slug: 'broken', name: 'Broken', version: '1' }, sources), { name: 'BackupPartError', message: /Can't backup broken\.tar\.gz: .*ENOENT/ });
+  await t.rejects(writer.addFolder('media', join(dir, 'no-such-media')), { name: 'BackupPartError', message: /does not exist/ });
+  await writer.addFolder('share', share);
+  const { meta } = await writer.finish({ slug: 'f00dbabe', name: 'partly', date: backupDate(nowMicros()), type: 'partial', supervisor_version: '2026.05.0' });
+  t.same(meta.addons, [], 'the failed app is not listed');
+  t.same(meta.folders, ['share'], 'nor the missing folder');
+  t.same(py({ op: 'list', path, mode: 'r:' }).members.map((m) => m.name), ['broken.tar.gz', 'share.tar.gz', './backup.json'], 'the outer tar stays valid around the failed part');
+  const reader = await BackupReader.open(path);
+  const out = mkdtempSync(join(dir, 'after-failure-'));
+  await reader.extract('share', out);
+  t.same(tree(out), tree(share));
+});
+
 t.test('a writer killed mid-backup leaves no file named .tar', async (t) => {
   const path = join(dir, 'killed.tar');
   const child = spawn(process.execPath, ['--import=tsx', fileURLToPath(new URL('../helpers/backup-writer-child.ts', import.meta.url)), path, config], { stdio: ['ignore', 'pipe', 'inherit'] });
