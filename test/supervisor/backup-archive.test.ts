@@ -2,7 +2,7 @@
 // read back byte for byte, read by Python's tarfile / GNU tar / libsodium, backups made by Python
 // in the original's layout read by Hearth, passwords, unsafe archives, and a killed writer.
 import t, { type Test } from 'tap';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, utimesSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,6 +138,13 @@ for (const c of SECURETAR_CASES) {
     });
     t.notOk('crypto' in meta, 'no crypto key any more');
 
+    if ('secureTar' in c) {
+      // one key context per backup: every part shares the root and validation salts (one Argon2id)
+      const heads = names.map((name) => readRaw(written.path, name).subarray(0, 64));
+      t.ok(heads.every((head) => head.subarray(0, 10).equals(Buffer.from(`SecureTar${String.fromCharCode(c.secureTar)}`, 'latin1'))), `every part is SecureTar v${c.secureTar}`);
+      if (c.secureTar === 3) t.equal(new Set(heads.map((head) => head.subarray(32, 64).toString('hex'))).size, 1, 'one root salt and validation salt for all parts');
+    }
+
     // each inner archive, read by an independent reader
     const inner = (member: string) => independentInner(written.path, member, c.compressed, 'password' in c ? c.password : undefined, 'secureTar' in c ? c.secureTar : undefined, t);
     const core = inner(`homeassistant${ext}`);
@@ -169,6 +176,11 @@ for (const c of SECURETAR_CASES) {
     t.same(JSON.parse(readFileSync(join(out, 'supervisor/mounts.json'), 'utf8')), { default_backup_mount: null, mounts: [] });
     t.same(readdirSync(join(out, 'supervisor')).sort(), ['docker.json', 'mounts.json'], 'supervisor part: two plain members');
   });
+}
+
+/** A member's raw bytes, cut out by GNU tar. */
+function readRaw(path: string, name: string): Buffer {
+  return spawnSync('tar', ['-xOf', path, name], { maxBuffer: 64 * 1024 * 1024 }).stdout;
 }
 
 function readMember(path: string, name: string): string {
