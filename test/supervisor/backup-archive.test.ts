@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backupDate, backupSlug, nowMicros } from '../../actors/supervisor/backups/archive/backup-json.ts';
 import { extractInnerArchive, UnsafeArchiveError } from '../../actors/supervisor/backups/archive/inner.ts';
-import { BackupReader } from '../../actors/supervisor/backups/archive/reader.ts';
+import { BackupReader, coreConfigDir } from '../../actors/supervisor/backups/archive/reader.ts';
 import { appArchiveSources, BackupWriter, partialPath } from '../../actors/supervisor/backups/archive/writer.ts';
 import { InvalidPasswordError, SecureTarKeys } from '../../actors/supervisor/backups/securetar/securetar.ts';
 import { sodium, sodiumMissing } from '../helpers/sodium.ts';
@@ -277,9 +277,27 @@ t.test('backups made by Python in the original layout are read by Hearth (plain,
     mkdirSync(join(out, 'share'));
     await reader.extract('homeassistant', join(out, 'core'));
     await reader.extract('share', join(out, 'share'));
+    t.equal(await coreConfigDir(join(out, 'core')), join(out, 'core/data'));
     t.same(tree(join(out, 'core/data')), tree(config), `${c.label}: Core config as Python archived it`);
     t.same(tree(join(out, 'share')), tree(share), `${c.label}: share`);
   }
+});
+
+t.test('a v1 backup keeps Core config at the top of its archive; the reader finds it there', async (t) => {
+  const path = join(dir, 'python-v1.tar');
+  py<{ ok: boolean }>({
+    op: 'make_backup',
+    path,
+    compressed: true,
+    meta: JSON.stringify({ slug: 'aa11bb22', name: 'v1', date: '2020-01-01T00:00:00+00:00', type: 'full', homeassistant: { version: '0.110.0' }, folders: ['homeassistant'] }),
+    parts: [{ name: 'homeassistant.tar.gz', sources: [{ path: share, arcname: '.' }] }],
+  });
+  const reader = await BackupReader.open(path);
+  t.match(reader.meta, { version: 1, folders: [], homeassistant: { version: '0.110.0' } });
+  const out = mkdtempSync(join(dir, 'v1-'));
+  await reader.extract('homeassistant', out);
+  t.equal(await coreConfigDir(out), out);
+  t.same(tree(await coreConfigDir(out)), tree(share));
 });
 
 t.test('unsafe inner archives are refused at the offending entry, nothing written outside', async (t) => {

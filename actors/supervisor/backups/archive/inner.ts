@@ -136,7 +136,11 @@ async function* pathEntry(tar: TarStreamWriter, path: string, name: string, seen
   yield* tar.entry(entry, entry.size > 0 ? createReadStream(path) : undefined);
 }
 
-const nowSeconds = () => Date.now() / 1000;
+/** Now in seconds, never a whole number: Python's time.time() values always give a PAX mtime record. */
+export function fractionalNow(): number {
+  const now = (performance.timeOrigin + performance.now()) / 1000;
+  return Number.isInteger(now) ? now + 1e-6 : now;
+}
 
 /** The plain tar stream of an inner archive. */
 export async function* innerTar(sources: readonly InnerSource[]): AsyncGenerator<Buffer> {
@@ -148,9 +152,9 @@ export async function* innerTar(sources: readonly InnerSource[]): AsyncGenerator
     if (source.kind === 'folder') yield* folderEntries(tar, source, seen);
     else if (source.kind === 'file') yield* pathEntry(tar, source.path, source.name, seen);
     else if (source.kind === 'directory') {
-      yield* tar.entry({ name: source.name, type: 'directory', mode: source.mode ?? 0o755, mtime: source.mtime ?? nowSeconds(), size: 0, ...owner, ...ownerNames });
+      yield* tar.entry({ name: source.name, type: 'directory', mode: source.mode ?? 0o755, mtime: source.mtime ?? fractionalNow(), size: 0, ...owner, ...ownerNames });
     } else {
-      yield* tar.entry({ name: source.name, type: 'file', mode: source.mode ?? 0o600, mtime: source.mtime ?? nowSeconds(), size: source.data.length, ...owner, ...ownerNames }, source.data);
+      yield* tar.entry({ name: source.name, type: 'file', mode: source.mode ?? 0o600, mtime: source.mtime ?? fractionalNow(), size: source.data.length, ...owner, ...ownerNames }, source.data);
     }
   }
   yield tar.end();

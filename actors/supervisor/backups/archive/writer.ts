@@ -7,7 +7,7 @@
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { BACKUP_FOLDERS, encodeBackupJson, type BackupAppMeta, type BackupCoreMeta, type BackupFolder, type BackupMeta } from './backup-json.ts';
 import { appExcludeMatches, CORE_BACKUP_EXCLUDE, CORE_BACKUP_EXCLUDE_DATABASE, excludedBy } from './glob.ts';
-import { innerArchiveName, secureTarVersionFor, writeInnerArchive, type InnerSource } from './inner.ts';
+import { fractionalNow, innerArchiveName, secureTarVersionFor, writeInnerArchive, type InnerSource } from './inner.ts';
 import { SecureTarKeys } from '../securetar/securetar.ts';
 import { TarFileWriter } from './tar.ts';
 
@@ -50,12 +50,6 @@ export class BackupPartError extends BackupWriteError {
 // the original's member order; a part may not come after a later kind
 const RANK = { core: 0, app: 1, folder: 2, supervisor: 3, metadata: 4 } as const;
 type Part = keyof typeof RANK;
-
-/** Now in seconds, never a whole number (a whole one would lose the PAX header the original always has). */
-function fractionalNow(): number {
-  const now = (performance.timeOrigin + performance.now()) / 1000;
-  return Number.isInteger(now) ? now + 1e-6 : now;
-}
 
 /** The partial file a backup is written to before it is complete. */
 export const partialPath = (path: string) => `${path}.partial`;
