@@ -308,6 +308,8 @@ t.test('unsafe inner archives are refused at the offending entry, nothing writte
     ['absolute name', [{ name: `${outside}/abs`, data: '6869' }], /absolute name/],
     ['symlink out', [{ name: 'out', type: 'symlink', linkname: '../../..' }], /symlink pointing outside/],
     ['absolute symlink', [{ name: 'etc', type: 'symlink', linkname: outside }], /symlink pointing outside/],
+    ['links that lead out only together', [{ name: 'a', type: 'symlink', linkname: 'sub/l/../..' }, { name: 'sub', type: 'directory', mode: 0o755 }, { name: 'sub/l', type: 'symlink', linkname: '.' }], /leading outside the target through other links/],
+    ['a link through a link out', [{ name: 'up', type: 'symlink', linkname: '..' }, { name: 'b', type: 'symlink', linkname: 'up/x' }], /symlink pointing outside/],
     ['hard link out', [{ name: 'hard', type: 'hardlink', linkname: '../secret' }], /leaves the target directory/],
     ['device file', [{ name: 'null', type: 'character' }], /device file/],
     ['fifo', [{ name: 'pipe', type: 'fifo' }], /FIFO/],
