@@ -1,3 +1,5 @@
+import { BackupManagerLock } from '../actors/supervisor/backups/lock.ts';
+import { BackupRestorer } from '../actors/supervisor/backups/restore/restore.ts';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { openEventLog } from '../store/log.ts';
@@ -11,7 +13,7 @@ import { Engine, DEFAULT_DOCKER_SOCKET } from '../actors/supervisor/docker/engin
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
-import { CoreRuntime } from '../actors/supervisor/core/runtime.ts';
+import { CoreRuntime, type CoreHostProcess } from '../actors/supervisor/core/runtime.ts';
 import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
 import { ResolutionCenter } from '../actors/supervisor/resolution/center.ts';
 import { assertNativeUws } from './instance.ts';
@@ -75,6 +77,8 @@ export interface SupervisorOptions {
   lookupIngressUser?: (id: string) => Promise<IngressUser | undefined>;
   /** how mounts reach the host's mount table (default: util-linux `mount`/`umount`) */
   mountSystem?: MountSystem;
+  /** with `coreUrl`: how a restore stops and starts the host-run core (tests) */
+  coreHostProcess?: CoreHostProcess;
 }
 
 /** A running supervisor. */
@@ -167,7 +171,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   await ingress.purgeExpired(context());
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, state: () => state, context, restart: () => restartApi() };
   let listenPort = 0;
-  const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
+  const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone, hostProcess: options.coreHostProcess });
   deps.core = core;
   const coreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock });
   deps.coreApi = coreApi;
@@ -213,6 +217,12 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   areas.push(apps);
   deps.apps = apps;
   registerAppRoutes(api, deps);
+  deps.backupLock ??= new BackupManagerLock();
+  deps.backupRestore = new BackupRestorer({
+    dataDir, coreDataDir, jobs, lock: deps.backupLock, core, apps, mounts,
+    say: logs.get('hearth.supervisor.backups'),
+    newId: () => ids.uuidHex().slice(0, 12),
+  });
 
   const host = options.host ?? '0.0.0.0';
   const port = await listener.listen(host, options.port).catch(async (err) => {

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
@@ -24,6 +25,7 @@ import { appConfigDir, containerSpec, hostFolders, type AppContainerInput } from
 import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
 import type { PanelPush } from './panel-push.ts';
+import { swapDirectory } from '../backups/restore/swap.ts';
 
 /**
  * The installed apps, one actor each. Every change is a record on `supervisor/app/<slug>`
@@ -321,6 +323,44 @@ export class AppManager implements AppsView, Area {
         if (hadPanel) await this.o.pushPanel?.(slug, false);
       }),
     );
+  }
+
+  /**
+   * Puts an app back as a backup holds it (supervisor-wire §5.7): the running container stopped,
+   * the image loaded from the backup's `image.tar` or made here when missing, the data and config
+   * folders swapped for the staged ones, the backup's settings kept, started when it was.
+   * The caller validated `addon.json`; a new install gets a token of this supervisor.
+   */
+  async restoreFromBackup(slug: string, part: RestoredApp, context: Context): Promise<void> {
+    const existing = this.actors.get(slug);
+    if (existing) await existing.exclusive(() => this.stopNow(existing, context));
+    const config = part.system as unknown as AppConfig;
+    const repository = typeof part.system.repository === 'string' ? part.system.repository : (existing?.kept.repository ?? 'local');
+    const user = { ...(part.user as unknown as AppUserSettings), version: part.version };
+    if (existing) user.access_token = existing.kept.user.access_token;
+    else user.access_token = (await this.o.tokens.issue({ name: slug, kind: 'app', role: roleOf(config), slug }, context)).token;
+    user.image ??= appImageName({ key: slug, repository, config } as RepositoryApp, archOf());
+    const ref = `${user.image}:${user.version}`;
+    if (part.imageTar) await this.loadImage(part.imageTar);
+    if (!(await imageExists(this.docker, ref))) {
+      const app = this.storeApp(slug);
+      if (!app || app.config.version !== user.version) throw keyedError(400, 'app_unknown_error', 'An unknown error occurred with app {app}. Check Supervisor logs for details', { app: slug });
+      await this.buildImage(app);
+    }
+    await swapDirectory(this.dataDirOf(slug), part.dataDir);
+    if (part.configDir) await swapDirectory(appConfigDir(this.o.dataDir, slug), part.configDir);
+    if (existing) await this.record(slug, 'app_restored', { config, user }, context);
+    else await this.record(slug, 'app_installed', { repository, config, user, restored: true }, context);
+    this.o.say.info(`app ${slug} ${user.version} restored from a backup`);
+    if (part.state === 'started') {
+      const a = this.actor(slug);
+      await a.exclusive(() => this.startNow(a, context));
+    }
+  }
+
+  private async loadImage(path: string): Promise<void> {
+    const stream = await this.docker.loadImage(createReadStream(path));
+    await new Promise<void>((ok, fail) => this.docker.modem.followProgress(stream, (err: Error | null) => (err ? fail(err) : ok())));
   }
 
   async start(slug: string, context: Context): Promise<void> {
@@ -667,6 +707,20 @@ export class AppManager implements AppsView, Area {
   private async record(slug: string, type: string, data: Record<string, unknown>, context: Context): Promise<void> {
     await this.o.log.append([{ time: this.o.clock.now(), stream: APP_STREAM_PREFIX + slug, type, data: { container: this.containerName(slug), ...data }, context }]);
   }
+}
+
+/** An app as a backup holds it: `addon.json` (checked) and the staged folders of its archive. */
+export interface RestoredApp {
+  user: Record<string, unknown>;
+  system: Record<string, unknown>;
+  version: string;
+  state: 'started' | 'stopped';
+  /** staged `data/`, consumed */
+  dataDir: string;
+  /** staged `config/`, consumed; absent when the backup has none */
+  configDir?: string;
+  /** the backup's `image.tar` (a `docker save`), loaded before the image is looked for */
+  imageTar?: string;
 }
 
 function notRunning(slug: string): SupervisorError {

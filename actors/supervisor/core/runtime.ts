@@ -94,6 +94,15 @@ export interface CoreRuntimeOptions {
   startTimeoutMs?: number;
   /** the watchdog's pause between attempts (default 10 s) */
   watchdogPauseMs?: number;
+  /** the core as a host process instead of a container (tests): how a restore stops and starts it */
+  hostProcess?: CoreHostProcess;
+}
+
+/** A core run outside the engine: a restore stops it before replacing its data and starts it after. */
+export interface CoreHostProcess {
+  running(): Promise<boolean>;
+  stop(): Promise<void>;
+  start(): Promise<void>;
 }
 
 type Wanted = 'running' | 'stopped' | 'unknown';
@@ -338,6 +347,33 @@ export class CoreRuntime implements CoreRuntimeView {
     } finally {
       await container.remove({ force: true }).catch(() => {});
     }
+  }
+
+  /**
+   * Stops the core before a restore replaces its data; answers whether it ran. The container is
+   * removed: the next one is created with the settings the backup brings (port, ssl).
+   */
+  async stopForRestore(context: Context): Promise<boolean> {
+    return this.exclusive(async () => {
+      this.wanted = 'stopped';
+      const host = this.o.hostProcess;
+      const wasRunning = host ? await host.running() : await this.running();
+      if (host) await host.stop();
+      else await this.removeContainer();
+      await this.record('core_stopped', { version: this.version(), reason: 'restore' }, context);
+      return wasRunning;
+    });
+  }
+
+  /** Starts the core on its restored data (its log is rebuilt from the export at this start). */
+  async startAfterRestore(context: Context): Promise<void> {
+    await this.exclusive(async () => {
+      const host = this.o.hostProcess;
+      if (!host) return this.startNow(context);
+      this.wanted = 'running';
+      await host.start();
+      await this.record('core_started', { version: this.version(), reason: 'restore' }, context);
+    });
   }
 
   /** Stops following the engine's events (the container keeps running). */
