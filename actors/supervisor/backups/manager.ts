@@ -47,8 +47,8 @@ export interface StateControl {
 }
 
 export interface CoreBackupHooks {
-  /** the core's `backup/start`; resolves once its data may be read */
-  start(excludeDatabase: boolean): Promise<void>;
+  /** the core's `backup/start`; resolves once its data may be read, to false when the core does not answer */
+  start(excludeDatabase: boolean): Promise<boolean>;
   /** the core's `backup/end` */
   end(): Promise<void>;
 }
@@ -259,6 +259,7 @@ export class BackupManager {
       await this.deps.jobs.run({ name: 'backup_manager_freeze_all', keep: true, context }, async () => {
         this.deps.state.set('freeze');
         try {
+          // a core that is down writes nothing: there is nothing to hold still
           await this.deps.core.start(false);
         } catch (err) {
           this.deps.state.set('running');
