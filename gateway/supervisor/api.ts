@@ -37,6 +37,8 @@ export interface RouteSpec {
   v2Path?: string;
   /** more v1 paths with the same handler (the legacy core prefix `/homeassistant/...`) */
   v1Aliases?: string[];
+  /** a larger body than the buffered 16 MiB (backup upload) */
+  maxBody?: number;
 }
 
 export interface TableEntry {
@@ -88,8 +90,8 @@ export class SupervisorApi {
 
   route(method: string, path: string, handler: SupervisorHandler, spec: RouteSpec = {}): this {
     const trees = spec.trees ?? ['v1', 'v2'];
-    if (trees.includes('v1')) for (const p of [path, ...(spec.v1Aliases ?? [])]) this.install(method, p, 'v1', handler);
-    if (trees.includes('v2') && this.options.v2) this.install(method, `/v2${spec.v2Path ?? path}`, 'v2', handler);
+    if (trees.includes('v1')) for (const p of [path, ...(spec.v1Aliases ?? [])]) this.install(method, p, 'v1', handler, spec.maxBody);
+    if (trees.includes('v2') && this.options.v2) this.install(method, `/v2${spec.v2Path ?? path}`, 'v2', handler, spec.maxBody);
     return this;
   }
 
@@ -105,9 +107,9 @@ export class SupervisorApi {
     return this.route('DELETE', path, handler, spec);
   }
 
-  private install(method: string, path: string, tree: Tree, handler: SupervisorHandler) {
+  private install(method: string, path: string, tree: Tree, handler: SupervisorHandler, maxBody = MAX_BODY) {
     this.entries.push({ method, path, tree });
-    this.router.add(method, path, { access: 'none', maxBody: MAX_BODY }, (req) => this.handle(req, tree, handler));
+    this.router.add(method, path, { access: 'none', maxBody }, (req) => this.handle(req, tree, handler));
   }
 
   private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpReply | HttpStream> {

@@ -16,8 +16,9 @@ import type { AuthHelper } from '../../actors/supervisor/auth/auth-helper.ts';
 import type { CoreApi } from '../../actors/supervisor/core/api.ts';
 import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.ts';
 import type { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
+import type { BackupManager } from '../../actors/supervisor/backups/manager.ts';
+import type { BackupSources } from '../../actors/supervisor/backups/create.ts';
 import type { BackupRestorer } from '../../actors/supervisor/backups/restore/restore.ts';
-import type { BackupManagerLock } from '../../actors/supervisor/backups/lock.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -56,8 +57,10 @@ export interface SupervisorDeps {
   ingress?: IngressSessions;
   /** the network mounts (CIFS/NFS shares for backups, media and share) */
   mounts?: Mounts;
-  /** the job group `backup_manager`: one backup or restore at a time */
-  backupLock?: BackupManagerLock;
+  /** the backups in every location, one backup or restore at a time, freeze/thaw */
+  backups?: BackupManager;
+  /** what a new backup reads (apps, core settings, images) */
+  backupSources?: BackupSources;
   /** restores backups (full and partial) */
   backupRestore?: BackupRestorer;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */

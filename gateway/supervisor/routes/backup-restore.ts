@@ -3,7 +3,7 @@ import type { SupervisorDeps } from '../deps.ts';
 import { validate, str, maybe, boolean, list, oneOf, type Field } from '../schema.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { BACKUP_FOLDERS } from '../../../actors/supervisor/backups/archive/backup-json.ts';
-import { CLOUD_LOCATION } from '../../../actors/supervisor/backups/restore/locate.ts';
+import { CLOUD } from '../../../actors/supervisor/backups/manager.ts';
 import type { RestoreRequest } from '../../../actors/supervisor/backups/restore/restore.ts';
 
 /**
@@ -29,7 +29,7 @@ export function registerBackupRestoreRoutes(api: SupervisorApi, deps: Supervisor
     return deps.backupRestore;
   };
   const locationOf = (call: SupervisorCall, body: { location?: string | null }) => {
-    if (body.location === CLOUD_LOCATION && call.caller?.kind !== 'core') throw new SupervisorError(`Location ${CLOUD_LOCATION} can only be used by Home Assistant`, { status: 403 });
+    if (body.location === CLOUD && call.caller?.kind !== 'core') throw new SupervisorError('403: Forbidden', { status: 403, plain: true });
     return 'location' in body ? (body.location ?? null) : undefined;
   };
 

@@ -13,6 +13,7 @@ import { registerDiscoveryRoutes } from './discovery.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { registerIngressRoutes } from './ingress.ts';
 import { registerMountRoutes } from './mounts.ts';
+import { registerBackupRoutes } from './backups.ts';
 import { registerBackupRestoreRoutes } from './backup-restore.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
@@ -32,5 +33,6 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerAuthRoutes(api, deps);
   registerIngressRoutes(api, deps);
   registerMountRoutes(api, deps);
+  registerBackupRoutes(api, deps);
   registerBackupRestoreRoutes(api, deps);
 }

@@ -25,8 +25,7 @@ import { BackupReader, BackupReadError, coreConfigDir } from '../archive/reader.
 import type { BackupFolder, BackupMeta } from '../archive/backup-json.ts';
 import { compileGlob } from '../archive/glob.ts';
 import { InvalidPasswordError, SecureTarError } from '../securetar/securetar.ts';
-import type { BackupManagerLock } from '../lock.ts';
-import { findBackupFile, locationDir } from './locate.ts';
+import { locationName, type BackupManager } from '../manager.ts';
 import { discard, stagingDir, swapDirectory } from './swap.ts';
 import { parseAddonJson, type AddonJson } from './addon-json.ts';
 import { folderDir } from './folders.ts';
@@ -35,7 +34,8 @@ export interface RestoreOptions {
   dataDir: string;
   coreDataDir: string;
   jobs: Jobs;
-  lock: BackupManagerLock;
+  /** where backups are, and the one-at-a-time claim shared with creation */
+  backups: BackupManager;
   say: Logger;
   /** a short unique id for staging directories */
   newId(): string;
@@ -88,9 +88,10 @@ export class BackupRestorer {
    * the original's error naming the job.
    */
   async restore(request: RestoreRequest, context: Context): Promise<{ job_id: string }> {
-    const { reader, parts } = await this.validate(request);
     const name = request.partial ? 'backup_manager_partial_restore' : 'backup_manager_full_restore';
-    const release = this.o.lock.acquire(name);
+    this.o.backups.requireRunning(request.partial ? 'BackupManager.do_restore_partial' : 'BackupManager.do_restore_full');
+    const { reader, parts } = await this.validate(request);
+    const release = this.o.backups.claim(name);
     let uuid = '';
     try {
       const answer = await runInBackground(
@@ -100,7 +101,7 @@ export class BackupRestorer {
           uuid = job.uuid;
           job.validated();
           try {
-            await this.run(reader, parts, request.partial === undefined, job, context);
+            await this.o.backups.freezeDuring(() => this.run(reader, parts, request.partial === undefined, job, context));
           } finally {
             release();
           }
@@ -119,11 +120,15 @@ export class BackupRestorer {
   /** Every refusal before anything is touched (supervisor-wire §5.7 "Common" and per kind). */
   private async validate(request: RestoreRequest): Promise<{ reader: BackupReader; parts: { core: boolean; apps: string[]; folders: BackupFolder[] } }> {
     const { slug } = request;
-    const dir = await locationDir(request.location, this.o);
-    const path = await findBackupFile(dir, slug);
-    if (!path) {
-      if (request.location !== undefined) throw new SupervisorError(`Backup ${slug} does not exist in ${request.location ?? '.local'}`);
-      throw new SupervisorError('Backup does not exist', { status: 404 });
+    const backup = this.o.backups.get(slug);
+    if (!backup) throw new SupervisorError('Backup does not exist', { status: 404 });
+    const location = request.location === undefined ? undefined : locationName(request.location);
+    const copy = this.o.backups.copy(backup, location);
+    if (!copy) throw new SupervisorError(`Backup ${slug} does not exist in ${location}`);
+    const path = copy.path;
+    if (!(await stat(path).then(() => true, () => false))) {
+      void this.o.backups.rescan().catch(() => {});
+      throw new SupervisorError(`Cannot validate backup at ${path}, file does not exist!`, { status: 404 });
     }
     let reader: BackupReader;
     try {
