@@ -4,101 +4,12 @@
 // nothing; a backup taken during a write burst restores to one seq, none torn.
 import t from 'tap';
 import type { Test } from 'tap';
-import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort } from '../helpers/ports.ts';
-import { startTestSupervisor, type TestSupervisor } from '../helpers/supervisor.ts';
-import { startSupervisedCore, eventually, type SupervisedCore } from '../helpers/supervised-core.ts';
-import { onboard, api } from '../helpers/hearth.ts';
 import { login, postForm, CLIENT_ID } from '../auth/harness.ts';
+import { onboard, api } from '../helpers/hearth.ts';
+import { OWNER, supervisorWithCore, jobDone, newBackup, download, upload, tree, coreView, populate } from '../helpers/backups.ts';
 import { openEventLog } from '../../store/log.ts';
-import type { CoreHostProcess } from '../../actors/supervisor/core/runtime.ts';
 import type { EventLog } from '../../store/types.ts';
-
-const OWNER = { name: 'Owner', username: 'owner', password: 'correct horse battery' };
-
-/** A supervisor whose core is a host process on `<data>/core`, started and stopped through the runtime's hook. */
-async function supervisorWithCore(t: Test, options: { startCore: boolean }) {
-  const port = await freePort();
-  let core: SupervisedCore | undefined;
-  const calls: string[] = [];
-  let sup!: TestSupervisor;
-  const hostProcess: CoreHostProcess = {
-    running: async () => core !== undefined && core.process.child.exitCode === null,
-    stop: async () => {
-      calls.push('stop');
-      await core?.stop();
-      core = undefined;
-    },
-    start: async () => {
-      calls.push('start');
-      core = await startSupervisedCore(t, sup, port, join(sup.dataDir, 'core'));
-    },
-  };
-  sup = await startTestSupervisor(t, { coreUrl: `http://127.0.0.1:${port}`, coreHostProcess: hostProcess, backupsCheck: false, bootApps: false });
-  if (options.startCore) core = await startSupervisedCore(t, sup, port, join(sup.dataDir, 'core'));
-  return { sup, calls, core: () => core!, port };
-}
-
-/** Waits for a job to be done; answers it. */
-async function jobDone(sup: TestSupervisor, uuid: string) {
-  return eventually(async () => {
-    const { body } = await sup.json('GET', `/jobs/${uuid}`);
-    return body.data?.done === true ? body.data : undefined;
-  }, `job ${uuid} done`, 120_000);
-}
-
-async function newBackup(t: Test, sup: TestSupervisor, body: Record<string, unknown>, kind: 'full' | 'partial' = 'full'): Promise<string> {
-  const res = await sup.json('POST', `/backups/new/${kind}`, { body });
-  t.equal(res.status, 200, `backup made: ${JSON.stringify(res.body).slice(0, 200)}`);
-  return res.body.data.slug;
-}
-
-async function download(sup: TestSupervisor, slug: string): Promise<Buffer> {
-  const res = await sup.call('GET', `/backups/${slug}/download`);
-  if (res.status !== 200) throw new Error(`download: ${res.status}`);
-  return Buffer.from(await res.arrayBuffer());
-}
-
-async function upload(sup: TestSupervisor, bytes: Buffer, filename: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)]), filename);
-  const res = await fetch(`${sup.base}/backups/new/upload`, { method: 'POST', headers: { Authorization: `Bearer ${sup.supervisor.adminToken}` }, body: form });
-  const body = (await res.json()) as any;
-  if (res.status !== 200) throw new Error(`upload: ${res.status} ${JSON.stringify(body)}`);
-  return body.data.slug;
-}
-
-/** Every file under `dir` with its SHA-256 (what "nothing changed" compares). */
-async function tree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await readdir(dir, { recursive: true }).catch(() => [] as string[])).sort()) {
-    const path = join(dir, name);
-    const s = await stat(path).catch(() => undefined);
-    if (s?.isFile()) out[name] = createHash('sha256').update(await readFile(path)).digest('hex');
-    else if (s?.isDirectory()) out[name] = 'dir';
-  }
-  return out;
-}
-
-/** What a client sees of the core: states (sorted), and the history of some entities. */
-async function coreView(base: string, token: string, entities: string[]) {
-  const get = api(base, token);
-  const states = ((await get('GET', '/api/states')).json as any[]).sort((a, b) => (a.entity_id < b.entity_id ? -1 : 1));
-  const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
-  const history = (await get('GET', `/api/history/period/${since}?filter_entity_id=${entities.join(',')}`)).json;
-  return { states, history };
-}
-
-/** Fills a core with states and history; answers the owner's tokens. */
-async function populate(base: string) {
-  const tokens = await onboard(base, OWNER);
-  const post = api(base, tokens.access_token);
-  for (let i = 0; i < 5; i++) await post('POST', '/api/states/sensor.kitchen', { state: String(20 + i), attributes: { unit_of_measurement: '°C' } });
-  await post('POST', '/api/states/light.hall', { state: 'on', attributes: { brightness: 120 } });
-  return tokens;
-}
 
 async function restoreAndCompare(t: Test, password: string | null) {
   const a = await supervisorWithCore(t, { startCore: true });
