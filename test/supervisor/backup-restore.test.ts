@@ -4,7 +4,9 @@
 // nothing; a backup taken during a write burst restores to one seq, none torn.
 import t from 'tap';
 import type { Test } from 'tap';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BackupReader } from '../../actors/supervisor/backups/archive/reader.ts';
 import { login, postForm, CLIENT_ID } from '../auth/harness.ts';
 import { onboard, api } from '../helpers/hearth.ts';
 import { OWNER, supervisorWithCore, jobDone, newBackup, download, upload, tree, coreView, populate } from '../helpers/backups.ts';
@@ -14,6 +16,9 @@ import type { EventLog } from '../../store/types.ts';
 async function restoreAndCompare(t: Test, password: string | null) {
   const a = await supervisorWithCore(t, { startCore: true });
   const tokens = await populate(a.core().base);
+  await mkdir(join(a.sup.dataDir, 'share', 'deep'), { recursive: true });
+  await writeFile(join(a.sup.dataDir, 'share', 'deep', 'file.txt'), 'shared bytes');
+  const shareA = await tree(join(a.sup.dataDir, 'share'));
   const entities = ['sensor.kitchen', 'light.hall'];
   const slug = await newBackup(t, a.sup, { name: `restore ${password ? 'encrypted' : 'plain'}`, ...(password ? { password } : {}) });
   const before = await coreView(a.core().base, tokens.access_token, entities);
@@ -23,6 +28,8 @@ async function restoreAndCompare(t: Test, password: string | null) {
 
   const b = await supervisorWithCore(t, { startCore: false });
   t.equal(await upload(b.sup, bytes, 'uploaded.tar'), slug, 'the upload names the same backup');
+  await mkdir(join(b.sup.dataDir, 'share'), { recursive: true });
+  await writeFile(join(b.sup.dataDir, 'share', 'stale.txt'), 'goes away');
   if (password) {
     const coreFiles = await tree(join(b.sup.dataDir, 'core'));
     const seq = b.sup.supervisor.log.lastSeq();
@@ -31,7 +38,10 @@ async function restoreAndCompare(t: Test, password: string | null) {
     const none = await b.sup.json('POST', `/backups/${slug}/restore/full`, { body: {} });
     t.same([none.status, none.body.message], [400, `Invalid password for backup ${slug}`], 'no password for a protected backup');
     t.same(await tree(join(b.sup.dataDir, 'core')), coreFiles, 'the core data as it was');
-    t.equal(b.sup.supervisor.log.lastSeq(), seq, 'nothing recorded');
+    // the fresh supervisor's own background work (its first checks) may append; a refused restore may not
+    const since: string[] = [];
+    for await (const r of b.sup.supervisor.log.read({ gt: seq })) since.push(`${r.stream} ${r.type}`);
+    t.same(since.filter((line) => /^(job\/|core\/|supervisor\/app\/|mount)/.test(line)), [], `nothing recorded by the restore (${since.join(', ')})`);
     t.same(b.calls, [], 'the core was not touched');
   }
   const restored = await b.sup.json('POST', `/backups/${slug}/restore/full`, { body: password ? { password } : {} });
@@ -47,6 +57,7 @@ async function restoreAndCompare(t: Test, password: string | null) {
   const after = await coreView(b.core().base, refreshed.json.access_token, entities);
   t.same(after.states, before.states, 'the same states');
   t.same(after.history, before.history, 'the same history');
+  t.same(await tree(join(b.sup.dataDir, 'share')), shareA, 'the share folder emptied first, then as backed up');
   return { a, b, slug };
 }
 
@@ -137,4 +148,43 @@ t.test('a backup taken during a write burst restores to the export\'s seq, none 
     t.equal(got, expected.get(id), `${id} as at seq ${seq}`);
     t.ok(Number(got) < written[c], `${id}: not the burst's last write`);
   }
+});
+
+t.test('a restore that fails part way leaves the previous state in place and names its job', async (t) => {
+  const a = await supervisorWithCore(t, { startCore: true });
+  await populate(a.core().base);
+  await mkdir(join(a.sup.dataDir, 'share'), { recursive: true });
+  await writeFile(join(a.sup.dataDir, 'share', 'from-backup.txt'), 'backed up');
+  const slug = await newBackup(t, a.sup, { name: 'damaged' });
+  const path = join(a.sup.dataDir, 'backup', `${slug}.tar`);
+  const reader = await BackupReader.open(path);
+  const core = reader.member('homeassistant')!;
+  const bytes = await download(a.sup, slug);
+  // the gzip trailer's CRC of the core's archive: its data only fails once read to the end
+  bytes[core.offset + core.size - 6] ^= 0xff;
+  await a.core().stop();
+
+  const b = await supervisorWithCore(t, { startCore: true });
+  const tokensB = await onboard(b.core().base, { name: 'Other', username: 'other', password: 'another password' });
+  await mkdir(join(b.sup.dataDir, 'share'), { recursive: true });
+  await writeFile(join(b.sup.dataDir, 'share', 'mine.txt'), 'not in the backup');
+  await upload(b.sup, bytes, 'damaged.tar');
+  const share = await tree(join(b.sup.dataDir, 'share'));
+  const coreFiles = async () => Object.fromEntries(Object.entries(await tree(join(b.sup.dataDir, 'core'))).filter(([name]) => !name.startsWith('log') && !name.endsWith('.log')));
+  const coreBefore = await coreFiles();
+
+  const failed = await b.sup.json('POST', `/backups/${slug}/restore/full`, { body: {} });
+  t.equal(failed.status, 400);
+  const jobId = failed.body.job_id;
+  t.match(jobId, /^[0-9a-f]{32}$/, 'the error names the job');
+  t.equal(failed.body.message, `An error occurred during restore of ${slug}, check job '${jobId}' or supervisor logs for details`);
+  const job = await jobDone(b.sup, jobId);
+  t.equal(job.errors.length, 1, 'the cause is on the job');
+  t.same(b.calls, [], 'the core was never stopped');
+  t.same(await tree(join(b.sup.dataDir, 'share')), share, 'the share folder as it was');
+  t.same(await coreFiles(), coreBefore, 'the core data as it was');
+  t.same((await readdir(b.sup.dataDir)).filter((name) => name.includes('.restore-')), [], 'no staging left behind');
+  const still = await api(b.core().base, tokensB.access_token)('GET', '/api/states');
+  t.equal(still.status, 200, 'the core still runs with its own users');
+  t.equal(b.sup.supervisor.deps.backups!.running(), null, 'the backup manager is free again');
 });

@@ -417,7 +417,12 @@ export async function* readTarStream(source: ByteSource): AsyncGenerator<TarStre
   try {
     for (;;) {
       const header = await nextHeader(read, () => position, globals);
-      if (!header) return;
+      if (!header) {
+        // read to the end: gunzip checks its CRC and SecureTar its final chunk only there, so a
+        // damaged trailer fails the extraction instead of passing unseen
+        while ((await reader.read(64 * 1024)).length > 0);
+        return;
+      }
       const { size } = header.entry;
       let left = size;
       const data = async function* (): AsyncGenerator<Buffer> {
