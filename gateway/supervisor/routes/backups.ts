@@ -136,7 +136,8 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
   api.post('/backups/options', async (call) => {
     const body = validate(call.body(), { days_until_stale: int(1) });
     if (body.days_until_stale !== undefined) await manager().setOptions({ days_until_stale: body.days_until_stale }, deps.context());
-    await deps.resolution.runCheck?.('backups').catch(() => {});
+    // the staleness changed: the check says so now, not at the next healthcheck
+    if (deps.resolution.checks().some((c) => c.slug === 'backups')) await deps.resolution.runCheck('backups').catch(() => {});
   });
 
   api.post('/backups/reload', async () => {
