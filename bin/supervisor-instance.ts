@@ -272,6 +272,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     stop: () =>
       (stopping ??= (async () => {
         state = 'stopping';
+        connectivity.stop();
         await core.close();
         await apps.close();
         await discovery.settled();

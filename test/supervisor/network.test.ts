@@ -5,7 +5,7 @@ import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { startTestSupervisor } from '../helpers/supervisor.ts';
+import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const ip = (...args: string[]) => JSON.parse(execFileSync('ip', ['-j', ...args], { encoding: 'utf8' }) || '[]');
@@ -188,4 +188,28 @@ t.test('resolution: network_interface_ipv4 finds the interfaces up with a link a
   });
   const issues = ((await s.json('GET', '/resolution/info')).body.data.issues as any[]).filter((i) => i.type === 'ipv4_connection_problem');
   t.same(issues.map((i) => [i.context, i.reference]).sort(), expected.map((n) => ['system', n]).sort());
+});
+
+t.test('every /network and /os route answers on both trees', async (t) => {
+  const dataDir = await supervisorDataDir();
+  const url = await closedPort();
+  const first = await startTestSupervisor(t, { dataDir, connectivityUrl: url });
+  await first.supervisor.settings.section('supervisor', { feature_flags: {} as Record<string, boolean> }).set({ feature_flags: { supervisor_v2_api: true } }, { id: 'x', parent_id: null, user_id: null });
+  await first.supervisor.stop();
+  const s = await startTestSupervisor(t, { dataDir, connectivityUrl: url });
+  const routes = [
+    'GET /network/info', 'POST /network/reload', 'GET /network/interface/:interface/info', 'POST /network/interface/:interface/update',
+    'GET /network/interface/:interface/accesspoints', 'POST /network/interface/:interface/vlan/:vlan',
+    'GET /os/info', 'POST /os/update', 'GET /os/config/swap', 'POST /os/config/swap', 'POST /os/config/sync', 'POST /os/datadisk/move',
+    'GET /os/datadisk/list', 'POST /os/datadisk/wipe', 'POST /os/boot-slot', 'GET /os/boards/green', 'POST /os/boards/green',
+    'GET /os/boards/yellow', 'POST /os/boards/yellow', 'GET /os/boards/raspberrypi/firmware', 'POST /os/boards/raspberrypi/firmware/update', 'GET /os/boards/:board',
+  ];
+  const table = new Set(s.supervisor.api.table().map((e) => `${e.tree} ${e.method} ${e.path}`));
+  for (const r of routes) {
+    const [method, path] = r.split(' ');
+    t.ok(table.has(`v1 ${method} ${path}`), `v1 ${r}`);
+    t.ok(table.has(`v2 ${method} /v2${path}`), `v2 ${r}`);
+  }
+  t.same((await s.json('GET', '/v2/network/interface/nosuch0/info')).body, { result: 'error', message: 'Interface nosuch0 does not exist' });
+  t.equal((await s.json('GET', '/v2/os/info')).body.data.board, null);
 });

@@ -29,6 +29,7 @@ export class Connectivity {
   private lastCheck = Number.NEGATIVE_INFINITY;
   private inFlight: Promise<void> | undefined;
   private rerun = false;
+  private readonly stopped = new AbortController();
 
   constructor(private readonly deps: ConnectivityDeps) {}
 
@@ -48,7 +49,7 @@ export class Connectivity {
 
   /** Probes unless a recent result stands (always with `force`); resolves when the state is known. */
   async check(options: { force?: boolean } = {}): Promise<void> {
-    if (!this.enabled) return;
+    if (!this.enabled || this.stopped.signal.aborted) return;
     if (this.inFlight) {
       if (options.force) this.rerun = true;
       await this.inFlight;
@@ -72,15 +73,21 @@ export class Connectivity {
     }
   }
 
+  /** Ends a probe in flight and any later one (the supervisor is stopping). */
+  stop(): void {
+    this.stopped.abort();
+  }
+
   private async probe(): Promise<void> {
     const url = this.deps.url();
     if (url === null) return;
     let ok: boolean;
     try {
-      const res = await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const res = await fetch(url, { method: 'HEAD', signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.stopped.signal]) });
       await res.body?.cancel();
       ok = true;
     } catch (err) {
+      if (this.stopped.signal.aborted) return;
       this.deps.say?.(`connectivity check against ${url} failed: ${(err as any)?.cause?.code ?? (err as Error)?.message ?? err}`);
       ok = false;
     }

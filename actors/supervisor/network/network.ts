@@ -25,18 +25,25 @@ export interface NetworkDeps {
   connectivity: Connectivity;
   /** the engine network the supervisor's containers join (default `bridge`) */
   dockerNetwork(): string;
-  /** the DNS plugin's address on that network, when one serves it */
-  dnsAddress?(): Promise<string | null>;
   /** where the interfaces come from (tests may stand in the host) */
   interfaces?(): Promise<InterfaceView[]>;
   say(line: string): void;
 }
 
 export class Network {
+  /** the DNS plugin's address on the engine network, set by whoever runs that plugin */
+  dnsAddress: (() => Promise<string | null>) | undefined;
+
   constructor(private readonly deps: NetworkDeps) {}
 
-  interfaces(): Promise<InterfaceView[]> {
-    return (this.deps.interfaces ?? hostInterfaces)();
+  /** The interfaces now; none when the kernel cannot be asked (as the original without NetworkManager). */
+  async interfaces(): Promise<InterfaceView[]> {
+    try {
+      return await (this.deps.interfaces ?? hostInterfaces)();
+    } catch (err) {
+      this.deps.say(`cannot read the host's interfaces: ${(err as Error)?.message ?? err}`);
+      return [];
+    }
   }
 
   /** An interface by name or MAC address, or the primary one for `default`; 404 otherwise. */
@@ -48,6 +55,8 @@ export class Network {
   }
 
   async info(): Promise<{ interfaces: InterfaceView[]; docker: DockerNetworkView; host_internet: boolean | null; supervisor_internet: boolean }> {
+    // keeps the answer fresh without waiting: a probe runs when the last one is old enough
+    void this.deps.connectivity.check();
     const [interfaces, docker] = await Promise.all([this.interfaces(), this.docker()]);
     return { interfaces, docker, host_internet: this.deps.connectivity.host, supervisor_internet: this.deps.connectivity.supervisor };
   }
@@ -65,7 +74,7 @@ export class Network {
     } catch (err) {
       this.deps.say(`cannot inspect the engine's network ${name}: ${(err as any)?.json?.message ?? (err as Error)?.message ?? err}`);
     }
-    const dns = (await this.deps.dnsAddress?.().catch(() => null)) ?? null;
+    const dns = (await this.dnsAddress?.().catch(() => null)) ?? null;
     return { interface: name, address, gateway, dns };
   }
 
