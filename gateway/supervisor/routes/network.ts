@@ -16,7 +16,7 @@ const IPV4 = new RegExp(`^${OCTET}(\\.${OCTET}){3}$`);
 const isV4 = (s: string) => IPV4.test(s);
 /** A prefix length, or a netmask Python's ipaddress accepts for an IPv4 interface. */
 function v4Prefix(p: string): boolean {
-  if (/^\d{1,2}$/.test(p)) return Number(p) <= 32;
+  if (/^\d+$/.test(p)) return Number(p) <= 32;
   if (!isV4(p)) return false;
   const bits = p.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
   return /^1*0*$/.test(bits) || /^0*1*$/.test(bits);
@@ -32,7 +32,7 @@ const ipv4Interface: Check<string> = (v) => {
 const ipv6Interface: Check<string> = (v) => {
   if (typeof v !== 'string') return reject('expected IPv6Interface');
   const [addr, prefix, more] = v.split('/');
-  return more === undefined && isIPv6(addr) && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= 128)) ? v : reject('expected IPv6Interface');
+  return more === undefined && isIPv6(addr) && (prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= 128)) ? v : reject('expected IPv6Interface');
 };
 
 const METHOD = coerceEnum('InterfaceMethod', ['disabled', 'static', 'auto']);
