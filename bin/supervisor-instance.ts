@@ -182,7 +182,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   await ingress.purgeExpired(context());
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, state: () => state, context, restart: () => restartApi() };
   deps.network = network;
-  deps.os = new OperatingSystem({ swapFiles: options.swapFiles });
+  deps.os = new OperatingSystem({ swapFiles: options.swapFiles, say: logs.get('hearth.supervisor.os').warning });
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;

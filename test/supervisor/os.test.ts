@@ -122,3 +122,11 @@ t.test('GET /os/datadisk/list: the drives `lsblk -J` shows with nothing mounted 
   // every disk the host has mounted (its root among them) is no target
   for (const d of devices.filter(mounted)) t.notOk(data.disks.some((x: any) => x.dev_path === d.path), `${d.path} is in use`);
 });
+
+t.test('swap on a host without /proc\'s swap files: the original\'s 404', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'hearth-noswap-'));
+  const s = await startTestSupervisor(t, { ...(await offline()), swapFiles: { swaps: join(dir, 'none'), swappiness: join(dir, 'none2') } });
+  const refusal = { status: 404, body: { result: 'error', message: 'Home Assistant OS 15.0 or newer required for swap settings' } };
+  t.same(await s.json('GET', '/os/config/swap'), refusal);
+  t.same(await s.json('POST', '/os/config/swap', { body: { swappiness: 5 } }), refusal);
+});

@@ -24,6 +24,7 @@ export interface OsDeps {
   swapFiles?: SwapFiles;
   /** the block devices (tests may stand in the host's) */
   blockDevices?(): Promise<BlockDevice[]>;
+  say?(line: string): void;
 }
 
 export const RPI_FIRMWARE_NEEDS_AGENT = 'OS Agent 1.9.0 or newer required for Raspberry Pi firmware management';
@@ -53,7 +54,13 @@ export class OperatingSystem {
     throw notFound(RPI_FIRMWARE_NEEDS_AGENT);
   }
 
+  /** The free drives; none when the host's block devices cannot be listed (as the original without UDisks2). */
   async disks(): Promise<DiskView[]> {
-    return availableDisks(await (this.deps.blockDevices ?? readBlockDevices)());
+    try {
+      return availableDisks(await (this.deps.blockDevices ?? readBlockDevices)());
+    } catch (err) {
+      this.deps.say?.(`cannot list the host's block devices: ${(err as Error)?.message ?? err}`);
+      return [];
+    }
   }
 }

@@ -53,8 +53,11 @@ export function parseSwapSize(size: string): number {
 export class Swap {
   constructor(private readonly files: SwapFiles = HOST_SWAP_FILES) {}
 
+  /** The current values; a host without /proc's swap files is the original's 404. */
   async info(): Promise<{ swap_size: string; swappiness: number }> {
-    const [swaps, swappiness] = await Promise.all([readFile(this.files.swaps, 'utf8'), readFile(this.files.swappiness, 'utf8')]);
+    const [swaps, swappiness] = await Promise.all([readFile(this.files.swaps, 'utf8'), readFile(this.files.swappiness, 'utf8')]).catch(() => {
+      throw notFound(SWAP_NOT_SUPPORTED);
+    });
     return { swap_size: formatSwapSize(swapKib(swaps)), swappiness: Number(swappiness.trim()) };
   }
 
