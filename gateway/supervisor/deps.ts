@@ -16,6 +16,8 @@ import type { AuthHelper } from '../../actors/supervisor/auth/auth-helper.ts';
 import type { CoreApi } from '../../actors/supervisor/core/api.ts';
 import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.ts';
 import type { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
+import type { Network } from '../../actors/supervisor/network/network.ts';
+import type { OperatingSystem } from '../../actors/supervisor/os/os.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -54,6 +56,10 @@ export interface SupervisorDeps {
   ingress?: IngressSessions;
   /** the network mounts (CIFS/NFS shares for backups, media and share) */
   mounts?: Mounts;
+  /** the host's interfaces, the engine's network and the connectivity checks */
+  network?: Network;
+  /** the operating system area (swap, data disks; the rest refused on a plain host) */
+  os?: OperatingSystem;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

@@ -13,6 +13,8 @@ import { registerDiscoveryRoutes } from './discovery.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { registerIngressRoutes } from './ingress.ts';
 import { registerMountRoutes } from './mounts.ts';
+import { registerNetworkRoutes } from './network.ts';
+import { registerOsRoutes } from './os.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
@@ -31,4 +33,6 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerAuthRoutes(api, deps);
   registerIngressRoutes(api, deps);
   registerMountRoutes(api, deps);
+  registerNetworkRoutes(api, deps);
+  registerOsRoutes(api, deps);
 }
