@@ -2,7 +2,7 @@
 // read back byte for byte, read by Python's tarfile / GNU tar / libsodium, backups made by Python
 // in the original's layout read by Hearth, passwords, unsafe archives, and a killed writer.
 import t, { type Test } from 'tap';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, utimesSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backupDate, backupSlug, nowMicros } from '../../actors/supervisor/backups/archive/backup-json.ts';
 import { extractInnerArchive, UnsafeArchiveError } from '../../actors/supervisor/backups/archive/inner.ts';
-import { BackupReader } from '../../actors/supervisor/backups/archive/reader.ts';
+import { BackupReader, coreConfigDir } from '../../actors/supervisor/backups/archive/reader.ts';
 import { appArchiveSources, BackupWriter, partialPath } from '../../actors/supervisor/backups/archive/writer.ts';
 import { InvalidPasswordError, SecureTarKeys } from '../../actors/supervisor/backups/securetar/securetar.ts';
 import { sodium, sodiumMissing } from '../helpers/sodium.ts';
@@ -138,6 +138,13 @@ for (const c of SECURETAR_CASES) {
     });
     t.notOk('crypto' in meta, 'no crypto key any more');
 
+    if ('secureTar' in c) {
+      // one key context per backup: every part shares the root and validation salts (one Argon2id)
+      const heads = names.map((name) => readRaw(written.path, name).subarray(0, 64));
+      t.ok(heads.every((head) => head.subarray(0, 10).equals(Buffer.from(`SecureTar${String.fromCharCode(c.secureTar)}`, 'latin1'))), `every part is SecureTar v${c.secureTar}`);
+      if (c.secureTar === 3) t.equal(new Set(heads.map((head) => head.subarray(32, 64).toString('hex'))).size, 1, 'one root salt and validation salt for all parts');
+    }
+
     // each inner archive, read by an independent reader
     const inner = (member: string) => independentInner(written.path, member, c.compressed, 'password' in c ? c.password : undefined, 'secureTar' in c ? c.secureTar : undefined, t);
     const core = inner(`homeassistant${ext}`);
@@ -169,6 +176,11 @@ for (const c of SECURETAR_CASES) {
     t.same(JSON.parse(readFileSync(join(out, 'supervisor/mounts.json'), 'utf8')), { default_backup_mount: null, mounts: [] });
     t.same(readdirSync(join(out, 'supervisor')).sort(), ['docker.json', 'mounts.json'], 'supervisor part: two plain members');
   });
+}
+
+/** A member's raw bytes, cut out by GNU tar. */
+function readRaw(path: string, name: string): Buffer {
+  return spawnSync('tar', ['-xOf', path, name], { maxBuffer: 64 * 1024 * 1024 }).stdout;
 }
 
 function readMember(path: string, name: string): string {
@@ -265,9 +277,27 @@ t.test('backups made by Python in the original layout are read by Hearth (plain,
     mkdirSync(join(out, 'share'));
     await reader.extract('homeassistant', join(out, 'core'));
     await reader.extract('share', join(out, 'share'));
+    t.equal(await coreConfigDir(join(out, 'core')), join(out, 'core/data'));
     t.same(tree(join(out, 'core/data')), tree(config), `${c.label}: Core config as Python archived it`);
     t.same(tree(join(out, 'share')), tree(share), `${c.label}: share`);
   }
+});
+
+t.test('a v1 backup keeps Core config at the top of its archive; the reader finds it there', async (t) => {
+  const path = join(dir, 'python-v1.tar');
+  py<{ ok: boolean }>({
+    op: 'make_backup',
+    path,
+    compressed: true,
+    meta: JSON.stringify({ slug: 'aa11bb22', name: 'v1', date: '2020-01-01T00:00:00+00:00', type: 'full', homeassistant: { version: '0.110.0' }, folders: ['homeassistant'] }),
+    parts: [{ name: 'homeassistant.tar.gz', sources: [{ path: share, arcname: '.' }] }],
+  });
+  const reader = await BackupReader.open(path);
+  t.match(reader.meta, { version: 1, folders: [], homeassistant: { version: '0.110.0' } });
+  const out = mkdtempSync(join(dir, 'v1-'));
+  await reader.extract('homeassistant', out);
+  t.equal(await coreConfigDir(out), out);
+  t.same(tree(await coreConfigDir(out)), tree(share));
 });
 
 t.test('unsafe inner archives are refused at the offending entry, nothing written outside', async (t) => {
@@ -278,6 +308,8 @@ t.test('unsafe inner archives are refused at the offending entry, nothing writte
     ['absolute name', [{ name: `${outside}/abs`, data: '6869' }], /absolute name/],
     ['symlink out', [{ name: 'out', type: 'symlink', linkname: '../../..' }], /symlink pointing outside/],
     ['absolute symlink', [{ name: 'etc', type: 'symlink', linkname: outside }], /symlink pointing outside/],
+    ['links that lead out only together', [{ name: 'a', type: 'symlink', linkname: 'sub/l/../..' }, { name: 'sub', type: 'directory', mode: 0o755 }, { name: 'sub/l', type: 'symlink', linkname: '.' }], /leading outside the target through other links/],
+    ['a link through a link out', [{ name: 'up', type: 'symlink', linkname: '..' }, { name: 'b', type: 'symlink', linkname: 'up/x' }], /symlink pointing outside/],
     ['hard link out', [{ name: 'hard', type: 'hardlink', linkname: '../secret' }], /leaves the target directory/],
     ['device file', [{ name: 'null', type: 'character' }], /device file/],
     ['fifo', [{ name: 'pipe', type: 'fifo' }], /FIFO/],
@@ -314,6 +346,23 @@ t.test('the writer keeps the original order and never overwrites a backup', asyn
   await t.rejects(BackupWriter.create({ path, compressed: false }), /file already exists/);
   t.equal(readFileSync(path, 'utf8'), 'existing');
   await t.rejects(BackupReader.open(path), /Can't read backup tarfile/, 'a file that is not a tar');
+});
+
+t.test('a part that fails is left out and the backup goes on; a missing folder gets no member', async (t) => {
+  const path = join(dir, 'part-failure.tar');
+  const writer = await BackupWriter.create({ path, compressed: true });
+  const sources = appArchiveSources({ addonJson: ADDON_JSON, dataDir: appData, imageTar: join(dir, 'no-such-image.tar') });
+  await t.rejects(writer.addApp({ slug: 'broken', name: 'Broken', version: '1' }, sources), { name: 'BackupPartError', message: /Can't backup broken\.tar\.gz: .*ENOENT/ });
+  await t.rejects(writer.addFolder('media', join(dir, 'no-such-media')), { name: 'BackupPartError', message: /does not exist/ });
+  await writer.addFolder('share', share);
+  const { meta } = await writer.finish({ slug: 'f00dbabe', name: 'partly', date: backupDate(nowMicros()), type: 'partial', supervisor_version: '2026.05.0' });
+  t.same(meta.addons, [], 'the failed app is not listed');
+  t.same(meta.folders, ['share'], 'nor the missing folder');
+  t.same(py({ op: 'list', path, mode: 'r:' }).members.map((m) => m.name), ['broken.tar.gz', 'share.tar.gz', './backup.json'], 'the outer tar stays valid around the failed part');
+  const reader = await BackupReader.open(path);
+  const out = mkdtempSync(join(dir, 'after-failure-'));
+  await reader.extract('share', out);
+  t.same(tree(out), tree(share));
 });
 
 t.test('a writer killed mid-backup leaves no file named .tar', async (t) => {

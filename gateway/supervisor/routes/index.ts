@@ -14,6 +14,8 @@ import { registerAuthRoutes } from './auth.ts';
 import { registerIngressRoutes } from './ingress.ts';
 import { registerMountRoutes } from './mounts.ts';
 import { registerBackupRoutes } from './backups.ts';
+import { registerNetworkRoutes } from './network.ts';
+import { registerOsRoutes } from './os.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
@@ -33,4 +35,6 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerIngressRoutes(api, deps);
   registerMountRoutes(api, deps);
   registerBackupRoutes(api, deps);
+  registerNetworkRoutes(api, deps);
+  registerOsRoutes(api, deps);
 }

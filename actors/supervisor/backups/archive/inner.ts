@@ -136,7 +136,11 @@ async function* pathEntry(tar: TarStreamWriter, path: string, name: string, seen
   yield* tar.entry(entry, entry.size > 0 ? createReadStream(path) : undefined);
 }
 
-const nowSeconds = () => Date.now() / 1000;
+/** Now in seconds, never a whole number: Python's time.time() values always give a PAX mtime record. */
+export function fractionalNow(): number {
+  const now = (performance.timeOrigin + performance.now()) / 1000;
+  return Number.isInteger(now) ? now + 1e-6 : now;
+}
 
 /** The plain tar stream of an inner archive. */
 export async function* innerTar(sources: readonly InnerSource[]): AsyncGenerator<Buffer> {
@@ -148,9 +152,9 @@ export async function* innerTar(sources: readonly InnerSource[]): AsyncGenerator
     if (source.kind === 'folder') yield* folderEntries(tar, source, seen);
     else if (source.kind === 'file') yield* pathEntry(tar, source.path, source.name, seen);
     else if (source.kind === 'directory') {
-      yield* tar.entry({ name: source.name, type: 'directory', mode: source.mode ?? 0o755, mtime: source.mtime ?? nowSeconds(), size: 0, ...owner, ...ownerNames });
+      yield* tar.entry({ name: source.name, type: 'directory', mode: source.mode ?? 0o755, mtime: source.mtime ?? fractionalNow(), size: 0, ...owner, ...ownerNames });
     } else {
-      yield* tar.entry({ name: source.name, type: 'file', mode: source.mode ?? 0o600, mtime: source.mtime ?? nowSeconds(), size: source.data.length, ...owner, ...ownerNames }, source.data);
+      yield* tar.entry({ name: source.name, type: 'file', mode: source.mode ?? 0o600, mtime: source.mtime ?? fractionalNow(), size: source.data.length, ...owner, ...ownerNames }, source.data);
     }
   }
   yield tar.end();
@@ -229,25 +233,29 @@ const inside = (root: string, path: string) => path === root || path.startsWith(
 /**
  * Extracts an inner archive into `target` (an existing, preferably empty directory). Refuses —
  * stopping at the entry — absolute names, names leaving the target, writing through a symlink,
- * links pointing outside it, and device files or FIFOs. Modes, mtimes and (as root) owners are
- * restored; directory mtimes last, so their contents do not change them again.
+ * links pointing outside it, and device files or FIFOs. Symlinks are made after everything else
+ * and checked again once all exist, so no order of entries makes one lead out through another.
+ * Modes, mtimes and (as root) owners are restored; directory mtimes last.
  */
 export async function extractInnerArchive(source: ByteSource, target: string, options: ExtractOptions): Promise<TarEntry[]> {
   const root = await realpath(target);
   const asRoot = process.getuid?.() === 0;
   const directories: TarEntry[] = [];
+  const links: Array<{ entry: TarEntry; destination: string }> = [];
   const extracted: TarEntry[] = [];
   for await (const { entry, data } of innerEntries(source, options)) {
     if (entry.type === 'character' || entry.type === 'block' || entry.type === 'fifo') throw new UnsafeArchiveError(entry.name, `is a ${entry.type === 'fifo' ? 'FIFO' : 'device file'}, which a backup does not restore`);
     const destination = await safeDestination(root, entry.name);
+    extracted.push(entry);
+    if (entry.type === 'symlink') {
+      if (posix.isAbsolute(entry.linkname ?? '')) throw new UnsafeArchiveError(entry.name, `is a symlink pointing outside the target (${entry.linkname})`);
+      links.push({ entry, destination });
+      continue;
+    }
     if (destination !== root) await clear(destination, entry.type === 'directory');
     if (entry.type === 'directory') {
       await mkdir(destination, { recursive: true });
       directories.push({ ...entry, name: destination });
-    } else if (entry.type === 'symlink') {
-      const linkname = entry.linkname ?? '';
-      if (posix.isAbsolute(linkname) || !inside(root, resolve(dirname(destination), linkname))) throw new UnsafeArchiveError(entry.name, `is a symlink pointing outside the target (${linkname})`);
-      await symlink(linkname, destination);
     } else if (entry.type === 'hardlink') {
       const linked = await safeDestination(root, entry.linkname ?? '');
       const stats = await lstat(linked).catch(() => undefined);
@@ -262,10 +270,49 @@ export async function extractInnerArchive(source: ByteSource, target: string, op
       }
     }
     if (entry.type !== 'directory') await applyAttributes(destination, entry, asRoot);
-    extracted.push(entry);
+  }
+  for (const { entry, destination } of links) {
+    await safeDestination(root, entry.name);
+    if ((await lstat(destination).catch(() => undefined))?.isDirectory()) throw new UnsafeArchiveError(entry.name, 'is a symlink in place of a directory the archive filled');
+    await clear(destination, false);
+    if (!(await linkTarget(root, destination, entry.linkname ?? ''))) throw new UnsafeArchiveError(entry.name, `is a symlink pointing outside the target (${entry.linkname})`);
+    await symlink(entry.linkname ?? '', destination);
+    await applyAttributes(destination, entry, asRoot);
+  }
+  // a link made later can change where an earlier one leads: check them all as they now stand
+  for (const { entry, destination } of links) {
+    if (!(await linkTarget(root, destination, entry.linkname ?? ''))) {
+      await rm(destination, { force: true });
+      throw new UnsafeArchiveError(entry.name, `is a symlink leading outside the target through other links (${entry.linkname})`);
+    }
   }
   for (const directory of directories.reverse()) await applyAttributes(directory.name, directory, asRoot);
   return extracted;
+}
+
+// the kernel's limit on links followed in one lookup
+const MAX_LINK_DEPTH = 40;
+
+/**
+ * Where a symlink at `linkPath` with `target` leads, following the links already on disk as the
+ * kernel would; undefined when any step leaves `root` (or the links loop).
+ */
+async function linkTarget(root: string, linkPath: string, target: string, depth = 0): Promise<string | undefined> {
+  if (posix.isAbsolute(target) || depth > MAX_LINK_DEPTH) return undefined;
+  let current = dirname(linkPath);
+  for (const part of target.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') current = dirname(current);
+    else {
+      const next = join(current, part);
+      const stats = await lstat(next).catch(() => undefined);
+      const resolved = stats?.isSymbolicLink() ? await linkTarget(root, next, await readlink(next), depth + 1) : next;
+      if (!resolved) return undefined;
+      current = resolved;
+    }
+    if (!inside(root, current)) return undefined;
+  }
+  return current;
 }
 
 /** The absolute path for an entry name, or an UnsafeArchiveError; parents are created and checked for symlinks. */

@@ -4,7 +4,8 @@
  * password checked against an inner archive before any part is extracted.
  */
 import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import { BACKUP_JSON, LEGACY_BACKUP_JSON, parseBackupJson, type BackupMeta } from './backup-json.ts';
 import { extractInnerArchive, innerArchiveName, innerEntries } from './inner.ts';
 import { InvalidPasswordError, passwordMatches, SecureTarKeys } from '../securetar/securetar.ts';
@@ -128,6 +129,15 @@ export class BackupReader {
     const keys = this.partKeys(part);
     return extractInnerArchive(this.memberBytes(this.required(part)), target, { compressed: this.meta.compressed, keys });
   }
+}
+
+/**
+ * Where Core's config is in an extracted `homeassistant` part: under `data/` since v2, at the top
+ * of the archive in v1 backups (the original checks the same way).
+ */
+export async function coreConfigDir(extracted: string): Promise<string> {
+  const data = join(extracted, 'data');
+  return (await stat(data).then((s) => s.isDirectory(), () => false)) ? data : extracted;
 }
 
 function findLast(members: readonly BackupMember[], name: string): BackupMember | undefined {

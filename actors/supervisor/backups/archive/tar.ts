@@ -241,6 +241,9 @@ export class TarFileWriter {
 
 // ---- reading ----
 
+// names and PAX records of a real archive are far below this; a larger claim is a broken file
+const MAX_EXTENDED_HEADER = 1024 * 1024;
+
 function readText(block: Buffer, offset: number, width: number): string {
   const field = block.subarray(offset, offset + width);
   const end = field.indexOf(0);
@@ -300,8 +303,9 @@ export interface TarHeaderRead {
 }
 
 /**
- * Reads headers from a byte reader, resolving PAX ('x'; 'g' is kept as defaults) and GNU long
- * name/link ('L'/'K') headers into the entry they describe. `skip` moves past a data area.
+ * Reads the next entry's headers, resolving PAX ('x'; 'g' is kept as defaults) and GNU long
+ * name/link ('L'/'K') headers into the entry they describe. Like Python's tarfile, only regular
+ * files own a data area.
  */
 async function nextHeader(
   read: (size: number) => Promise<Buffer>,
@@ -321,6 +325,7 @@ async function nextHeader(
     const flag = String.fromCharCode(block[156]);
     const size = readNumber(block, 124, 12, 'size');
     if (flag === 'x' || flag === 'g' || flag === 'L' || flag === 'K') {
+      if (size > MAX_EXTENDED_HEADER) throw new TarFormatError(`tar extended header of ${size} bytes is larger than any real one`);
       const data = await read(size + padding(size));
       if (data.length < size + padding(size)) throw new TarFormatError('tar archive ends inside an extended header (truncated)');
       const body = data.subarray(0, size);

@@ -7,7 +7,7 @@
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { BACKUP_FOLDERS, encodeBackupJson, type BackupAppMeta, type BackupCoreMeta, type BackupFolder, type BackupMeta } from './backup-json.ts';
 import { appExcludeMatches, CORE_BACKUP_EXCLUDE, CORE_BACKUP_EXCLUDE_DATABASE, excludedBy } from './glob.ts';
-import { innerArchiveName, secureTarVersionFor, writeInnerArchive, type InnerSource } from './inner.ts';
+import { fractionalNow, innerArchiveName, secureTarVersionFor, writeInnerArchive, type InnerSource } from './inner.ts';
 import { SecureTarKeys } from '../securetar/securetar.ts';
 import { TarFileWriter } from './tar.ts';
 
@@ -32,15 +32,24 @@ export class BackupWriteError extends Error {
   }
 }
 
+/**
+ * One part could not be archived (a file vanished, a folder is missing). Its member is closed so
+ * the file stays a valid tar, it is left out of backup.json, and the backup can go on — the
+ * original records such errors on the part's job and finishes the backup.
+ */
+export class BackupPartError extends BackupWriteError {
+  constructor(
+    readonly part: string,
+    cause: unknown,
+  ) {
+    super(`Can't backup ${part}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'BackupPartError';
+  }
+}
+
 // the original's member order; a part may not come after a later kind
 const RANK = { core: 0, app: 1, folder: 2, supervisor: 3, metadata: 4 } as const;
 type Part = keyof typeof RANK;
-
-/** Now in seconds, never a whole number (a whole one would lose the PAX header the original always has). */
-function fractionalNow(): number {
-  const now = (performance.timeOrigin + performance.now()) / 1000;
-  return Number.isInteger(now) ? now + 1e-6 : now;
-}
 
 /** The partial file a backup is written to before it is complete. */
 export const partialPath = (path: string) => `${path}.partial`;
@@ -52,6 +61,9 @@ export class BackupWriter {
   private readonly apps: BackupAppMeta[] = [];
   private readonly folders: BackupFolder[] = [];
   private done = false;
+  // a failed write to the backup file itself: nothing more can be added, only abort()
+  private fatal?: Error;
+  private closed = false;
 
   private constructor(
     private readonly options: BackupWriterOptions,
@@ -88,7 +100,8 @@ export class BackupWriter {
     // `exclude`: the core's own layout (Hearth's core is not the original's, its database is its log)
     const globs = part.exclude ? [...part.exclude] : part.excludeDatabase ? [...CORE_BACKUP_EXCLUDE, ...CORE_BACKUP_EXCLUDE_DATABASE] : [...CORE_BACKUP_EXCLUDE];
     await this.addInner('core', 'homeassistant', [
-      { kind: 'directory', name: '.' },
+      // the original archives a fresh temporary directory here: mode 0700
+      { kind: 'directory', name: '.', mode: 0o700 },
       { kind: 'bytes', name: './homeassistant.json', data: Buffer.from(JSON.stringify(part.settings)) },
       { kind: 'folder', path: part.configDir, arcname: 'data', exclude: excludedBy(globs, 'data') },
     ]);
@@ -105,6 +118,8 @@ export class BackupWriter {
   /** A folder (`share`, `addons/local`, `ssl`, `media`) stored with arcname `.`; `skip` leaves out full paths (bind-mounted network mounts). */
   async addFolder(folder: BackupFolder, dir: string, skip?: (fullPath: string) => boolean): Promise<void> {
     if (!(BACKUP_FOLDERS as readonly string[]).includes(folder)) throw new BackupWriteError(`${folder} is not a folder a backup can hold`);
+    // as the original: a missing folder is reported and gets no member at all
+    if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) throw new BackupPartError(folder, new Error(`folder ${dir} does not exist`));
     const exclude = skip ? (arcPath: string) => skip(arcPath === '.' ? dir : `${dir}/${arcPath}`) : undefined;
     await this.addInner('folder', folder, [{ kind: 'folder', path: dir, arcname: '.', exclude }]);
     this.folders.push(folder);
@@ -120,6 +135,7 @@ export class BackupWriter {
 
   private advance(part: Part, what: string): void {
     if (this.done) throw new BackupWriteError(`the backup at ${this.options.path} is already finished`);
+    if (this.fatal) throw new BackupWriteError(`the backup at ${this.options.path} failed to write (${this.fatal.message}); abort it`);
     if (RANK[part] < this.rank) throw new BackupWriteError(`${what} cannot be added after later parts (order: Core, apps, folders, Supervisor config, backup.json)`);
     this.rank = RANK[part];
   }
@@ -130,19 +146,51 @@ export class BackupWriter {
     if (this.names.has(name)) throw new BackupWriteError(`${name} is already in this backup`);
     this.names.add(name);
     // Python's PAX header for the member: a fractional mtime, so large sizes always fit
-    const member = await this.tar.begin({ name, type: 'file', mode: 0o644, mtime: fractionalNow() });
+    const member = await this.fileStep(() => this.tar.begin({ name, type: 'file', mode: 0o644, mtime: fractionalNow() }));
     let written = 0;
-    await writeInnerArchive(sources, { compressed: this.options.compressed, keys: this.keys, secureTarVersion: secureTarVersionFor(this.options.coreVersion) }, {
-      write: async (chunk) => {
-        await member.write(chunk);
-        written += chunk.length;
-      },
-      patch: async (offset, data) => {
-        if (offset + data.length > written) throw new BackupWriteError(`${name}: patch beyond the data written`);
-        await this.file.write(data, 0, data.length, this.tar.position - written + offset);
-      },
-    });
-    await member.end();
+    let sinkFailed = false;
+    const sink = async (step: () => Promise<void>) => {
+      try {
+        await step();
+      } catch (error) {
+        sinkFailed = true;
+        throw error;
+      }
+    };
+    try {
+      await writeInnerArchive(sources, { compressed: this.options.compressed, keys: this.keys, secureTarVersion: secureTarVersionFor(this.options.coreVersion) }, {
+        write: (chunk) =>
+          sink(async () => {
+            await member.write(chunk);
+            written += chunk.length;
+          }),
+        patch: (offset, data) =>
+          sink(async () => {
+            if (offset + data.length > written) throw new BackupWriteError(`${name}: patch beyond the data written`);
+            await this.file.write(data, 0, data.length, this.tar.position - written + offset);
+          }),
+      });
+    } catch (error) {
+      if (sinkFailed) throw this.fail(error);
+      // the half-written part stays a closed member, unlisted in backup.json, as in the original
+      await this.fileStep(() => member.end());
+      throw new BackupPartError(name, error);
+    }
+    await this.fileStep(() => member.end());
+  }
+
+  /** Runs a write to the backup file; a failure there ends the backup. */
+  private async fileStep<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      throw this.fail(error);
+    }
+  }
+
+  private fail(error: unknown): BackupWriteError {
+    this.fatal = error instanceof Error ? error : new Error(String(error));
+    return new BackupWriteError(`Can't write backup file ${this.options.path}: ${this.fatal.message}`);
   }
 
   /** Writes backup.json last, ends the archive and gives the file its final name. */
@@ -160,12 +208,15 @@ export class BackupWriter {
       addons: this.apps,
     };
     const json = encodeBackupJson(meta);
-    await this.tar.add({ name: './backup.json', type: 'file', mode: 0o644, mtime: Math.floor(Date.now() / 1000), size: json.length, uid: 0, gid: 0 }, json);
-    await this.tar.finish();
-    await this.file.sync();
-    await this.file.close();
+    await this.fileStep(async () => {
+      await this.tar.add({ name: './backup.json', type: 'file', mode: 0o644, mtime: Math.floor(Date.now() / 1000), size: json.length, uid: 0, gid: 0 }, json);
+      await this.tar.finish();
+      await this.file.sync();
+      this.closed = true;
+      await this.file.close();
+      await rename(partialPath(this.options.path), this.options.path);
+    });
     this.done = true;
-    await rename(partialPath(this.options.path), this.options.path);
     return { path: this.options.path, size: this.tar.position, meta: JSON.parse(json.toString()) as BackupMeta };
   }
 
@@ -173,7 +224,8 @@ export class BackupWriter {
   async abort(): Promise<void> {
     if (this.done) return;
     this.done = true;
-    await this.file.close().catch(() => {});
+    if (!this.closed) await this.file.close().catch(() => {});
+    this.closed = true;
     await rm(partialPath(this.options.path), { force: true });
   }
 }
