@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir, type TestSupervisor } from '../helpers/supervisor.ts';
 import { enableV2 } from '../helpers/fixture-apps.ts';
 import { BackupReader } from '../../actors/supervisor/backups/archive/reader.ts';
+import type { MountSystem } from '../../actors/supervisor/mounts/system.ts';
 
 async function withV2(t: Parameters<typeof startTestSupervisor>[0], dataDir?: string): Promise<TestSupervisor> {
   const dir = dataDir ?? (await supervisorDataDir());
@@ -196,4 +197,50 @@ t.test('the backups check: no current full backup is an issue with create_full_b
   const issue = info.issues.find((i: any) => i.type === 'no_current_backup');
   t.match(issue, { context: 'system', reference: null });
   t.ok(info.suggestions.some((x: any) => x.type === 'create_full_backup'));
+});
+
+/** Mounts that only pretend: the mount point is a local folder (what is tested is where backups go). */
+class PretendMounts implements MountSystem {
+  private readonly up = new Set<string>();
+  async available() {
+    return true;
+  }
+  async mount(_type: string, _source: string, target: string) {
+    await mkdir(target, { recursive: true });
+    this.up.add(target);
+  }
+  async bind(_source: string, target: string) {
+    await this.mount('bind', '', target);
+  }
+  async unmount(target: string) {
+    this.up.delete(target);
+  }
+  async mounted(target: string) {
+    return this.up.has(target);
+  }
+}
+
+t.test('a backup mount: the default location, extra copies, delete per location, download from a location', async (t) => {
+  const s = await startTestSupervisor(t, { mountSystem: new PretendMounts() });
+  await seedFolders(s.dataDir);
+  t.equal((await s.json('POST', '/mounts', { body: { name: 'nas', type: 'cifs', usage: 'backup', server: 'nas', share: 'b' } })).status, 200);
+  const both = await s.json('POST', '/backups/new/partial', { body: { name: 'Twice', folders: ['ssl'], location: [null, 'nas'] } });
+  t.equal(both.status, 200, JSON.stringify(both.body));
+  const slug = both.body.data.slug;
+  const entry = (await s.json('GET', '/backups')).body.data.backups.find((b: any) => b.slug === slug);
+  t.match(entry, { location: null, locations: [null, 'nas'], location_attributes: { '.local': { protected: false }, nas: { protected: false } } });
+  const local = await readFile(join(s.dataDir, 'backup', `${slug}.tar`));
+  t.same(await readFile(join(s.dataDir, 'mounts', 'nas', `${slug}.tar`)), local, 'the copy is the same bytes');
+  const job = (await s.json('GET', `/jobs/${both.body.data.job_id}`)).body.data;
+  t.ok(job.child_jobs.some((c: any) => c.name === 'backup_copy_to_additional_locations'));
+  t.same(Buffer.from(await (await s.call('GET', `/backups/${slug}/download?location=nas`)).arrayBuffer()), local);
+  t.same(await s.json('POST', '/backups/new/partial', { body: { location: [null, null] } }).then((r) => r.status), 400, 'duplicate locations');
+
+  t.equal((await s.json('DELETE', `/backups/${slug}`, { body: { location: 'nas' } })).status, 200);
+  t.notOk(await stat(join(s.dataDir, 'mounts', 'nas', `${slug}.tar`)).then(() => true, () => false), 'the mount copy removed');
+  t.same((await s.json('GET', `/backups/${slug}/info`)).body.data.locations, [null], 'the local copy stays');
+
+  // no location given: the default backup mount
+  const onNas = await s.json('POST', '/backups/new/partial', { body: { name: 'Default', folders: ['ssl'] } });
+  t.same((await s.json('GET', `/backups/${onNas.body.data.slug}/info`)).body.data.locations, ['nas']);
 });
