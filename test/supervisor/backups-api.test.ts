@@ -121,6 +121,16 @@ t.test('validation: filename, folders, location, keys per tree; options; cloud l
   t.same((await s.json('POST', '/backups/options', { body: { days_until_stale: 0 } })).body.message, "value must be at least 1 @ data['days_until_stale']. Got 0");
   t.equal((await s.json('POST', '/backups/options', { body: { days_until_stale: 7 } })).status, 200);
   t.equal((await s.json('GET', '/backups/info')).body.data.days_until_stale, 7);
+
+  // after validation, a failure is the job's: no core answers here, so a full backup fails
+  const failed = await s.json('POST', '/backups/new/full', { body: { name: 'No core' } });
+  t.equal(failed.status, 400);
+  t.match(failed.body, { result: 'error', job_id: /^[0-9a-f]{32}$/ });
+  t.equal(failed.body.message, `An error occurred while making backup, check job '${failed.body.job_id}' or supervisor logs for details`);
+  const job = (await s.json('GET', `/jobs/${failed.body.job_id}`)).body.data;
+  t.match(job, { name: 'backup_manager_full_backup', done: true, errors: [{ message: /Core does not answer/ }] });
+  t.same(await readdir(join(s.dataDir, 'backup')), [], 'no file, not even a partial one');
+  t.equal((await s.json('GET', '/info')).body.data.state, 'running', 'thawed again');
 });
 
 t.test('upload of a downloaded backup into another data dir lists it; the same backup again adds a location', async (t) => {

@@ -284,6 +284,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
     const location = given === null ? undefined : locationNames(call, [given])[0];
     const copy = m.copy(backup, location);
     if (!copy) throw new SupervisorError(`Backup ${backup.slug} is not in location ${location}`);
+    if (copy.location === CLOUD) locationNames(call, [CLOUD]);
     let data: Buffer;
     try {
       data = await readFile(copy.path);
