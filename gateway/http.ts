@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
@@ -48,7 +49,18 @@ export interface StreamSink {
   end(): void;
 }
 
-export type Handler = (req: HttpRequest) => HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
+/**
+ * A file sent as it is read, at the pace the client takes it (a backup download of gigabytes:
+ * never whole in memory, never gzipped again). `size` is its Content-Length.
+ */
+export interface HttpFile {
+  status: number;
+  headers: Record<string, string>;
+  file: string;
+  size: number;
+}
+
+export type Handler = (req: HttpRequest) => HttpReply | HttpStream | HttpFile | Promise<HttpReply | HttpStream | HttpFile>;
 
 /** Who may call a route. */
 export type Access = 'none' | 'user' | 'admin';
@@ -406,7 +418,7 @@ export class Router {
   /** Runs the handler with the body read, and answers what it returns, sync or async. */
   private run(res: UwsResponse, state: Answering, request: HttpRequest, handler: Handler, cors: Record<string, string>, body: Buffer): void {
     request.body = body;
-    let result: HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
+    let result: HttpReply | HttpStream | HttpFile | Promise<HttpReply | HttpStream | HttpFile>;
     try {
       result = handler(request);
     } catch (err) {
@@ -425,8 +437,12 @@ export class Router {
     this.send(res, state, request, plainError(500), cors);
   }
 
-  private respond(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply | HttpStream, cors: Record<string, string>) {
+  private respond(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply | HttpStream | HttpFile, cors: Record<string, string>) {
     if (state.aborted) return;
+    if ('file' in reply) {
+      if (request.method === 'HEAD') return this.send(res, state, request, { status: reply.status, headers: reply.headers }, cors);
+      return this.sendFile(res, state, reply, cors);
+    }
     // a handler's 401 (an entity the user may not read or control) counts as a failed login too,
     // as the original's ban middleware counts every 401
     if (reply.status === 401) this.options.bans?.failed(request);
@@ -488,6 +504,57 @@ export class Router {
         return ok;
       });
     });
+  }
+
+  /**
+   * A file in chunks: each goes out with `tryEnd` against the whole size; what the socket cannot
+   * take is retried from `onWritable`, and the file is not read further until it is taken.
+   */
+  private sendFile(res: UwsResponse, state: Answering, reply: HttpFile, cors: Record<string, string>) {
+    const stream = createReadStream(reply.file, { highWaterMark: 256 * 1024 });
+    const finish = () => {
+      state.aborted = true;
+      stream.destroy();
+    };
+    state.cleanup = () => stream.destroy();
+    res.cork(() => {
+      res.writeStatus(statusLine(reply.status));
+      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers[k] === undefined) res.writeHeader(k, v);
+      for (const k in cors) res.writeHeader(k, cors[k]);
+      for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+    });
+    if (reply.size === 0) {
+      finish();
+      return void res.cork(() => res.end());
+    }
+    stream.on('data', (data) => {
+      const chunk = data as Buffer;
+      if (state.aborted) return void stream.destroy();
+      const start = res.getWriteOffset();
+      let ok = false;
+      let done = false;
+      res.cork(() => {
+        [ok, done] = res.tryEnd(chunk, reply.size);
+      });
+      if (done) return finish();
+      if (ok) return;
+      stream.pause();
+      res.onWritable((offset) => {
+        if (state.aborted) return true;
+        const [sent, over] = res.tryEnd(chunk.subarray(offset - start), reply.size);
+        if (over) finish();
+        else if (sent) stream.resume();
+        return sent;
+      });
+    });
+    // the file changed size or could not be read: the client sees a cut answer, not a wrong one
+    const cut = () => {
+      if (state.aborted) return;
+      state.aborted = true;
+      res.close();
+    };
+    stream.on('error', cut);
+    stream.on('end', () => setImmediate(cut));
   }
 
   private stream(res: UwsResponse, state: Answering, reply: HttpStream, cors: Record<string, string>) {

@@ -1,4 +1,4 @@
-import { Router, json, text, plainError, type HttpReply, type HttpRequest, type HttpStream } from '../http.ts';
+import { Router, json, text, plainError, type HttpFile, type HttpReply, type HttpRequest, type HttpStream } from '../http.ts';
 import { decide, looksLikeExploit, tokenOf, type Caller, type Tree } from '../../actors/supervisor/access.ts';
 import { SupervisorError, UNKNOWN_ERROR } from '../../actors/supervisor/errors.ts';
 
@@ -23,9 +23,9 @@ export interface SupervisorCall {
 
 /** A handler's answer that is not the envelope: logs as text, a stream, a file. */
 export class Raw {
-  constructor(readonly reply: HttpReply | HttpStream) {}
+  constructor(readonly reply: HttpReply | HttpStream | HttpFile) {}
 }
-export const raw = (reply: HttpReply | HttpStream) => new Raw(reply);
+export const raw = (reply: HttpReply | HttpStream | HttpFile) => new Raw(reply);
 
 /** Resolves to the envelope's `data` (undefined, true or empty answer `{}`), or a Raw answer. */
 export type SupervisorHandler = (call: SupervisorCall) => unknown | Promise<unknown>;
@@ -112,7 +112,7 @@ export class SupervisorApi {
     this.router.add(method, path, { access: 'none', maxBody }, (req) => this.handle(req, tree, handler));
   }
 
-  private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpReply | HttpStream> {
+  private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpReply | HttpStream | HttpFile> {
     const rawQuery = req.query.toString();
     if (looksLikeExploit(rawQuery ? `${req.path}?${rawQuery}` : req.path)) return plainError(400);
     const state = this.options.state();

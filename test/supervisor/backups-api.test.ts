@@ -4,6 +4,8 @@
 // delete per location, one at a time, freeze/thaw, and an unfinished file left by a crash.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { get as httpGet } from 'node:http';
 import { mkdir, readFile, readdir, writeFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir, type TestSupervisor } from '../helpers/supervisor.ts';
@@ -253,4 +255,30 @@ t.test('a backup mount: the default location, extra copies, delete per location,
   // no location given: the default backup mount
   const onNas = await s.json('POST', '/backups/new/partial', { body: { name: 'Default', folders: ['ssl'] } });
   t.same((await s.json('GET', `/backups/${onNas.body.data.slug}/info`)).body.data.locations, ['nas']);
+});
+
+t.test('a large download is streamed from the file at the reader\'s pace, byte for byte', async (t) => {
+  const s = await startTestSupervisor(t);
+  await mkdir(join(s.dataDir, 'share'), { recursive: true });
+  for (let i = 0; i < 6; i++) await writeFile(join(s.dataDir, 'share', `r${i}.bin`), randomBytes(4 * 1024 * 1024));
+  const made = (await s.json('POST', '/backups/new/partial', { body: { name: 'Big', folders: ['share'], compressed: false } })).body.data;
+  const file = await readFile(join(s.dataDir, 'backup', `${made.slug}.tar`));
+  // a reader that stops for a while: the answer waits for it instead of piling up
+  const got = await new Promise<Buffer>((resolve, reject) => {
+    const req = httpGet(`${s.base}/backups/${made.slug}/download`, { headers: { Authorization: `Bearer ${s.supervisor.adminToken}`, 'Accept-Encoding': 'gzip' } }, (res) => {
+      t.equal(res.headers['content-length'], String(file.length));
+      t.notOk(res.headers['content-encoding'], 'never gzipped on the way');
+      const parts: Buffer[] = [];
+      res.pause();
+      setTimeout(() => res.resume(), 500);
+      res.on('data', (c) => parts.push(c));
+      res.on('end', () => resolve(Buffer.concat(parts)));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  t.equal(got.length, file.length);
+  t.ok(got.equals(file), 'the same bytes');
+  const head = await s.call('HEAD', `/backups/${made.slug}/download`);
+  t.same([head.status, head.headers.get('content-type'), (await head.arrayBuffer()).byteLength], [200, 'application/tar', 0], 'HEAD: the headers without the file');
 });

@@ -285,16 +285,16 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
     const copy = m.copy(backup, location);
     if (!copy) throw new SupervisorError(`Backup ${backup.slug} is not in location ${location}`);
     if (copy.location === CLOUD) locationNames(call, [CLOUD]);
-    let data: Buffer;
+    let size: number;
     try {
-      data = await readFile(copy.path);
+      size = (await stat(copy.path)).size;
     } catch {
       void m.rescan().catch(() => {});
       return raw({ status: 404, body: '' });
     }
     const file = copy.path.slice(copy.path.lastIndexOf('/') + 1);
     const name = file === `${backup.slug}.tar` ? `${backup.meta.name.replace(/[^A-Za-z0-9]+/g, '_')}.tar` : file;
-    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': `attachment; filename=${name}` }, body: data });
+    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': `attachment; filename=${name}` }, file: copy.path, size });
   });
 }
 
