@@ -1,4 +1,7 @@
 import { createReadStream } from 'node:fs';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
@@ -23,6 +26,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   remoteIp: string;
   body: Buffer;
+  /** the spooled body (routes with `spoolDir`) */
+  bodyFile?: string;
   principal?: Principal;
 }
 
@@ -71,6 +76,13 @@ export interface RouteOptions {
   corsAnyOrigin?: boolean;
   /** largest body in bytes; the router's limit, or 1 MiB for routes open to anyone */
   maxBody?: number;
+  /**
+   * The body goes to a file in this folder as it arrives (an upload of gigabytes), named in
+   * `request.bodyFile`, removed once the handler has answered; `request.body` stays empty.
+   */
+  spoolDir?: string;
+  /** Asked before any body is read: an answer here is sent instead (a token check, so a stranger's upload is never stored). */
+  admit?(request: HttpRequest): HttpReply | undefined;
 }
 
 const REASONS: Record<number, string> = {
@@ -391,7 +403,12 @@ export class Router {
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > maxBody) return this.send(res, state, request, plainError(413), cors, true);
 
+    if (options.admit) {
+      const refused = options.admit(request);
+      if (refused) return this.send(res, state, request, refused, cors, hasBody);
+    }
     if (!hasBody) return this.run(res, state, request, handler, cors, EMPTY);
+    if (options.spoolDir) return this.spool(res, state, request, handler, cors, options.spoolDir, maxBody);
     const chunks: Buffer[] = [];
     let size = 0;
     let tooBig = false;
@@ -405,6 +422,58 @@ export class Router {
       // uWS reuses the chunk's memory after this callback returns
       chunks.push(Buffer.from(chunk.slice(0)));
       if (isLast) this.run(res, state, request, handler, cors, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+  }
+
+  /** Writes the body to a file as it arrives, then runs the handler; the file goes once it answered. */
+  private spool(res: UwsResponse, state: Answering, request: HttpRequest, handler: Handler, cors: Record<string, string>, dir: string, maxBody: number): void {
+    const path = join(dir, `body-${process.pid}-${randomUUID()}`);
+    let size = 0;
+    let failed = false;
+    let writes: Promise<unknown> = mkdir(dir, { recursive: true }).then(() => open(path, 'wx'));
+    const file = writes as Promise<FileHandle>;
+    const discard = () => void file.then((f) => f.close()).catch(() => {}).finally(() => rm(path, { force: true }).catch(() => {}));
+    const prior = state.cleanup;
+    state.cleanup = () => {
+      prior?.();
+      discard();
+    };
+    res.onData((chunk, isLast) => {
+      if (failed) return;
+      size += chunk.byteLength;
+      if (size > maxBody) {
+        failed = true;
+        discard();
+        return this.send(res, state, request, plainError(413), cors, true);
+      }
+      // uWS reuses the chunk's memory after this callback returns
+      const copy = Buffer.from(chunk.slice(0));
+      writes = writes.then(async () => (await file).write(copy));
+      if (!isLast) return;
+      writes
+        .then(async () => (await file).close())
+        .then(
+          () => {
+            request.bodyFile = path;
+            let result: HttpReply | HttpStream | HttpFile | Promise<HttpReply | HttpStream | HttpFile>;
+            try {
+              result = handler(request);
+            } catch (err) {
+              rm(path, { force: true }).catch(() => {});
+              return this.fail(res, state, request, err, cors);
+            }
+            Promise.resolve(result)
+              .finally(() => rm(path, { force: true }).catch(() => {}))
+              .then(
+                (r) => this.respond(res, state, request, r, cors),
+                (err) => this.fail(res, state, request, err, cors),
+              );
+          },
+          (err) => {
+            discard();
+            this.fail(res, state, request, err, cors);
+          },
+        );
     });
   }
 

@@ -157,6 +157,14 @@ t.test('upload of a downloaded backup into another data dir lists it; the same b
   junk.append('file', new Blob([Buffer.from('not a tar')]), 'x.tar');
   const junkRes = await fetch(`${b.base}/backups/new/upload`, { method: 'POST', headers: { Authorization: `Bearer ${b.supervisor.adminToken}` }, body: junk });
   t.same([junkRes.status, (await junkRes.json()).message], [400, 'Unknown error, see Supervisor logs']);
+  const stranger = new FormData();
+  stranger.append('file', new Blob([bytes]), 'x.tar');
+  const refused = await fetch(`${b.base}/backups/new/upload`, { method: 'POST', body: stranger });
+  t.same([refused.status, await refused.text()], [401, '401: Unauthorized'], 'no token: refused before the body is read');
+  const app = (await b.supervisor.tokens.issue({ name: 'plain app', kind: 'app', role: 'default' }, { id: 'x', parent_id: null, user_id: null })).token;
+  const byApp = await fetch(`${b.base}/backups/new/upload`, { method: 'POST', headers: { Authorization: `Bearer ${app}` }, body: stranger });
+  t.equal(byApp.status, 403, 'a default-role app: 403');
+  t.same(await readdir(join(b.dataDir, 'tmp')), [], 'nothing spooled or left behind');
 });
 
 t.test('one backup at a time; freeze and thaw; a frozen system refuses a backup', async (t) => {

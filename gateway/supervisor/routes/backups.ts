@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw } from '../api.ts';
@@ -10,7 +10,7 @@ import { createBackup, type BackupRequest } from '../../../actors/supervisor/bac
 import { BACKUP_FOLDERS, type BackupFolder } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { BackupReader } from '../../../actors/supervisor/backups/archive/reader.ts';
 import { partialPath } from '../../../actors/supervisor/backups/archive/writer.ts';
-import { firstMultipartPart } from '../multipart.ts';
+import { firstMultipartPartToFile } from '../multipart.ts';
 
 /**
  * Backups (supervisor-wire §5.9), role `backup`: list and info, options, reload, freeze/thaw,
@@ -18,8 +18,8 @@ import { firstMultipartPart } from '../multipart.ts';
  * live in backup-restore.ts.
  */
 
-/** Uploads are buffered whole for now (the router reads a body before its handler runs). */
-const UPLOAD_MAX_BODY = 4 * 1024 ** 3 - 1;
+/** An upload is spooled to a file as it arrives (never whole in memory); this only bounds the disk it takes. */
+const UPLOAD_MAX_BODY = 1024 ** 4;
 
 const FILENAME = /^[^\\/]+\.tar$/;
 const invalid = (reason: string, key: string, value: unknown) => new SupervisorError(`${reason} @ data['${key}']. Got ${pyRepr(value)}`);
@@ -220,16 +220,15 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
       const names = locationNames(call, call.query.getAll('location'));
       const filename = call.query.get('filename');
       if (filename !== null && !FILENAME.test(filename)) throw invalid(`does not match regular expression ${FILENAME.source}`, 'filename', filename);
-      const part = firstMultipartPart(call.req.headers['content-type'], call.req.body);
-      if (!part) throw new SupervisorError(UNKNOWN_ERROR);
       const [primary, ...others] = names.length ? names : [locationName(null)];
-      const dirs = [await m.locationDir(primary), ...(await Promise.all(others.map((l) => m.locationDir(l))))];
-      void dirs;
+      for (const location of [primary, ...others]) await m.locationDir(location);
       const tmpDir = join(deps.dataDir, 'tmp');
       await mkdir(tmpDir, { recursive: true });
       const tmp = join(tmpDir, `upload-${deps.ids.uuidHex()}.tar`);
-      await writeFile(tmp, part);
       try {
+        const body = call.req.bodyFile;
+        const found = body ? await firstMultipartPartToFile(call.req.headers['content-type'], body, tmp) : false;
+        if (!found) throw new SupervisorError(UNKNOWN_ERROR);
         let reader: BackupReader;
         try {
           reader = await BackupReader.open(tmp);
@@ -247,7 +246,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
             await mkdir(dir, { recursive: true });
             const target = join(dir, fileName);
             if (await stat(target).then(() => true, () => false)) throw new SupervisorError(UNKNOWN_ERROR);
-            await writeFile(partialPath(target), await readFile(tmp));
+            await copyFile(tmp, partialPath(target));
             await rename(partialPath(target), target);
             await m.learn(target, location);
           }
@@ -257,7 +256,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
         await rm(tmp, { force: true });
       }
     },
-    { maxBody: UPLOAD_MAX_BODY },
+    { maxBody: UPLOAD_MAX_BODY, spoolDir: join(deps.dataDir, 'tmp') },
   );
 
   api.get('/backups/:slug/info', (call) => {
