@@ -151,6 +151,8 @@ t.test('upload of a downloaded backup into another data dir lists it; the same b
   t.same(await res.json(), { result: 'ok', data: { slug: made.slug } });
   t.same(await readFile(join(b.dataDir, 'backup', 'moved.tar')), bytes, 'stored as given');
   t.same((await b.json('GET', '/backups')).body.data.backups.map((x: any) => x.slug), [made.slug]);
+  t.same(await (await upload('?filename=moved.tar')).json(), { result: 'ok', data: { slug: made.slug } }, 'the same backup again: already there');
+  t.same(await readdir(join(b.dataDir, 'backup')), ['moved.tar']);
   const bad = await upload('?filename=nope.zip');
   t.equal(bad.status, 400);
   const junk = new FormData();

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw } from '../api.ts';
@@ -9,7 +9,6 @@ import { BackupManager, CLOUD, locationName, wireLocation, type Backup } from '.
 import { createBackup, type BackupRequest } from '../../../actors/supervisor/backups/create.ts';
 import { BACKUP_FOLDERS, type BackupFolder } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { BackupReader } from '../../../actors/supervisor/backups/archive/reader.ts';
-import { partialPath } from '../../../actors/supervisor/backups/archive/writer.ts';
 import { firstMultipartPartToFile } from '../multipart.ts';
 
 /**
@@ -242,13 +241,9 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
         await deps.jobs.run({ name: 'backup_manager_import_backup', reference: slug, keep: true, context: deps.context() }, async () => {
           for (const location of [primary, ...others]) {
             if (m.get(slug)?.copies.has(location)) continue;
-            const dir = await m.locationDir(location);
-            await mkdir(dir, { recursive: true });
-            const target = join(dir, fileName);
+            const target = join(await m.locationDir(location), fileName);
             if (await stat(target).then(() => true, () => false)) throw new SupervisorError(UNKNOWN_ERROR);
-            await copyFile(tmp, partialPath(target));
-            await rename(partialPath(target), target);
-            await m.learn(target, location);
+            await m.copyTo(tmp, location, fileName);
           }
         }).done;
         return { slug };
