@@ -41,6 +41,10 @@ import { registerBackupsCheck } from '../actors/supervisor/backups/staleness.ts'
 import { createBackup } from '../actors/supervisor/backups/create.ts';
 import { locationName } from '../actors/supervisor/backups/locations.ts';
 import { BACKUP_FOLDERS } from '../actors/supervisor/backups/archive/backup-json.ts';
+import { Connectivity, DEFAULT_CONNECTIVITY_URL } from '../actors/supervisor/network/connectivity.ts';
+import { Network } from '../actors/supervisor/network/network.ts';
+import { OperatingSystem } from '../actors/supervisor/os/os.ts';
+import type { SwapFiles } from '../actors/supervisor/os/swap.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -85,6 +89,12 @@ export interface SupervisorOptions {
   backupsCheck?: boolean;
   /** how mounts reach the host's mount table (default: util-linux `mount`/`umount`) */
   mountSystem?: MountSystem;
+  /** the URL the connectivity check probes (default the original's `checkonline` address); null turns the check off */
+  connectivityUrl?: string | null;
+  /** the engine network `/network/info` reports as `docker` (default `bridge`, the one the containers join) */
+  dockerNetwork?: string;
+  /** where swap is read and swappiness written (default /proc/swaps, /proc/sys/vm/swappiness) */
+  swapFiles?: SwapFiles;
   /** with `coreUrl`: how a restore stops and starts the host-run core (tests) */
   coreHostProcess?: CoreHostProcess;
 }
@@ -165,9 +175,14 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   let restartApi: () => void = () => {};
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
+  const connectivityUrl = options.connectivityUrl === undefined ? DEFAULT_CONNECTIVITY_URL : options.connectivityUrl;
+  const connectivity = new Connectivity({ url: () => connectivityUrl, now: () => clock.now(), say: logs.get('hearth.supervisor.network').debug });
+  const network = new Network({ engine, connectivity, dockerNetwork: () => options.dockerNetwork ?? 'bridge', say: logs.get('hearth.supervisor.network').info });
   const resolution = new ResolutionCenter({
     log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context,
     freeSpaceMinBytes: options.freeSpaceMinBytes,
+    interfaces: () => network.interfaces(),
+    connectivityEnabled: () => connectivity.enabled,
     ignoredConditions: () => jobs.ignoredConditions(),
     warn: logs.get('hearth.supervisor.resolution').warning,
   });
@@ -178,6 +193,8 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   areas.push(ingress);
   await ingress.purgeExpired(context());
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, state: () => state, context, restart: () => restartApi() };
+  deps.network = network;
+  deps.os = new OperatingSystem({ swapFiles: options.swapFiles, say: logs.get('hearth.supervisor.os').warning });
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone, hostProcess: options.coreHostProcess });
   deps.core = core;
@@ -267,6 +284,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   state = 'running';
   resolution.start();
   mounts.start();
+  void connectivity.check();
   say.info(`supervisor running on port ${port}`);
   // in the background: the API answers while the image builds
   const coreBooted = options.bootCore !== false ? core.boot(context()) : Promise.resolve();
@@ -292,6 +310,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     stop: () =>
       (stopping ??= (async () => {
         state = 'stopping';
+        connectivity.stop();
         await core.close();
         await apps.close();
         await discovery.settled();

@@ -12,6 +12,8 @@ const USAGE = `usage: hearth supervisor [--port P] [--data DIR] [--docker-socket
                     default (or the word default) the documents shipped with Hearth, which report no update)
   --repositories    more app repository directories for the store, comma-separated (env HEARTH_SUPERVISOR_REPOSITORIES;
                     the built-in repository and <data>/apps/local are always read)
+  --connectivity-url  what the internet check asks (HEAD; env HEARTH_SUPERVISOR_CONNECTIVITY_URL;
+                    default https://checkonline.home-assistant.io/online.txt; off turns the check off)
   hearth supervisor tokens <list|add|revoke>   tokens with a role, while it is stopped (--help)
 The operator's token is written to <data>/admin.token on first start:
   curl -H "Authorization: Bearer $(cat <data>/admin.token)" http://localhost:1703/core/info`;
@@ -28,6 +30,7 @@ export async function supervisorMain(argv: string[]): Promise<void> {
       'docker-socket': { type: 'string' },
       updater: { type: 'string' },
       repositories: { type: 'string' },
+      'connectivity-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -41,11 +44,13 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   const dockerSocket = values['docker-socket'] ?? process.env.DOCKER_SOCKET ?? '/var/run/docker.sock';
   const updaterUrl = values.updater || process.env.HEARTH_SUPERVISOR_UPDATER || undefined;
   const appRepositories = (values.repositories ?? process.env.HEARTH_SUPERVISOR_REPOSITORIES ?? '').split(',').map((d) => d.trim()).filter(Boolean);
+  const connectivity = values['connectivity-url'] || process.env.HEARTH_SUPERVISOR_CONNECTIVITY_URL || undefined;
+  const connectivityUrl = connectivity === 'off' ? null : connectivity;
   const { startSupervisor } = await import('./supervisor-instance.ts');
   let instance: Supervisor | undefined;
   const exit = orderlyExit('Supervisor', () => instance?.stop());
   // into the supervisor's own log (its file, which /supervisor/logs serves) once it runs
   guardProcess({ say: (line, level) => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line)), stop: (code) => void exit(code) });
-  instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, appRepositories, onStop: () => void exit(0) });
+  instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, appRepositories, connectivityUrl, onStop: () => void exit(0) });
   console.log(`Supervisor listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; operator token in ${instance.dataDir}/admin.token)`);
 }

@@ -18,6 +18,8 @@ import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.t
 import type { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
 import type { BackupManager } from '../../actors/supervisor/backups/manager.ts';
 import type { BackupSources } from '../../actors/supervisor/backups/create.ts';
+import type { Network } from '../../actors/supervisor/network/network.ts';
+import type { OperatingSystem } from '../../actors/supervisor/os/os.ts';
 import type { BackupRestorer } from '../../actors/supervisor/backups/restore/restore.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
@@ -61,6 +63,10 @@ export interface SupervisorDeps {
   backups?: BackupManager;
   /** what a new backup reads (apps, core settings, images) */
   backupSources?: BackupSources;
+  /** the host's interfaces, the engine's network and the connectivity checks */
+  network?: Network;
+  /** the operating system area (swap, data disks; the rest refused on a plain host) */
+  os?: OperatingSystem;
   /** restores backups (full and partial) */
   backupRestore?: BackupRestorer;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */

@@ -28,6 +28,7 @@ t.test('GET /resolution/info: the envelope with its five keys; checks with enabl
     { enabled: true, slug: 'core_config' },
     { enabled: true, slug: 'core_health' },
     { enabled: true, slug: 'free_space' },
+    { enabled: true, slug: 'network_interface_ipv4' },
   ]);
   // this host: a plain Linux with engine 20.10 and json-file logging
   t.ok(body.data.unsupported.includes('os'), 'a plain Linux host is not the appliance OS');

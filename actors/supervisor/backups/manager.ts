@@ -74,6 +74,8 @@ export class BackupManager {
   private busy: string | null = null;
   private frozenByApi: { thaw: () => void; done: Promise<void> } | null = null;
   private scanning: Promise<void> | null = null;
+  /** partial files being written now (uploads, copies): a scan leaves them alone */
+  private readonly writing = new Set<string>();
 
   constructor(readonly deps: BackupManagerDeps) {}
 
@@ -176,7 +178,7 @@ export class BackupManager {
    * is running now: the scan at start runs before any backup) and the operator is told by an issue.
    */
   private async interrupted(path: string): Promise<void> {
-    if (this.busy) return;
+    if (this.busy || this.writing.has(path)) return;
     this.deps.say.warning(`removing the unfinished backup ${path} (the supervisor stopped while writing it)`);
     await rm(path, { force: true });
     await this.deps.resolution.addIssue({ type: 'fatal_error', context: 'system', reference: basename(path) }).catch(() => {});
@@ -322,10 +324,26 @@ export class BackupManager {
     const dir = await this.locationDir(location);
     await mkdir(dir, { recursive: true });
     const target = join(dir, fileName);
-    await copyFile(source, partialPath(target));
-    await rename(partialPath(target), target);
+    if (await stat(target).then(() => true, () => false)) throw badRequest(`Cannot copy backup to ${target}, file already exists!`);
+    await this.whileWriting(partialPath(target), async () => {
+      await copyFile(source, partialPath(target));
+      await rename(partialPath(target), target);
+    });
     await this.learn(target, location);
     return target;
+  }
+
+  /** Runs `work`, which writes `partial`; a scan meanwhile does not take it for a leftover. */
+  async whileWriting<T>(partial: string, work: () => Promise<T>): Promise<T> {
+    this.writing.add(partial);
+    try {
+      return await work();
+    } catch (err) {
+      await rm(partial, { force: true });
+      throw err;
+    } finally {
+      this.writing.delete(partial);
+    }
   }
 }
 

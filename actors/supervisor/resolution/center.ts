@@ -2,6 +2,7 @@ import type { Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
 import type { Engine } from '../docker/engine.ts';
+import type { InterfaceView } from '../network/interfaces.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { CHECKS, FREE_SPACE_MIN_BYTES, LEGACY_CHECK_SLUGS, type Check, type CheckDeps, type CheckTools } from './checks.ts';
 import { evaluate as judge, gatherFacts } from './evaluations.ts';
@@ -49,6 +50,10 @@ export interface ResolutionDeps {
   coreContainer: string;
   /** free space at or below this is an issue (default 2 GiB) */
   freeSpaceMinBytes?: number;
+  /** the host's network interfaces (the IPv4 check); without it the check finds nothing */
+  interfaces?(): Promise<InterfaceView[]>;
+  /** whether the connectivity check runs (off: the `connectivity_check` unsupported reason) */
+  connectivityEnabled?(): boolean;
   /** the job conditions the operator ignores (they make the system unsupported) */
   ignoredConditions(): string[];
   context(): Context;
@@ -99,6 +104,7 @@ export class ResolutionCenter implements Resolution, Area {
       coreDataDir: deps.coreDataDir,
       coreContainer: deps.coreContainer,
       freeSpaceMinBytes: deps.freeSpaceMinBytes ?? FREE_SPACE_MIN_BYTES,
+      interfaces: deps.interfaces,
     };
     this.tools = {
       addIssue: (issue, suggestions) => this.addIssue(issue, suggestions),
@@ -374,7 +380,7 @@ export class ResolutionCenter implements Resolution, Area {
 
   private evaluateNow(): Promise<void> {
     return this.change(async () => {
-      const next = judge(await gatherFacts(this.deps.engine, this.deps.ignoredConditions()));
+      const next = judge(await gatherFacts(this.deps.engine, this.deps.ignoredConditions(), this.deps.connectivityEnabled?.() ?? true));
       if (canonical(next) === canonical(this.reasons)) return;
       await this.deps.log.append([this.event(EVALUATION, 'evaluation_changed', next, this.deps.context())]);
     });

@@ -1,6 +1,7 @@
 import { statfs } from 'node:fs/promises';
 import { loadConfiguration } from '../../core/configuration.ts';
 import type { Engine } from '../docker/engine.ts';
+import type { InterfaceView } from '../network/interfaces.ts';
 import type { IssueSpec, IssueView, SuggestionSpec } from './types.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface CheckDeps {
   coreContainer: string;
   /** free space at or below this is an issue (default 2 GiB, as the original) */
   freeSpaceMinBytes: number;
+  /** the host's network interfaces */
+  interfaces?(): Promise<InterfaceView[]>;
 }
 
 export interface Check {
@@ -97,7 +100,21 @@ const coreHealth: Check = {
   },
 };
 
-export const CHECKS: Check[] = [coreConfig, coreHealth, freeSpace];
+/**
+ * The original's `network_interface_ipv4`: an interface that is up with a link but has no usable
+ * IPv4 address is an `ipv4_connection_problem` of context `system`, referenced by its name.
+ */
+const networkInterfaceIpv4: Check = {
+  slug: 'network_interface_ipv4',
+  async run(deps, tools) {
+    if (!deps.interfaces) return;
+    const failing = (await deps.interfaces()).filter((i) => i.enabled && i.connected && !i.ipv4.ready).map((i) => i.interface);
+    await tools.clearIssues({ type: 'ipv4_connection_problem', context: 'system' }, (i) => i.reference !== null && failing.includes(i.reference));
+    for (const name of failing) await tools.addIssue({ type: 'ipv4_connection_problem', context: 'system', reference: name });
+  },
+};
+
+export const CHECKS: Check[] = [coreConfig, coreHealth, freeSpace, networkInterfaceIpv4];
 
 /** v1 shows these check slugs and issue types with the original's old `addon` names (§7.6). */
 export const LEGACY_CHECK_SLUGS: Record<string, string> = {

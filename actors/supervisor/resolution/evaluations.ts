@@ -15,6 +15,8 @@ export interface SystemFacts {
   ignoredConditions: string[];
   /** which host facilities exist (paths probed on this host) */
   has: { dbus: boolean; systemd: boolean; journal: boolean; resolved: boolean; apparmor: boolean };
+  /** whether the connectivity check runs (absent: it does) */
+  connectivityCheck?: boolean;
 }
 
 /** Host paths whose presence says a facility is there. */
@@ -32,10 +34,10 @@ const exists = (path: string) =>
     () => false,
   );
 
-export async function gatherFacts(engine: Engine, ignoredConditions: string[]): Promise<SystemFacts> {
+export async function gatherFacts(engine: Engine, ignoredConditions: string[], connectivityCheck = true): Promise<SystemFacts> {
   const info = await engine.info().catch(() => null);
   const [dbus, systemd, journal, resolved, apparmor] = await Promise.all(Object.values(HOST_PATHS).map(exists));
-  return { engine: info, arch: process.arch, ignoredConditions, has: { dbus, systemd, journal, resolved, apparmor } };
+  return { engine: info, arch: process.arch, ignoredConditions, has: { dbus, systemd, journal, resolved, apparmor }, connectivityCheck };
 }
 
 /** The numeric parts of a version (`20.10.24+dfsg1` -> [20, 10, 24]). */
@@ -73,6 +75,8 @@ export function evaluate(f: SystemFacts): { unsupported: string[]; unhealthy: st
   if (!f.has.apparmor) unsupported.add('apparmor');
   if (!ARCHES[f.arch]) unsupported.add('system_architecture');
   if (f.ignoredConditions.length) unsupported.add('job_conditions');
+  // the original: "Connectivity checks are required" (its check switched off)
+  if (f.connectivityCheck === false) unsupported.add('connectivity_check');
   if (f.engine === null) unhealthy.add('docker');
   else {
     if (olderThan(f.engine.version, MINIMUM_DOCKER_VERSION)) unsupported.add('docker_version');

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw } from '../api.ts';
@@ -9,8 +9,7 @@ import { BackupManager, CLOUD, locationName, wireLocation, type Backup } from '.
 import { createBackup, type BackupRequest } from '../../../actors/supervisor/backups/create.ts';
 import { BACKUP_FOLDERS, type BackupFolder } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { BackupReader } from '../../../actors/supervisor/backups/archive/reader.ts';
-import { partialPath } from '../../../actors/supervisor/backups/archive/writer.ts';
-import { firstMultipartPart } from '../multipart.ts';
+import { firstMultipartPartToFile } from '../multipart.ts';
 
 /**
  * Backups (supervisor-wire §5.9), role `backup`: list and info, options, reload, freeze/thaw,
@@ -18,8 +17,8 @@ import { firstMultipartPart } from '../multipart.ts';
  * live in backup-restore.ts.
  */
 
-/** Uploads are buffered whole for now (the router reads a body before its handler runs). */
-const UPLOAD_MAX_BODY = 4 * 1024 ** 3 - 1;
+/** An upload is spooled to a file as it arrives (never whole in memory); this only bounds the disk it takes. */
+const UPLOAD_MAX_BODY = 1024 ** 4;
 
 const FILENAME = /^[^\\/]+\.tar$/;
 const invalid = (reason: string, key: string, value: unknown) => new SupervisorError(`${reason} @ data['${key}']. Got ${pyRepr(value)}`);
@@ -136,7 +135,8 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
   api.post('/backups/options', async (call) => {
     const body = validate(call.body(), { days_until_stale: int(1) });
     if (body.days_until_stale !== undefined) await manager().setOptions({ days_until_stale: body.days_until_stale }, deps.context());
-    await deps.resolution.runCheck?.('backups').catch(() => {});
+    // the staleness changed: the check says so now, not at the next healthcheck
+    if (deps.resolution.checks().some((c) => c.slug === 'backups')) await deps.resolution.runCheck('backups').catch(() => {});
   });
 
   api.post('/backups/reload', async () => {
@@ -219,16 +219,15 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
       const names = locationNames(call, call.query.getAll('location'));
       const filename = call.query.get('filename');
       if (filename !== null && !FILENAME.test(filename)) throw invalid(`does not match regular expression ${FILENAME.source}`, 'filename', filename);
-      const part = firstMultipartPart(call.req.headers['content-type'], call.req.body);
-      if (!part) throw new SupervisorError(UNKNOWN_ERROR);
       const [primary, ...others] = names.length ? names : [locationName(null)];
-      const dirs = [await m.locationDir(primary), ...(await Promise.all(others.map((l) => m.locationDir(l))))];
-      void dirs;
+      for (const location of [primary, ...others]) await m.locationDir(location);
       const tmpDir = join(deps.dataDir, 'tmp');
       await mkdir(tmpDir, { recursive: true });
       const tmp = join(tmpDir, `upload-${deps.ids.uuidHex()}.tar`);
-      await writeFile(tmp, part);
       try {
+        const body = call.req.bodyFile;
+        const found = body ? await firstMultipartPartToFile(call.req.headers['content-type'], body, tmp) : false;
+        if (!found) throw new SupervisorError(UNKNOWN_ERROR);
         let reader: BackupReader;
         try {
           reader = await BackupReader.open(tmp);
@@ -242,13 +241,9 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
         await deps.jobs.run({ name: 'backup_manager_import_backup', reference: slug, keep: true, context: deps.context() }, async () => {
           for (const location of [primary, ...others]) {
             if (m.get(slug)?.copies.has(location)) continue;
-            const dir = await m.locationDir(location);
-            await mkdir(dir, { recursive: true });
-            const target = join(dir, fileName);
+            const target = join(await m.locationDir(location), fileName);
             if (await stat(target).then(() => true, () => false)) throw new SupervisorError(UNKNOWN_ERROR);
-            await writeFile(partialPath(target), await readFile(tmp));
-            await rename(partialPath(target), target);
-            await m.learn(target, location);
+            await m.copyTo(tmp, location, fileName);
           }
         }).done;
         return { slug };
@@ -256,7 +251,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
         await rm(tmp, { force: true });
       }
     },
-    { maxBody: UPLOAD_MAX_BODY },
+    { maxBody: UPLOAD_MAX_BODY, spoolDir: join(deps.dataDir, 'tmp') },
   );
 
   api.get('/backups/:slug/info', (call) => {
@@ -283,16 +278,17 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
     const location = given === null ? undefined : locationNames(call, [given])[0];
     const copy = m.copy(backup, location);
     if (!copy) throw new SupervisorError(`Backup ${backup.slug} is not in location ${location}`);
-    let data: Buffer;
+    if (copy.location === CLOUD) locationNames(call, [CLOUD]);
+    let size: number;
     try {
-      data = await readFile(copy.path);
+      size = (await stat(copy.path)).size;
     } catch {
       void m.rescan().catch(() => {});
       return raw({ status: 404, body: '' });
     }
     const file = copy.path.slice(copy.path.lastIndexOf('/') + 1);
     const name = file === `${backup.slug}.tar` ? `${backup.meta.name.replace(/[^A-Za-z0-9]+/g, '_')}.tar` : file;
-    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': `attachment; filename=${name}` }, body: data });
+    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': `attachment; filename=${name}` }, file: copy.path, size });
   });
 }
 

@@ -14,6 +14,8 @@ import { registerAuthRoutes } from './auth.ts';
 import { registerIngressRoutes } from './ingress.ts';
 import { registerMountRoutes } from './mounts.ts';
 import { registerBackupRoutes } from './backups.ts';
+import { registerNetworkRoutes } from './network.ts';
+import { registerOsRoutes } from './os.ts';
 import { registerBackupRestoreRoutes } from './backup-restore.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
@@ -34,5 +36,7 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerIngressRoutes(api, deps);
   registerMountRoutes(api, deps);
   registerBackupRoutes(api, deps);
+  registerNetworkRoutes(api, deps);
+  registerOsRoutes(api, deps);
   registerBackupRestoreRoutes(api, deps);
 }
