@@ -237,8 +237,11 @@ export class BackupRestorer {
   private async swap(staged: Staged, full: boolean, job: JobHandle, context: Context): Promise<void> {
     const failures: string[] = [];
     job.stage('folders');
+    // a network mount bound inside a folder (media/<mount>) is the mount's, not the folder's content
+    const bound = new Set(this.o.mounts?.boundFolders() ?? []);
     for (const { folder, dir } of staged.folders) {
-      await job.child('backup_folder_restore', folder, () => swapDirectory(folderDir(this.o.dataDir, folder), dir)).catch((error) => failures.push(`folder ${folder}: ${(error as Error).message}`));
+      const target = folderDir(this.o.dataDir, folder);
+      await job.child('backup_folder_restore', folder, () => swapDirectory(target, dir, (name) => bound.has(join(target, name)))).catch((error) => failures.push(`folder ${folder}: ${(error as Error).message}`));
     }
     job.progress(35);
     let coreStopped = false;
