@@ -245,51 +245,57 @@ export class BackupRestorer {
     }
     job.progress(35);
     let coreStopped = false;
-    if (staged.core) {
-      job.stage('home_assistant');
-      const core = staged.core;
-      await job.child('backup_restore_homeassistant', null, async () => {
-        if (this.o.core) {
-          await this.o.core.stopForRestore(context);
-          coreStopped = true;
-        }
-        await swapDirectory(this.o.coreDataDir, core.config, isCoreLive);
-        if (this.o.core && Object.keys(core.settings).length) await this.o.core.setOptions(core.settings, context);
-      });
-    }
-    job.progress(50);
-    if (full && this.o.apps) {
-      job.stage('remove_delta_apps');
-      const keep = new Set(staged.apps.map((app) => app.slug));
-      const apps = this.o.apps;
-      await job.child('backup_remove_delta_apps', null, async () => {
-        for (const app of apps.list()) if (!keep.has(app.slug)) await apps.uninstall(app.slug, context).catch((error) => failures.push(`removing app ${app.slug}: ${(error as Error).message}`));
-      });
-    }
-    job.stage('app_repositories');
-    if (staged.apps.length) {
-      job.stage('apps');
-      const apps = this.o.apps;
-      if (!apps) throw new SupervisorError('Apps are not available: the backup holds apps');
-      await job.child('backup_restore_apps', null, async (appsJob) => {
-        for (const app of staged.apps) {
-          await appsJob
-            .child('backup_app_restore', app.slug, async () => apps.restoreFromBackup(app.slug, { ...app.meta, ...(await stagedAppDirs(app.root)) }, context))
-            .catch((error) => failures.push(`app ${app.slug}: ${(error as Error).message}`));
-        }
-      });
-    }
-    job.progress(80);
-    if (staged.supervisor?.mounts && this.o.mounts) {
-      job.stage('supervisor_config');
-      const mounts = this.o.mounts;
-      const saved = staged.supervisor.mounts;
-      await job.child('backup_restore_supervisor_config', null, () => restoreMounts(mounts, saved, context, (line) => failures.push(line)));
-    }
-    job.stage('await_app_restarts');
-    if (coreStopped || (staged.core && this.o.core)) {
-      job.stage('await_home_assistant_restart');
-      await this.o.core!.startAfterRestore(context);
+    try {
+      if (staged.core) {
+        job.stage('home_assistant');
+        const core = staged.core;
+        await job.child('backup_restore_homeassistant', null, async () => {
+          if (this.o.core) {
+            // set first: a core whose stop failed part way is started again all the same
+            coreStopped = true;
+            await this.o.core.stopForRestore(context);
+          }
+          await swapDirectory(this.o.coreDataDir, core.config, isCoreLive);
+          if (this.o.core && Object.keys(core.settings).length) await this.o.core.setOptions(core.settings, context);
+        });
+      }
+      job.progress(50);
+      if (full && this.o.apps) {
+        job.stage('remove_delta_apps');
+        const keep = new Set(staged.apps.map((app) => app.slug));
+        const apps = this.o.apps;
+        await job.child('backup_remove_delta_apps', null, async () => {
+          for (const app of apps.list()) if (!keep.has(app.slug)) await apps.uninstall(app.slug, context).catch((error) => failures.push(`removing app ${app.slug}: ${(error as Error).message}`));
+        });
+      }
+      job.stage('app_repositories');
+      if (staged.apps.length) {
+        job.stage('apps');
+        const apps = this.o.apps;
+        if (!apps) throw new SupervisorError('Apps are not available: the backup holds apps');
+        await job.child('backup_restore_apps', null, async (appsJob) => {
+          for (const app of staged.apps) {
+            await appsJob
+              .child('backup_app_restore', app.slug, async () => apps.restoreFromBackup(app.slug, { ...app.meta, ...(await stagedAppDirs(app.root)) }, context))
+              .catch((error) => failures.push(`app ${app.slug}: ${(error as Error).message}`));
+          }
+        });
+      }
+      job.progress(80);
+      if (staged.supervisor?.mounts && this.o.mounts) {
+        job.stage('supervisor_config');
+        const mounts = this.o.mounts;
+        const saved = staged.supervisor.mounts;
+        await job.child('backup_restore_supervisor_config', null, () => restoreMounts(mounts, saved, context, (line) => failures.push(line)));
+      }
+    } finally {
+      job.stage('await_app_restarts');
+      // the core runs again whatever happened after it was stopped: on its restored data, or on
+      // its own when the swap was rolled back
+      if (coreStopped) {
+        job.stage('await_home_assistant_restart');
+        await this.o.core!.startAfterRestore(context);
+      }
     }
     job.progress(100);
     if (failures.length) throw new SupervisorError(`Restore of parts failed: ${failures.join('; ')}`);
