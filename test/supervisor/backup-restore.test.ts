@@ -91,6 +91,12 @@ t.test('partial restore of the core from a partial backup; refusals before anyth
   const extra = await b.sup.json('POST', `/backups/${slug}/restore/partial`, { body: { password: 'pw', apps: [] } });
   t.equal(extra.status, 400, 'v1 names apps `addons`');
   t.match(extra.body.message, /extra keys not allowed @ data\['apps'\]/);
+  const elsewhere = await b.sup.json('POST', `/backups/${slug}/restore/partial`, { body: { password: 'pw', homeassistant: true, location: '.cloud_backup' } });
+  t.same([elsewhere.status, elsewhere.body], [403, '403: Forbidden'], 'the core\'s own folder is for the core alone');
+  const release = b.sup.supervisor.deps.backups!.claim('backup_manager_full_backup');
+  const busy = await b.sup.json('POST', `/backups/${slug}/restore/partial`, { body: { password: 'pw', homeassistant: true } });
+  t.same([busy.status, busy.body.message], [400, 'Another job is running for job group backup_manager'], 'one backup or restore at a time');
+  release();
   t.same(b.calls, []);
 
   const restored = await b.sup.json('POST', `/backups/${slug}/restore/partial`, { body: { password: 'pw', homeassistant: true, background: true } });
