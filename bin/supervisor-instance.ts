@@ -33,6 +33,7 @@ import { IngressSessions, type IngressUser } from '../actors/supervisor/ingress/
 import { planIngress } from '../gateway/supervisor/ingress-proxy.ts';
 import { Mounts } from '../actors/supervisor/mounts/mounts.ts';
 import { HostMounts, type MountSystem } from '../actors/supervisor/mounts/system.ts';
+import { LocalHost, type HostSystem } from '../actors/supervisor/host/system.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -75,6 +76,8 @@ export interface SupervisorOptions {
   lookupIngressUser?: (id: string) => Promise<IngressUser | undefined>;
   /** how mounts reach the host's mount table (default: util-linux `mount`/`umount`) */
   mountSystem?: MountSystem;
+  /** the host's tools and services for the host and hardware routes (default: this machine) */
+  hostSystem?: HostSystem;
 }
 
 /** A running supervisor. */
@@ -165,7 +168,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
   areas.push(ingress);
   await ingress.purgeExpired(context());
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, state: () => state, context, restart: () => restartApi() };
+  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, host: options.hostSystem ?? new LocalHost(), state: () => state, context, restart: () => restartApi() };
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;

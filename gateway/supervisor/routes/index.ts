@@ -13,6 +13,8 @@ import { registerDiscoveryRoutes } from './discovery.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { registerIngressRoutes } from './ingress.ts';
 import { registerMountRoutes } from './mounts.ts';
+import { registerHostRoutes } from './host.ts';
+import { registerHardwareRoutes } from './hardware.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
@@ -31,4 +33,6 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerAuthRoutes(api, deps);
   registerIngressRoutes(api, deps);
   registerMountRoutes(api, deps);
+  registerHostRoutes(api, deps);
+  registerHardwareRoutes(api, deps);
 }
