@@ -156,8 +156,9 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   let restartApi: () => void = () => {};
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
+  const hostSystem = options.hostSystem ?? new LocalHost();
   const resolution = new ResolutionCenter({
-    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context,
+    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context, host: hostSystem,
     freeSpaceMinBytes: options.freeSpaceMinBytes,
     ignoredConditions: () => jobs.ignoredConditions(),
     warn: logs.get('hearth.supervisor.resolution').warning,
@@ -168,7 +169,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
   areas.push(ingress);
   await ingress.purgeExpired(context());
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, host: options.hostSystem ?? new LocalHost(), state: () => state, context, restart: () => restartApi() };
+  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, host: hostSystem, state: () => state, context, restart: () => restartApi() };
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone });
   deps.core = core;

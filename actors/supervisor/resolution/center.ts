@@ -3,7 +3,8 @@ import type { Clock, Ids } from '../../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
 import type { Engine } from '../docker/engine.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
-import { CHECKS, FREE_SPACE_MIN_BYTES, LEGACY_CHECK_SLUGS, type Check, type CheckDeps, type CheckTools } from './checks.ts';
+import { CHECKS, FREE_SPACE_MIN_BYTES, LEGACY_CHECK_SLUGS, systemdUnitFixups, type Check, type CheckDeps, type CheckTools } from './checks.ts';
+import { LocalHost, type HostSystem } from '../host/system.ts';
 import { evaluate as judge, gatherFacts } from './evaluations.ts';
 import type { CheckView, FixupSpec, IssueSpec, IssueView, Resolution, SuggestionSpec, SuggestionView } from './types.ts';
 
@@ -53,6 +54,8 @@ export interface ResolutionDeps {
   ignoredConditions(): string[];
   context(): Context;
   warn(line: string): void;
+  /** the host's services and tools (systemd's failed units and their fixes); default: this machine */
+  host?: HostSystem;
 }
 
 /** JSON with sorted keys, so two equal reference_extra objects compare equal. */
@@ -97,6 +100,7 @@ export class ResolutionCenter implements Resolution, Area {
       coreDataDir: deps.coreDataDir,
       coreContainer: deps.coreContainer,
       freeSpaceMinBytes: deps.freeSpaceMinBytes ?? FREE_SPACE_MIN_BYTES,
+      host: deps.host,
     };
     this.tools = {
       addIssue: (issue, suggestions) => this.addIssue(issue, suggestions),
@@ -130,6 +134,7 @@ export class ResolutionCenter implements Resolution, Area {
           }
         },
       },
+      ...systemdUnitFixups(deps.host ?? new LocalHost()),
     ];
   }
 
