@@ -48,3 +48,12 @@ t.test('lxc: a host that is itself an LXC container is unsupported', async (t) =
   t.ok(evaluate({ engine, arch: 'x64', ignoredConditions: [], has: { ...has, lxc: true } }).unsupported.includes('lxc'));
   t.notOk(evaluate({ engine, arch: 'x64', ignoredConditions: [], has: { ...has, lxc: false } }).unsupported.includes('lxc'));
 });
+
+t.test('execute_reboot reboots a host booted with systemd through systemctl', async (t) => {
+  const host = scriptedHost(SYSTEMD_HOST);
+  const s = await startTestSupervisor(t, { hostSystem: host });
+  await s.supervisor.resolution.addIssue({ type: 'reboot_required', context: 'system' }, [{ type: 'execute_reboot', context: 'system' }]);
+  const suggestion = (await s.json('GET', '/resolution/info')).body.data.suggestions.find((x: any) => x.type === 'execute_reboot');
+  t.same((await s.json('POST', `/resolution/suggestion/${suggestion.uuid}`)).body, { result: 'ok', data: {} });
+  t.ok(host.calls.includes('systemctl reboot'));
+});

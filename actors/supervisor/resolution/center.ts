@@ -114,7 +114,14 @@ export class ResolutionCenter implements Resolution, Area {
         issues: ['reboot_required'],
         auto: false,
         apply: async () => {
-          // nothing here may reboot the machine: no OS agent, no logind over D-Bus
+          // a host booted with systemd reboots through it; elsewhere nothing here may reboot the machine
+          const host = deps.host ?? new LocalHost();
+          if ((await host.services()).systemd) {
+            await host.run('systemctl', ['reboot']).catch((err) => {
+              throw new SupervisorError(`Cannot reboot the host: ${(err as Error).message}`);
+            });
+            return;
+          }
           throw new SupervisorError(
             'Cannot reboot the host: this supervisor runs on a plain Linux host it does not control (no OS agent, no systemd over D-Bus). Reboot the machine yourself, then dismiss the issue',
           );
