@@ -12,7 +12,7 @@ import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts
 import { startSupervisor } from '../../bin/supervisor-instance.ts';
 import { inertHost, scriptedHost, SYSTEMD_HOST } from '../helpers/host.ts';
 import { LocalHost } from '../../actors/supervisor/host/system.ts';
-import { HOST_MIGRATION_MESSAGE, validHostname } from '../../actors/supervisor/host/control.ts';
+import { HOST_MIGRATION_MESSAGE, HostControl, validHostname } from '../../actors/supervisor/host/control.ts';
 
 const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { encoding: 'utf8' }).trim();
 const GIB = 1024 ** 3;
@@ -164,9 +164,11 @@ t.test('reboot and shutdown: 503 during a core offline migration, `force` goes p
   for (const path of ['/host/reboot', '/host/shutdown']) {
     t.same(await s.json('POST', path), { status: 503, body: { result: 'error', message: HOST_MIGRATION_MESSAGE } }, path);
   }
-  t.same(host.calls.filter((c) => c.startsWith('systemctl ')), [], 'nothing ran');
+  // the resolution center's checks ask the same host in the background: only the power commands count
+  const power = () => host.calls.filter((c) => /^systemctl (?:reboot|poweroff)$/.test(c));
+  t.same(power(), [], 'nothing ran');
   t.same((await s.json('POST', '/host/reboot', { body: { force: true } })).body, { result: 'ok', data: {} });
-  t.same(host.calls, ['systemctl reboot']);
+  t.same(power(), ['systemctl reboot']);
 });
 
 /** Sum of the sizes of the regular files under `dir` on its own file system (find -xdev). */
@@ -215,4 +217,22 @@ t.test('/host/disks/default/usage: the data directory\'s real folders, max_depth
     status: 404,
     body: { result: 'error', message: 'No mount exists with name nas', error_key: 'mount_not_found_error', extra_fields: { name: 'nas' } },
   });
+});
+
+t.test('an unprivileged supervisor powers the host off only where logind allows it, and stops nothing before asking', async (t) => {
+  for (const [answer, allowed] of [['s "yes"', true], ['s "challenge"', false], ['s "no"', false]] as const) {
+    const host = scriptedHost(SYSTEMD_HOST, (command) => (command === 'busctl' ? answer : ''));
+    let stopped = 0;
+    const control = new HostControl({ host, services: () => host.services(), migrationRunning: async () => false, stopManaged: async () => void stopped++, say: { info() {}, warning() {} }, uid: () => 1000 });
+    const result = await control.power('shutdown', false).then(() => 'done', (err: Error) => err.message);
+    if (allowed) {
+      t.equal(result, 'done', answer);
+      t.same(host.calls, ['busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager CanPowerOff', 'systemctl poweroff']);
+      t.equal(stopped, 1, 'the core and apps stopped first');
+    } else {
+      t.match(result, /^Cannot shut down the host: this supervisor is not permitted to/, answer);
+      t.equal(stopped, 0, 'nothing stopped');
+      t.notOk(host.calls.includes('systemctl poweroff'));
+    }
+  }
 });

@@ -19,6 +19,8 @@ export interface HostControlDeps {
   /** stops the core and the apps before the power goes (the original does so off its own OS) */
   stopManaged(): Promise<void>;
   say: { info(line: string): void; warning(line: string): void };
+  /** the process's user id (default: this process's) */
+  uid?: () => number;
 }
 
 const notSupported = (feature: string) => new SupervisorError(`No ${feature} D-Bus connection available`);
@@ -38,6 +40,10 @@ export class HostControl {
     if (!force && (await this.d.migrationRunning())) throw new SupervisorError(HOST_MIGRATION_MESSAGE, { status: 503 });
     const s = await this.d.services();
     if (!s.systemd && !s.logind) throw notSupported(action);
+    // asked before the core and the apps are stopped: a refusal then leaves everything running
+    if (!(await this.permitted(action, s))) {
+      throw new SupervisorError(`Cannot ${action === 'reboot' ? 'reboot' : 'shut down'} the host: this supervisor is not permitted to (it runs as an unprivileged user and logind does not allow it)`);
+    }
     this.d.say.info(`Initialize host ${action === 'reboot' ? 'reboot' : 'power off'} using ${s.logind ? 'logind' : 'systemd'}`);
     try {
       await this.d.stopManaged();
@@ -46,6 +52,15 @@ export class HostControl {
         throw new SupervisorError(`Cannot ${action === 'reboot' ? 'reboot' : 'shut down'} the host: ${(err as Error).message}`);
       });
     }
+  }
+
+  /** root may; anyone else only where logind says `yes` (not `challenge`: nobody is there to answer it). */
+  private async permitted(action: 'reboot' | 'shutdown', s: HostServices): Promise<boolean> {
+    if ((this.d.uid?.() ?? process.getuid?.() ?? 0) === 0) return true;
+    if (!s.logind) return false;
+    const method = action === 'reboot' ? 'CanReboot' : 'CanPowerOff';
+    const out = await this.d.host.run('busctl', ['call', 'org.freedesktop.login1', '/org/freedesktop/login1', 'org.freedesktop.login1.Manager', method]).catch(() => '');
+    return /^s "yes"/.test(out.trim());
   }
 
   async setHostname(name: string): Promise<void> {
