@@ -34,6 +34,8 @@ export interface HostServices {
 
 export interface HostSystem {
   services(): Promise<HostServices>;
+  /** systemd-journal-gatewayd's socket (default /run/systemd-journal-gatewayd.sock) */
+  journalSocket?: string;
   /** Runs `command args`, resolving its stdout; a HostCommandError with its stderr when it fails. */
   run(command: string, args: string[], options?: { timeoutMs?: number }): Promise<string>;
 }

@@ -1,4 +1,8 @@
-import type { SupervisorApi, SupervisorCall } from '../api.ts';
+import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
+import type { HttpStream } from '../../http.ts';
+import { linesOf } from './logs.ts';
+import { plainLine, stripColors, verboseLine } from '../../../actors/supervisor/logs/format.ts';
+import { DEFAULT_IDENTIFIERS, ExportParser, JOURNAL_GATEWAYD_SOCKET, JournalError, JournalGateway, LINES_MAX, type JournalEntry } from '../../../actors/supervisor/host/journal.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { boolean, str, validate } from '../schema.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
@@ -97,24 +101,133 @@ async function diskUsage(call: SupervisorCall, deps: SupervisorDeps) {
   return mountDiskUsage({ name: disk, path: deps.mounts.mountPoint(disk), active: mount.state === 'active', maxDepth });
 }
 
-/** The journal's routes: without systemd-journal-gatewayd, the original's answers for a host without it. */
+/** The journal's routes (supervisor-wire §9): systemd-journal-gatewayd's entries, boots and identifiers. */
 function registerHostLogRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const journal = async () => {
-    if (!(await hostOf(deps).services()).journalGatewayd) return NO_GATEWAY;
-    // Hearth does not read the host journal yet: said plainly rather than answered empty
-    return 'Reading the host journal through systemd-journal-gatewayd is not supported by this supervisor';
+  const gateway = async (): Promise<JournalGateway> => {
+    const host = hostOf(deps);
+    if (!(await host.services()).journalGatewayd) throw new SupervisorError(NO_GATEWAY);
+    return new JournalGateway(host.journalSocket ?? JOURNAL_GATEWAYD_SOCKET);
   };
-  const text = async () => {
-    throw new SupervisorError(await journal(), { plain: true });
+  const asText = (err: unknown): never => {
+    if (err instanceof SupervisorError) throw err.plain ? err : new SupervisorError(err.message, { status: err.status, plain: true });
+    if (err instanceof JournalError) throw new SupervisorError(err.message, { plain: true });
+    throw err;
   };
   for (const base of ['/host/logs', '/host/logs/identifiers/:identifier', '/host/logs/boots/:bootid', '/host/logs/boots/:bootid/identifiers/:identifier']) {
-    api.get(base, text);
-    api.get(`${base}/follow`, text);
+    api.get(base, (call) => gateway().then((g) => journalAnswer(call, g, false)).catch(asText));
+    api.get(`${base}/follow`, (call) => gateway().then((g) => journalAnswer(call, g, true)).catch(asText));
   }
+  const keyed = (err: unknown): never => {
+    if (err instanceof JournalError) throw new SupervisorError(err.message);
+    throw err;
+  };
   api.get('/host/logs/boots', async () => {
-    throw new SupervisorError(await journal());
+    const ids = await (await gateway()).boots().catch(keyed);
+    return { boots: Object.fromEntries(ids.map((id, i) => [String(1 + i - ids.length), id])) };
   });
-  api.get('/host/logs/identifiers', async () => {
-    throw new SupervisorError(await journal());
+  api.get('/host/logs/identifiers', async () => ({ identifiers: await (await gateway()).identifiers().catch(keyed) }));
+}
+
+const ACCEPT_ERROR = 'Invalid content type requested. Only text/plain and text/x-log supported for now.';
+
+/** One journal request as the original makes it, its entries streamed back as text lines. */
+async function journalAnswer(call: SupervisorCall, gateway: JournalGateway, follow: boolean) {
+  const matches: [string, string][] = [];
+  // host logs are verbose whatever is asked; one identifier's are plain
+  let verbose = false;
+  if (call.params.identifier !== undefined) matches.push(['SYSLOG_IDENTIFIER', call.params.identifier]);
+  else {
+    for (const id of DEFAULT_IDENTIFIERS) matches.push(['SYSLOG_IDENTIFIER', id]);
+    verbose = true;
+  }
+  if (call.params.bootid !== undefined) {
+    const b = call.params.bootid;
+    matches.push(['_BOOT_ID', /^[-+]?\d+$/.test(b) ? await gateway.bootAt(Number(b)) : b]);
+  }
+  const accept = call.req.headers.accept;
+  if (accept && !['text/plain', 'text/x-log', '*/*'].includes(accept)) throw new SupervisorError(ACCEPT_ERROR, { plain: true });
+  if (call.query.has('verbose') || accept === 'text/x-log') verbose = true;
+  const noColors = call.query.has('no_colors');
+  let range: string;
+  if (call.query.has('lines')) {
+    const n = linesOf(call.query.get('lines'));
+    range = `entries=:-${n - 1}:${follow ? LINES_MAX : n}`;
+  } else if (call.req.headers.range !== undefined) {
+    const given = call.req.headers.range.trim();
+    if (!/^entries=[^:]*(?::-?\d+)?:\d*$/.test(given)) throw new SupervisorError(`Invalid Range header: ${given}`, { plain: true });
+    range = given.endsWith(':') ? `${given}${LINES_MAX}` : given;
+  } else range = `entries=:-99:${follow ? LINES_MAX : 100}`;
+
+  const res = await gateway.entries(matches, range, follow);
+  if (res.statusCode !== 200) {
+    res.resume();
+    throw new SupervisorError(`systemd-journal-gatewayd answered ${res.statusCode}`, { plain: true });
+  }
+  const parser = new ExportParser();
+  const line = (e: JournalEntry) => {
+    const f = e.fields;
+    const entry = { cursor: e.cursor, realtime: Number(f.__REALTIME_TIMESTAMP ?? 0), hostname: f._HOSTNAME ?? '', identifier: f.SYSLOG_IDENTIFIER ?? '_UNKNOWN_', pid: f._PID ? Number(f._PID) : undefined, message: noColors ? stripColors(f.MESSAGE ?? '') : (f.MESSAGE ?? '') };
+    return `${verbose ? verboseLine(entry) : plainLine(entry)}\n`;
+  };
+  // the headers carry the first entry's cursor: wait for it (or for the end) before answering
+  const pending: JournalEntry[] = [];
+  let ended = false;
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      pending.push(...parser.push(chunk));
+      if (pending.length) done();
+    };
+    const onEnd = () => {
+      pending.push(...parser.end());
+      ended = true;
+      done();
+    };
+    const onError = () => {
+      cleanup();
+      reject(new SupervisorError('Connection reset when trying to fetch data from systemd-journald.', { plain: true }));
+    };
+    const cleanup = () => {
+      res.off('data', onData);
+      res.off('end', onEnd);
+      res.off('error', onError);
+    };
+    const done = () => {
+      cleanup();
+      res.pause();
+      resolve();
+    };
+    res.on('data', onData);
+    res.on('end', onEnd);
+    res.on('error', onError);
   });
+  const headers: Record<string, string> = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Accel-Buffering': 'no' };
+  if (pending.length && pending[0].cursor) headers['X-First-Cursor'] = pending[0].cursor;
+  const stream: HttpStream = {
+    status: 200,
+    headers,
+    open(sink) {
+      if (pending.length && !sink.write(pending.map(line).join(''))) {
+        res.destroy();
+        return () => {};
+      }
+      if (ended) {
+        sink.end();
+        return () => {};
+      }
+      // a gateway that stops mid-stream simply ends the answer
+      res.on('data', (chunk: Buffer) => {
+        const entries = parser.push(chunk);
+        if (entries.length && !sink.write(entries.map(line).join(''))) res.destroy();
+      });
+      res.on('end', () => {
+        const left = parser.end();
+        if (left.length) sink.write(left.map(line).join(''));
+        sink.end();
+      });
+      res.on('error', () => sink.end());
+      res.resume();
+      return () => res.destroy();
+    },
+  };
+  return raw(stream);
 }
