@@ -37,6 +37,7 @@ import { Connectivity, DEFAULT_CONNECTIVITY_URL } from '../actors/supervisor/net
 import { Network } from '../actors/supervisor/network/network.ts';
 import { OperatingSystem } from '../actors/supervisor/os/os.ts';
 import type { SwapFiles } from '../actors/supervisor/os/swap.ts';
+import { LocalHost, type HostSystem } from '../actors/supervisor/host/system.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -85,6 +86,8 @@ export interface SupervisorOptions {
   dockerNetwork?: string;
   /** where swap is read and swappiness written (default /proc/swaps, /proc/sys/vm/swappiness) */
   swapFiles?: SwapFiles;
+  /** the host's tools and services for the host and hardware routes (default: this machine) */
+  hostSystem?: HostSystem;
 }
 
 /** A running supervisor. */
@@ -166,8 +169,9 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const connectivityUrl = options.connectivityUrl === undefined ? DEFAULT_CONNECTIVITY_URL : options.connectivityUrl;
   const connectivity = new Connectivity({ url: () => connectivityUrl, now: () => clock.now(), say: logs.get('hearth.supervisor.network').debug });
   const network = new Network({ engine, connectivity, dockerNetwork: () => options.dockerNetwork ?? 'bridge', say: logs.get('hearth.supervisor.network').info });
+  const hostSystem = options.hostSystem ?? new LocalHost();
   const resolution = new ResolutionCenter({
-    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context,
+    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context, host: hostSystem,
     freeSpaceMinBytes: options.freeSpaceMinBytes,
     interfaces: () => network.interfaces(),
     connectivityEnabled: () => connectivity.enabled,
@@ -180,7 +184,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
   areas.push(ingress);
   await ingress.purgeExpired(context());
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, state: () => state, context, restart: () => restartApi() };
+  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, host: hostSystem, state: () => state, context, restart: () => restartApi() };
   deps.network = network;
   deps.os = new OperatingSystem({ swapFiles: options.swapFiles, say: logs.get('hearth.supervisor.os').warning });
   let listenPort = 0;

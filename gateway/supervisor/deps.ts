@@ -18,6 +18,7 @@ import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.t
 import type { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
 import type { Network } from '../../actors/supervisor/network/network.ts';
 import type { OperatingSystem } from '../../actors/supervisor/os/os.ts';
+import type { HostSystem } from '../../actors/supervisor/host/system.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -60,6 +61,8 @@ export interface SupervisorDeps {
   network?: Network;
   /** the operating system area (swap, data disks; the rest refused on a plain host) */
   os?: OperatingSystem;
+  /** the machine's own tools and services (host and hardware routes; a test hands a stand-in) */
+  host?: HostSystem;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

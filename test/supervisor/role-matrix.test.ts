@@ -6,6 +6,7 @@ import t from 'tap';
 import { startSupervisor, type Supervisor } from '../../bin/supervisor-instance.ts';
 import { supervisorDataDir } from '../helpers/supervisor.ts';
 import { ROLES, type Role } from '../../actors/supervisor/access.ts';
+import { inertHost } from '../helpers/host.ts';
 
 type Who = Role | 'core-container' | 'operator';
 
@@ -79,7 +80,8 @@ t.test('role matrix over every route on both trees', async (t) => {
   const first = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
   await first.settings.section('supervisor', { feature_flags: {} as Record<string, boolean> }).set({ feature_flags: { supervisor_v2_api: true, supervisor_websocket_v2_api: false } }, { id: 'x', parent_id: null, user_id: null });
   await first.stop();
-  let s: Supervisor = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
+  // POST /host/reboot is called with every token: the commands that would change this machine never run
+  let s: Supervisor = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent', hostSystem: inertHost() });
   const port = s.port;
   t.teardown(() => s.stop());
   const ctx = { id: 'x', parent_id: null, user_id: null };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import type { AppConfig } from './repository.ts';
 import { hostnameOf } from './user-settings.ts';
+import type { AppDeviceAccess } from '../hardware/app-devices.ts';
 
 /**
  * How an app's container is made (supervisor-wire §8.6), as far as a plain engine allows: the
@@ -21,6 +22,8 @@ export interface AppContainerInput {
   supervisorUrl: string;
   /** the host ports by container port (`8099/tcp`); null entries are not published */
   network: Record<string, number | null> | null;
+  /** the host devices, cgroup rules and binds the app's hardware needs give it (none when it needs none) */
+  hardware?: AppDeviceAccess;
   /** the app's `/data` on the host */
   dataDir: string;
   /** the supervisor's data directory (share, media, backup, ssl, app_configs live under it) */
@@ -94,6 +97,7 @@ export function containerSpec(i: AppContainerInput): Docker.ContainerCreateOptio
     exposed[port] = {};
     if (host !== null) bindings[port] = [{ HostIp: '', HostPort: String(host) }];
   }
+  binds.push(...(i.hardware?.binds ?? []));
   // the ingress port is reached by the supervisor on the container's address, published or not
   if (c.ingress && c.ingress_port) exposed[`${c.ingress_port}/tcp`] ??= {};
   return {
@@ -115,6 +119,8 @@ export function containerSpec(i: AppContainerInput): Docker.ContainerCreateOptio
       CapAdd: c.privileged.length ? c.privileged : undefined,
       NetworkMode: c.host_network ? 'host' : undefined,
       Tmpfs: c.host_ipc ? undefined : { '/dev/shm': '' },
+      Devices: i.hardware?.devices.length ? i.hardware.devices : undefined,
+      DeviceCgroupRules: i.hardware?.rules.length ? i.hardware.rules : undefined,
       OomScoreAdj: 200,
       RestartPolicy: { Name: 'no' },
     },

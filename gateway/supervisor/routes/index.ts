@@ -15,6 +15,8 @@ import { registerIngressRoutes } from './ingress.ts';
 import { registerMountRoutes } from './mounts.ts';
 import { registerNetworkRoutes } from './network.ts';
 import { registerOsRoutes } from './os.ts';
+import { registerHostRoutes } from './host.ts';
+import { registerHardwareRoutes } from './hardware.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
 export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
@@ -35,4 +37,6 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerMountRoutes(api, deps);
   registerNetworkRoutes(api, deps);
   registerOsRoutes(api, deps);
+  registerHostRoutes(api, deps);
+  registerHardwareRoutes(api, deps);
 }
