@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import type { HostDevice } from './devices.ts';
+import type { AppConfig } from '../apps/repository.ts';
 
 /**
  * The host hardware an app's container is given (supervisor-wire §8.6): each device it declares
@@ -9,15 +10,8 @@ import type { HostDevice } from './devices.ts';
  * not have are left out (the app starts without them), never invented.
  */
 
-export interface AppDeviceNeeds {
-  devices: string[];
-  uart: boolean;
-  usb: boolean;
-  gpio: boolean;
-  video: boolean;
-  udev: boolean;
-  devicetree: boolean;
-}
+/** What an app's config asks of the host's hardware. */
+export type AppDeviceNeeds = Pick<AppConfig, 'devices' | 'uart' | 'usb' | 'gpio' | 'video' | 'udev' | 'devicetree'>;
 
 export interface AppDeviceAccess {
   /** Docker's `HostConfig.Devices` */
