@@ -33,6 +33,10 @@ import { IngressSessions, type IngressUser } from '../actors/supervisor/ingress/
 import { planIngress } from '../gateway/supervisor/ingress-proxy.ts';
 import { Mounts } from '../actors/supervisor/mounts/mounts.ts';
 import { HostMounts, type MountSystem } from '../actors/supervisor/mounts/system.ts';
+import { Plugins } from '../actors/supervisor/plugins/plugins.ts';
+import type { PluginNetworkOptions } from '../actors/supervisor/plugins/network.ts';
+import { registerPluginRoutes } from '../gateway/supervisor/routes/plugins.ts';
+import { SUPERVISOR_VERSION } from '../actors/version.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -75,6 +79,14 @@ export interface SupervisorOptions {
   lookupIngressUser?: (id: string) => Promise<IngressUser | undefined>;
   /** how mounts reach the host's mount table (default: util-linux `mount`/`umount`) */
   mountSystem?: MountSystem;
+  /** install and start the plugins (dns, audio, cli, observer, multicast) at start (default false; `hearth supervisor` sets it) */
+  bootPlugins?: boolean;
+  /** the plugins' container names are this plus the plugin's name (default `hassio_`) */
+  pluginContainerPrefix?: string;
+  /** the plugins' network (default `hassio`, 172.30.32.0/23; tests give each supervisor its own) */
+  pluginNetwork?: PluginNetworkOptions;
+  /** the observer's status page on the host (default 4357) */
+  observerPort?: number;
 }
 
 /** A running supervisor. */
@@ -198,6 +210,19 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
   await deps.store.reload();
   registerStoreRoutes(api, deps);
+  const plugins = new Plugins({
+    log, clock, ids, logs, settings, engine, dataDir,
+    containerPrefix: options.pluginContainerPrefix,
+    network: options.pluginNetwork,
+    observerPort: options.observerPort,
+    jobs: () => jobs,
+    updater: () => updater,
+    resolution: () => resolution,
+    timezone: () => supervisorSettings.get().timezone,
+    status: () => ({ supervisor: state, version: SUPERVISOR_VERSION, supported: resolution.unsupported().length === 0, healthy: resolution.unhealthy().length === 0 }),
+  });
+  deps.plugins = plugins;
+  registerPluginRoutes(api, deps, plugins);
   const apps = new AppManager({
     log, clock, ids, tokens, engine, dataDir, coreDataDir,
     say: logs.get('hearth.supervisor.apps'),
@@ -208,6 +233,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     supervisorUrl: () => `http://supervisor:${listenPort}`,
     timezone: () => supervisorSettings.get().timezone,
     pushPanel: corePanelPush(coreApi, logs.get('hearth.supervisor.apps')),
+    dns: () => plugins.dns.forApps(),
   });
   for await (const r of log.readStreams(apps.streamPrefix, { latest: apps.latestSuffices })) apps.evolve(r);
   areas.push(apps);
@@ -232,8 +258,10 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   say.info(`supervisor running on port ${port}`);
   // in the background: the API answers while the image builds
   const coreBooted = options.bootCore !== false ? core.boot(context()) : Promise.resolve();
+  // the plugins beside the core: the apps need the dns plugin's resolver
+  const pluginsBooted = options.bootPlugins ? plugins.boot(context()) : Promise.resolve();
   // the apps after the core, in the background too
-  if (options.bootApps !== false) void coreBooted.then(() => apps.boot(context()));
+  if (options.bootApps !== false) void Promise.all([coreBooted, pluginsBooted]).then(() => apps.boot(context()));
 
   let stopping: Promise<void> | undefined;
   // a restart keeps the listener (its requests meanwhile are told the state: `stopping`)
@@ -255,6 +283,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
       (stopping ??= (async () => {
         state = 'stopping';
         await core.close();
+        plugins.close();
         await apps.close();
         await discovery.settled();
         await mounts.stop();

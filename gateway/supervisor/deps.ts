@@ -16,6 +16,7 @@ import type { AuthHelper } from '../../actors/supervisor/auth/auth-helper.ts';
 import type { CoreApi } from '../../actors/supervisor/core/api.ts';
 import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.ts';
 import type { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
+import type { Plugins } from '../../actors/supervisor/plugins/plugins.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -54,6 +55,8 @@ export interface SupervisorDeps {
   ingress?: IngressSessions;
   /** the network mounts (CIFS/NFS shares for backups, media and share) */
   mounts?: Mounts;
+  /** the plugins (dns, audio, cli, observer, multicast) */
+  plugins?: Plugins;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

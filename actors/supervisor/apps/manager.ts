@@ -60,6 +60,8 @@ export interface AppManagerOptions {
   startTimeoutMs?: number;
   /** shows or drops an app's ingress panel in the core; never throws */
   pushPanel?: PanelPush;
+  /** the dns plugin's network and address for new containers, null before it is installed */
+  dns?: () => Promise<{ network: string; ip: string } | null>;
 }
 
 type Wanted = 'running' | 'stopped' | 'unknown';
@@ -459,6 +461,10 @@ export class AppManager implements AppsView, Area {
     a.machine.send({ type: 'start' });
     try {
       const dataDir = this.dataDirOf(slug);
+      const dns = (await this.o.dns?.().catch((err) => {
+        this.o.say.warning(`${slug} starts without the dns plugin: ${(err as Error).message}`);
+        return null;
+      })) ?? null;
       const input = (image: string): AppContainerInput => ({
         slug,
         config: a.kept.config,
@@ -471,6 +477,7 @@ export class AppManager implements AppsView, Area {
         dataDir,
         supervisorDataDir: this.o.dataDir,
         coreDataDir: this.o.coreDataDir,
+        dns,
       });
       let image = await this.ensureImage(a);
       await this.removeContainer(a);
