@@ -63,7 +63,7 @@ export class DnsPlugin extends Plugin<DnsSettings> {
     const s = this.section.get();
     return {
       ...this.versionInfo(),
-      host: await this.address(),
+      host: this.address(),
       servers: s.servers,
       locals: await hostResolvers(),
       mdns: s.mdns,

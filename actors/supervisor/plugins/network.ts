@@ -49,7 +49,10 @@ export async function ensurePluginNetwork(docker: Docker, o: PluginNetworkOption
   if (existing) {
     const subnet = existing.IPAM?.Config?.find((c: any) => c.Subnet && !String(c.Subnet).includes(':'))?.Subnet;
     if (!subnet) throw new Error(`the network ${o.name} exists without an IPv4 subnet: the plugins cannot have fixed addresses on it`);
-    return networkOf(o.name, subnet);
+    const actual = networkOf(o.name, subnet);
+    // the plugins' fixed addresses are planned from the configured subnet
+    if (actual.subnet !== networkOf(o.name, o.subnet).subnet) throw new Error(`the network ${o.name} exists with subnet ${actual.subnet}, not the plugins' ${o.subnet}: remove it or configure its subnet`);
+    return actual;
   }
   const net = networkOf(o.name, o.subnet);
   try {

@@ -42,6 +42,9 @@ export interface PluginOptions {
   settings: Settings;
   engine: Engine;
   containerName: string;
+  /** the network as configured (the plugins' addresses), known without asking the engine */
+  planned: PluginNetwork;
+  /** the network on the engine, made on first use */
   network(): Promise<PluginNetwork>;
   jobs(): Jobs | undefined;
   updater(): UpdaterView | undefined;
@@ -98,8 +101,8 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   }
 
   /** The plugin's address on the plugin network (null for a plugin on the host's network). */
-  async address(): Promise<string | null> {
-    return this.spec.hostPart === null ? null : (await this.o.network()).address(this.spec.hostPart);
+  address(): string | null {
+    return this.spec.hostPart === null ? null : this.o.planned.address(this.spec.hostPart);
   }
 
   async inspect(): Promise<Docker.ContainerInspectInfo | null> {
@@ -231,7 +234,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
       info = await this.inspect();
     }
     await this.docker.getContainer(this.containerName).start();
-    await this.record(type, { version: this.version(), address: await this.address() }, context);
+    await this.record(type, { version: this.version(), address: this.address() }, context);
   }
 
   private async create(binds: string[]): Promise<void> {

@@ -10,7 +10,7 @@ import type { Resolution } from '../resolution/types.ts';
 import type { UpdaterView } from '../updater/types.ts';
 import { DnsPlugin } from './dns.ts';
 import { Plugin, type PluginOptions, type PluginVersionInfo } from './plugin.ts';
-import { DEFAULT_PLUGIN_NETWORK, ensurePluginNetwork, type PluginNetwork, type PluginNetworkOptions } from './network.ts';
+import { DEFAULT_PLUGIN_NETWORK, ensurePluginNetwork, networkOf, type PluginNetwork, type PluginNetworkOptions } from './network.ts';
 import { OBSERVER_PORT, PLUGIN_NAMES, type PluginName } from './specs.ts';
 
 /**
@@ -59,8 +59,11 @@ export class Plugins {
   readonly observer: Plugin;
   readonly multicast: Plugin;
   private networkPending?: Promise<PluginNetwork>;
+  private readonly planned: PluginNetwork;
 
   constructor(private readonly o: PluginsOptions) {
+    const net = o.network ?? DEFAULT_PLUGIN_NETWORK;
+    this.planned = networkOf(net.name, net.subnet);
     const prefix = o.containerPrefix ?? 'hassio_';
     const base = (name: PluginName): PluginOptions => ({
       name,
@@ -71,6 +74,7 @@ export class Plugins {
       settings: o.settings,
       engine: o.engine,
       containerName: `${prefix}${name}`,
+      planned: this.planned,
       network: () => this.network(),
       jobs: o.jobs,
       updater: o.updater,
@@ -113,12 +117,12 @@ export class Plugins {
     }
   }
 
-  async audioInfo(): Promise<AudioInfo> {
-    return { ...this.audio.versionInfo(), host: await this.audio.address(), audio: { card: [], input: [], output: [], application: [] } };
+  audioInfo(): AudioInfo {
+    return { ...this.audio.versionInfo(), host: this.audio.address(), audio: { card: [], input: [], output: [], application: [] } };
   }
 
-  async observerInfo(): Promise<{ host: string | null } & PluginVersionInfo> {
-    return { host: await this.observer.address(), ...this.observer.versionInfo() };
+  observerInfo(): { host: string | null } & PluginVersionInfo {
+    return { host: this.observer.address(), ...this.observer.versionInfo() };
   }
 
   close(): void {
@@ -129,7 +133,7 @@ export class Plugins {
   private async addresses(): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const p of this.all()) {
-      const ip = await p.address();
+      const ip = p.address();
       if (ip) out[p.name] = ip;
     }
     return out;
