@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,9 +21,30 @@ const RESOLVER_SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'resolver.
 /** The image name without tag of a plugin. */
 export const pluginImage = (name: PluginName) => `hearth/${name}`;
 
-function labels(name: PluginName, version: string): Record<string, string> {
+function labels(name: PluginName, version: string, digest: string): Record<string, string> {
   const { arch } = hostArch();
-  return { 'io.hass.version': version, 'io.hass.arch': arch, 'io.hass.type': 'plugin', 'io.hass.name': name };
+  return { 'io.hass.version': version, 'io.hass.arch': arch, 'io.hass.type': 'plugin', 'io.hass.name': name, 'hearth.source': digest };
+}
+
+/**
+ * What a plugin's image is made from (the resolver's source, the busybox plugin's command and
+ * files, node's version): an image of the same tag made from something else is made again.
+ */
+async function sourceDigest(name: PluginName): Promise<string> {
+  const hash = createHash('sha256');
+  if (name === 'dns') hash.update(await readFile(RESOLVER_SOURCE)).update(process.version);
+  else hash.update(JSON.stringify(PLUGIN_SPECS[name])).update(APP_BASE_IMAGE);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The `hearth.source` label of an image; null when it has none or is not there. */
+async function sourceLabel(docker: Docker, ref: string): Promise<string | null> {
+  try {
+    return (await docker.getImage(ref).inspect()).Config?.Labels?.['hearth.source'] ?? null;
+  } catch (err: any) {
+    if (err?.statusCode === 404) return null;
+    throw err;
+  }
 }
 
 /** The resolver as JavaScript (types stripped by esbuild, which tsx brings). */
@@ -32,7 +54,7 @@ async function resolverScript(): Promise<string> {
   return out.code;
 }
 
-async function buildDnsImage(docker: Docker, version: string): Promise<void> {
+async function buildDnsImage(docker: Docker, version: string, digest: string): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'hearth-dns-rootfs-'));
   try {
     for (const d of ['tmp', 'config', 'plugin', 'etc']) await mkdir(join(root, d), { recursive: true });
@@ -45,7 +67,7 @@ async function buildDnsImage(docker: Docker, version: string): Promise<void> {
       'ENV PATH=/usr/bin:/bin',
       'EXPOSE 53/udp',
       'CMD ["node","/plugin/resolver.mjs"]',
-      `LABEL ${Object.entries(labels('dns', version))
+      `LABEL ${Object.entries(labels('dns', version, digest))
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')}`,
     ];
@@ -56,7 +78,7 @@ async function buildDnsImage(docker: Docker, version: string): Promise<void> {
 }
 
 /** A busybox plugin: the base image, the plugin's files, its command. */
-async function buildBusyboxImage(docker: Docker, name: PluginName, version: string, say: (line: string) => void): Promise<void> {
+async function buildBusyboxImage(docker: Docker, name: PluginName, version: string, digest: string, say: (line: string) => void): Promise<void> {
   await ensureBaseImage(docker, say);
   const spec = PLUGIN_SPECS[name];
   const dir = await mkdtemp(join(tmpdir(), `hearth-${name}-build-`));
@@ -69,7 +91,7 @@ async function buildBusyboxImage(docker: Docker, name: PluginName, version: stri
     const dockerfile = [`FROM ${APP_BASE_IMAGE}`, Object.keys(files).length ? 'COPY files/ /' : '', `CMD ${JSON.stringify(spec.command)}`].filter(Boolean).join('\n');
     await writeFile(join(dir, 'Dockerfile'), `${dockerfile}\n`);
     const { stream, done } = tarOf(dir);
-    const progress = (await docker.buildImage(stream as any, { t: `${pluginImage(name)}:${version}`, rm: true, forcerm: true, labels: labels(name, version) } as any)) as unknown as NodeJS.ReadableStream;
+    const progress = (await docker.buildImage(stream as any, { t: `${pluginImage(name)}:${version}`, rm: true, forcerm: true, labels: labels(name, version, digest) } as any)) as unknown as NodeJS.ReadableStream;
     const answer = await streamToText(progress);
     await done;
     const { error } = readProgress(answer);
@@ -87,12 +109,16 @@ export function ensurePluginImage(docker: Docker, name: PluginName, version: str
   const pending = building.get(ref);
   if (pending) return pending;
   const work = (async () => {
-    if (await imageExists(docker, ref)) return false;
+    const digest = await sourceDigest(name);
+    if ((await sourceLabel(docker, ref)) === digest) return false;
     const started = Date.now();
-    if (name === 'dns') await buildDnsImage(docker, version);
-    else await buildBusyboxImage(docker, name, version, say);
+    const previous = await docker.getImage(ref).inspect().then((i) => i.Id, () => null);
+    if (name === 'dns') await buildDnsImage(docker, version, digest);
+    else await buildBusyboxImage(docker, name, version, digest, say);
     if (!(await imageExists(docker, ref))) throw new Error(`HEARTH_PLUGIN_IMAGE: the engine did not keep ${ref}`);
     say(`built ${ref} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // the image the tag named before is left untagged: gone unless a container still uses it
+    if (previous) await docker.getImage(previous).remove().catch(() => {});
     return true;
   })().finally(() => building.delete(ref));
   building.set(ref, work);
