@@ -133,6 +133,20 @@ t.test('the five plugins run as containers: info, stats, logs on both trees, the
   t.equal((await s.json('POST', '/audio/volume/sideways', { body: { index: 0, volume: 1 } })).status, 404);
   t.same((await s.json('POST', '/audio/reload')).body, { result: 'ok', data: {} });
   t.same((await s.json('POST', '/audio/restart')).body, { result: 'ok', data: {} });
+
+  // the watchdog, as for the core: a plugin's container killed behind the supervisor's back runs again
+  await docker('kill', `${prefix}cli`);
+  const cliRecords = async () => {
+    const out: Array<{ type: string; data: any }> = [];
+    for await (const r of s.supervisor.log.readStreams('plugins/cli')) out.push({ type: r.type, data: r.data });
+    return out;
+  };
+  const cli = await eventually(async () => {
+    const records = await cliRecords();
+    return records.at(-1)?.type === 'plugin_restarted' ? records : undefined;
+  }, 30_000);
+  t.equal(await docker('inspect', '-f', '{{.State.Running}}', `${prefix}cli`), 'true', 'running again');
+  t.match(cli.slice(-2), [{ type: 'plugin_crashed', data: { exit_code: 137 } }, { type: 'plugin_restarted', data: { attempt: 1, exit_code: 137 } }], 'the crash and the restart recorded');
 });
 
 t.test('the dns plugin resolves for apps: other apps, the supervisor, an upstream; options, restart, reset', async (t) => {
