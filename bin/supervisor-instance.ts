@@ -219,6 +219,8 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     updater: () => updater,
     resolution: () => resolution,
     timezone: () => supervisorSettings.get().timezone,
+    tokens,
+    supervisorUrl: () => `http://supervisor:${listenPort}`,
     status: () => ({ supervisor: state, version: SUPERVISOR_VERSION, supported: resolution.unsupported().length === 0, healthy: resolution.unhealthy().length === 0 }),
   });
   deps.plugins = plugins;

@@ -89,6 +89,14 @@ t.test('the five plugins run as containers: info, stats, logs on both trees, the
   t.equal(await docker('inspect', '-f', '{{.HostConfig.NetworkMode}}', `${prefix}multicast`), 'host');
   t.equal(await docker('inspect', '-f', '{{.Config.Image}}', `${prefix}dns`), `hearth/dns:${CORE_VERSION}`);
 
+  // the cli acts for the host with a token of its own; the observer's token reads only
+  const inside = (plugin: string, method: 'GET' | 'POST', path: string) =>
+    docker('exec', `${prefix}${plugin}`, 'sh', '-c', `wget -q -O- ${method === 'POST' ? "--post-data '{}' " : ''}--header "Authorization: Bearer $SUPERVISOR_TOKEN" "$SUPERVISOR${path}" 2>&1; echo " exit=$?"`);
+  t.match(await inside('cli', 'GET', '/supervisor/info'), /^\{"result":"ok".* exit=0$/s);
+  t.match(await inside('cli', 'POST', '/supervisor/options'), /"result":"ok".* exit=0$/s, 'the cli may change things');
+  t.match(await inside('observer', 'GET', '/supervisor/info'), /^\{"result":"ok".* exit=0$/s);
+  t.match(await inside('observer', 'POST', '/supervisor/options'), /403 Forbidden.* exit=1$/s, 'the observer may not');
+
   const page = await eventually(async () => {
     const res = await fetch(`http://127.0.0.1:${observerPort}/`).catch(() => null);
     return res?.status === 200 ? res.text() : undefined;

@@ -54,6 +54,8 @@ export interface PluginOptions {
   prepare?(): Promise<string[]>;
   /** the observer's port on the host */
   hostPort?: number;
+  /** more environment for a new container (the cli's and the observer's token), asked at each creation */
+  environment?(context: Context): Promise<string[]>;
   /** the pause between the watchdog's attempts (default 10 s) */
   watchdogPauseMs?: number;
 }
@@ -230,14 +232,14 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
     let info = await this.inspect();
     if (info?.State?.Running) return;
     if (!info) {
-      await this.create(binds);
+      await this.create(binds, context);
       info = await this.inspect();
     }
     await this.docker.getContainer(this.containerName).start();
     await this.record(type, { version: this.version(), address: this.address() }, context);
   }
 
-  private async create(binds: string[]): Promise<void> {
+  private async create(binds: string[], context: Context): Promise<void> {
     const version = this.version() ?? CORE_VERSION;
     await ensurePluginImage(this.docker, this.name, version, (l) => this.o.say.info(l));
     const hostNetwork = this.spec.hostPart === null;
@@ -250,12 +252,14 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
       name: this.containerName,
       Hostname: hostNetwork ? undefined : `hassio-${this.name}`,
       Image: `${pluginImage(this.name)}:${version}`,
-      Env: [`TZ=${this.o.timezone()}`],
+      Env: [`TZ=${this.o.timezone()}`, ...((await this.o.environment?.(context)) ?? [])],
       Labels: { supervisor_managed: '', 'io.hass.type': 'plugin', 'io.hass.name': this.name },
       ...ports,
       StopTimeout: 10,
       HostConfig: {
         Binds: binds,
+        // the supervisor listens on the host, which is the network's gateway
+        ExtraHosts: network ? [`supervisor:${network.gateway}`, `hassio:${network.gateway}`] : ['supervisor:127.0.0.1', 'hassio:127.0.0.1'],
         NetworkMode: hostNetwork ? 'host' : network!.name,
         PortBindings: this.name === 'observer' ? { [`${OBSERVER_PORT}/tcp`]: [{ HostIp: '', HostPort: String(this.o.hostPort ?? OBSERVER_PORT) }] } : undefined,
         Init: false,

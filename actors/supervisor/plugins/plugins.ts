@@ -4,6 +4,8 @@ import type { Clock, Ids } from '../../clock.ts';
 import type { Logs } from '../../logging/logs.ts';
 import type { Context, EventLog } from '../../../store/types.ts';
 import type { Settings } from '../settings.ts';
+import type { Tokens } from '../tokens.ts';
+import type { Role } from '../access.ts';
 import type { Engine } from '../docker/engine.ts';
 import type { Jobs } from '../jobs/types.ts';
 import type { Resolution } from '../resolution/types.ts';
@@ -44,6 +46,9 @@ export interface PluginsOptions {
   resolution(): Resolution | undefined;
   timezone(): string;
   status(): ObserverStatus;
+  tokens: Tokens;
+  /** the supervisor's URL as the plugins reach it (env SUPERVISOR) */
+  supervisorUrl(): string;
 }
 
 /** The audio plugin's info on a host without a sound server: the topology lists are empty (§11.2). */
@@ -83,8 +88,9 @@ export class Plugins {
     });
     this.dns = new DnsPlugin({ ...base('dns'), dataDir: o.dataDir, pluginAddresses: () => this.addresses() });
     this.audio = new Plugin(base('audio'));
-    this.cli = new Plugin(base('cli'));
-    this.observer = new Plugin({ ...base('observer'), hostPort: o.observerPort ?? OBSERVER_PORT, prepare: () => this.writeStatusPage() });
+    // the cli acts for the host (full access); the observer only reads (the info paths)
+    this.cli = new Plugin({ ...base('cli'), environment: (ctx) => this.apiEnvironment('cli', 'admin', ctx) });
+    this.observer = new Plugin({ ...base('observer'), hostPort: o.observerPort ?? OBSERVER_PORT, prepare: () => this.writeStatusPage(), environment: (ctx) => this.apiEnvironment('observer', 'default', ctx) });
     this.multicast = new Plugin(base('multicast'));
   }
 
@@ -127,6 +133,18 @@ export class Plugins {
 
   close(): void {
     for (const p of this.all()) p.close();
+  }
+
+  /**
+   * A new token for the plugin's new container (the original makes one whenever it installs the
+   * plugin), the previous one revoked, with the supervisor's URL.
+   */
+  private async apiEnvironment(name: PluginName, role: Role, context: Context): Promise<string[]> {
+    const tokenName = `plugin_${name}`;
+    for (const e of this.o.tokens.list()) if (e.name === tokenName && e.kind === 'app') await this.o.tokens.revoke(e.id, context);
+    const token = await this.o.tokens.issue({ name: tokenName, kind: 'app', role }, context);
+    const url = this.o.supervisorUrl();
+    return [`SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `SUPERVISOR=${url}`, `HASSIO=${url}`];
   }
 
   /** The network's plugins by name and address (what the dns plugin answers for them). */
