@@ -57,6 +57,8 @@ export interface AudioInfo extends PluginVersionInfo {
   audio: { card: unknown[]; input: unknown[]; output: unknown[]; application: unknown[] };
 }
 
+const STATUS_PAGE_EVERY_MS = 30_000;
+
 export class Plugins {
   readonly dns: DnsPlugin;
   readonly audio: Plugin;
@@ -65,6 +67,7 @@ export class Plugins {
   readonly multicast: Plugin;
   private networkPending?: Promise<PluginNetwork>;
   private readonly planned: PluginNetwork;
+  private statusTimer?: NodeJS.Timeout;
 
   constructor(private readonly o: PluginsOptions) {
     const net = o.network ?? DEFAULT_PLUGIN_NETWORK;
@@ -121,6 +124,8 @@ export class Plugins {
     for (const plugin of [this.dns, this.audio, this.cli, this.observer, this.multicast]) {
       await plugin.boot(context).catch((err) => say.error(`the ${plugin.name} plugin could not be started: ${(err as Error).message}`));
     }
+    // the page says how the supervisor is now, not how it was when the observer started
+    this.statusTimer ??= setInterval(() => void this.writeStatusPage().catch(() => {}), STATUS_PAGE_EVERY_MS).unref();
   }
 
   audioInfo(): AudioInfo {
@@ -132,6 +137,7 @@ export class Plugins {
   }
 
   close(): void {
+    clearInterval(this.statusTimer);
     for (const p of this.all()) p.close();
   }
 

@@ -19,7 +19,7 @@ const TYPE_A = 1;
 const CLASS_IN = 1;
 
 interface ResolverConfig {
-  /** upstream IPv4 addresses, asked in this order */
+  /** upstream IPv4 addresses (port 53, or `<ip>:<port>`), asked in this order */
   upstreams: string[];
 }
 
@@ -121,6 +121,7 @@ function local(name: string): string | 'nxdomain' | null {
 /** Asks each upstream in turn; the first answer wins. */
 async function forward(query: Buffer, upstreams: string[]): Promise<Buffer | null> {
   for (const server of upstreams) {
+    const [host, port] = server.split(':');
     const answer = await new Promise<Buffer | null>((resolve) => {
       const socket = createSocket('udp4');
       const done = (value: Buffer | null) => {
@@ -131,7 +132,7 @@ async function forward(query: Buffer, upstreams: string[]): Promise<Buffer | nul
       const timer = setTimeout(() => done(null), UPSTREAM_TIMEOUT_MS);
       socket.on('message', (msg) => done(msg));
       socket.on('error', () => done(null));
-      socket.send(query, 53, server);
+      socket.send(query, port ? Number(port) : 53, host);
     });
     if (answer) return answer;
     say(`upstream ${server} did not answer`);
