@@ -46,7 +46,10 @@ async function withPlugins(t: Test) {
   const dataDir = await supervisorDataDir();
   await writeLocalApp(dataDir, 'alpha');
   await writeLocalApp(dataDir, 'beta');
-  const options = { dataDir, appContainerPrefix: prefix, pluginContainerPrefix: prefix, pluginNetwork: network, observerPort, bootApps: false };
+  // the channel document names no plugin version: each is installed at this Hearth's own
+  const channel = join(dataDir, 'channel.json');
+  await writeFile(channel, JSON.stringify({ channel: 'stable', supervisor: CORE_VERSION, core: { default: CORE_VERSION } }));
+  const options = { dataDir, appContainerPrefix: prefix, pluginContainerPrefix: prefix, pluginNetwork: network, observerPort, bootApps: false, updaterUrl: channel };
   const first = await startTestSupervisor(t, options);
   t.equal((await first.json('POST', '/supervisor/options', { body: { feature_flags: { supervisor_v2_api: true } } })).status, 200);
   await first.supervisor.stop();
@@ -56,11 +59,11 @@ async function withPlugins(t: Test) {
   for (const name of ['dns', 'audio', 'cli', 'observer', 'multicast']) {
     await eventually(async () => (await s.json('GET', `/${name}/stats`)).status === 200, 120_000);
   }
-  return { s, prefix, network, net, observerPort };
+  return { s, prefix, network, net, observerPort, channel };
 }
 
 t.test('the five plugins run as containers: info, stats, logs on both trees, the observer page, updates', async (t) => {
-  const { s, prefix, net, observerPort } = await withPlugins(t);
+  const { s, prefix, net, observerPort, channel } = await withPlugins(t);
 
   for (const tree of ['', '/v2']) {
     const dns = await s.json('GET', `${tree}/dns/info`);
@@ -120,6 +123,16 @@ t.test('the five plugins run as containers: info, stats, logs on both trees, the
   t.same((await s.json('POST', '/cli/update', { body: { version: CORE_VERSION } })).body, { result: 'ok', data: {} });
   t.same((await s.json('POST', '/observer/update')).body, { result: 'ok', data: {} }, 'the latest is the one in use');
   t.same((await s.json('POST', '/multicast/update', { body: { version: 3 } })).body, { result: 'error', message: "expected str @ data['version']. Got 3" });
+
+  // the channel moves on (read again at once rather than after the 30 s throttle): an update is offered, then made
+  await writeFile(channel, JSON.stringify({ channel: 'stable', supervisor: CORE_VERSION, core: { default: CORE_VERSION }, observer: '2026.12.1' }));
+  await s.supervisor.updater.reload({ force: true });
+  t.same((await s.json('GET', '/v2/observer/info')).body.data, { host: net.address(6), version: CORE_VERSION, version_latest: '2026.12.1', update_available: true });
+  t.same((await s.json('POST', '/observer/update')).body, { result: 'ok', data: {} });
+  t.same((await s.json('GET', '/observer/info')).body.data, { host: net.address(6), version: '2026.12.1', version_latest: '2026.12.1', update_available: false });
+  t.equal(await docker('inspect', '-f', '{{.Config.Image}} {{.State.Running}}', `${prefix}observer`), 'hearth/observer:2026.12.1 true');
+  t.teardown(() => docker('rmi', '-f', 'hearth/observer:2026.12.1').catch(() => ''));
+  t.equal(await eventually(async () => (await fetch(`http://127.0.0.1:${observerPort}/`).catch(() => null))?.status), 200, 'the page again');
 
   // another version is made here and the container made anew from it
   const before = await docker('inspect', '-f', '{{.Id}}', `${prefix}multicast`);
