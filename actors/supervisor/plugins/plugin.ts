@@ -9,6 +9,8 @@ import type { Resolution } from '../resolution/types.ts';
 import type { UpdaterView } from '../updater/types.ts';
 import { SupervisorError } from '../errors.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
+import { createActor } from 'xstate';
+import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
 import { isNewer } from '../updater/updater.ts';
 import { CORE_VERSION } from '../../version.ts';
 import { ensurePluginImage, pluginImage } from './images.ts';
@@ -74,6 +76,8 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   private wanted: Wanted = 'unknown';
   private readonly deaths: DieEvents;
   private closed = false;
+  /** the core's restart budget, one per plugin */
+  private readonly watchdog = createActor(watchdogMachine).start();
 
   constructor(
     protected readonly o: PluginOptions,
@@ -198,6 +202,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   close(): void {
     this.closed = true;
     this.deaths.close();
+    this.watchdog.stop();
   }
 
   /** Removes the container (tests and uninstall-like cleanups). */
@@ -284,6 +289,12 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
     const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
     this.o.say.warning(`the ${this.name} plugin's container ${this.containerName} died with exit code ${exitCode}`);
     await this.record('plugin_crashed', { exit_code: exitCode, version: this.version() }, context);
+    this.watchdog.send({ type: 'crash', at: this.o.clock.now() });
+    if (this.watchdog.getSnapshot().value === 'givenUp') {
+      this.o.say.error(`watchdog: more than 10 restarts of the ${this.name} plugin in 30 minutes, not restarting it`);
+      await this.record('watchdog_gave_up', { reason: 'rate' }, context);
+      return;
+    }
     const work = async () => {
       for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
         try {
