@@ -155,6 +155,11 @@ t.test('the five plugins run as containers: info, stats, logs on both trees, the
   t.same((await s.json('POST', '/audio/reload')).body, { result: 'ok', data: {} });
   t.same((await s.json('POST', '/audio/restart')).body, { result: 'ok', data: {} });
 
+  // a plugin's image lost: the repair makes it again
+  await docker('rmi', '-f', `hearth/cli:${CORE_VERSION}`);
+  t.same((await s.json('POST', '/supervisor/repair')).body, { result: 'ok', data: {} });
+  t.equal(await docker('image', 'inspect', '-f', '{{index .Config.Labels "io.hass.name"}}', `hearth/cli:${CORE_VERSION}`), 'cli', 'the image is there again');
+
   // the watchdog, as for the core: a plugin's container killed behind the supervisor's back runs again
   await docker('kill', `${prefix}cli`);
   const cliRecords = async () => {

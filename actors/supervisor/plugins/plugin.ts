@@ -198,6 +198,13 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
     else await work();
   }
 
+  /** Makes the installed version's image again when it is missing or stale (`/supervisor/repair`); true when it did. */
+  async repair(): Promise<boolean> {
+    const version = this.version();
+    if (version === null) return false;
+    return ensurePluginImage(this.docker, this.name, version, (l) => this.o.say.info(l));
+  }
+
   /** Stops following the engine (the container keeps running, as the original's plugins do). */
   close(): void {
     this.closed = true;
