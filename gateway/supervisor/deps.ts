@@ -19,6 +19,7 @@ import type { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
 import type { Network } from '../../actors/supervisor/network/network.ts';
 import type { OperatingSystem } from '../../actors/supervisor/os/os.ts';
 import type { HostSystem } from '../../actors/supervisor/host/system.ts';
+import type { Plugins } from '../../actors/supervisor/plugins/plugins.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
 export interface SupervisorDeps {
@@ -63,6 +64,8 @@ export interface SupervisorDeps {
   os?: OperatingSystem;
   /** the machine's own tools and services (host and hardware routes; a test hands a stand-in) */
   host?: HostSystem;
+  /** the plugins (dns, audio, cli, observer, multicast) */
+  plugins?: Plugins;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */
   restart(): void;
 }

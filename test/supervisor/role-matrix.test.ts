@@ -92,6 +92,12 @@ t.test('role matrix over every route on both trees', async (t) => {
 
   const table = s.api.table();
   t.ok(table.some((e) => e.tree === 'v2'), 'the /v2 tree is served');
+  // §4.7: every plugin route is in the table on both trees (the info-path and manager rules cover them)
+  const pluginRoutes = ['GET /dns/info', 'GET /dns/stats', 'POST /dns/update', 'POST /dns/options', 'POST /dns/restart', 'POST /dns/reset', 'GET /dns/logs', 'GET /audio/info', 'GET /audio/stats', 'POST /audio/update', 'POST /audio/restart', 'POST /audio/reload', 'POST /audio/profile', 'POST /audio/volume/:source', 'POST /audio/volume/:source/application', 'POST /audio/mute/:source', 'POST /audio/mute/:source/application', 'POST /audio/default/:source', 'GET /audio/logs', 'GET /cli/info', 'GET /cli/stats', 'POST /cli/update', 'GET /observer/info', 'GET /observer/stats', 'POST /observer/update', 'GET /multicast/info', 'GET /multicast/stats', 'POST /multicast/update', 'POST /multicast/restart', 'GET /multicast/logs'];
+  for (const tree of ['v1', 'v2'] as const) {
+    const served = new Set(table.filter((e) => e.tree === tree).map((e) => `${e.method} ${tree === 'v2' ? e.path.slice(3) : e.path}`));
+    t.same(pluginRoutes.filter((r) => !served.has(r)), [], `every plugin route on ${tree}`);
+  }
   const base = `http://127.0.0.1:${port}`;
   const call = async (method: string, path: string, token?: string) => {
     const ctrl = new AbortController();

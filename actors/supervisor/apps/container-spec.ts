@@ -30,6 +30,8 @@ export interface AppContainerInput {
   supervisorDataDir: string;
   /** the core's configuration directory (map `config`, `homeassistant_config`) */
   coreDataDir: string;
+  /** the dns plugin, once installed: the app joins its network and resolves through it (§8.6) */
+  dns?: { network: string; ip: string } | null;
 }
 
 /** Where each map type is mounted by default, and where it lives on the host. */
@@ -100,6 +102,8 @@ export function containerSpec(i: AppContainerInput): Docker.ContainerCreateOptio
   binds.push(...(i.hardware?.binds ?? []));
   // the ingress port is reached by the supervisor on the container's address, published or not
   if (c.ingress && c.ingress_port) exposed[`${c.ingress_port}/tcp`] ??= {};
+  // on the plugin network the dns plugin answers the other apps' hostnames (host-network apps use the host's)
+  const dns = c.host_network ? null : (i.dns ?? null);
   return {
     name: i.name,
     Hostname: c.host_uts ? undefined : hostnameOf(i.slug),
@@ -117,7 +121,8 @@ export function containerSpec(i: AppContainerInput): Docker.ContainerCreateOptio
       ExtraHosts: ['supervisor:host-gateway', 'hassio:host-gateway'],
       Init: c.init,
       CapAdd: c.privileged.length ? c.privileged : undefined,
-      NetworkMode: c.host_network ? 'host' : undefined,
+      NetworkMode: c.host_network ? 'host' : dns?.network,
+      ...(dns ? { Dns: [dns.ip], DnsSearch: ['local.hass.io'], DnsOptions: ['timeout:10'] } : {}),
       Tmpfs: c.host_ipc ? undefined : { '/dev/shm': '' },
       Devices: i.hardware?.devices.length ? i.hardware.devices : undefined,
       DeviceCgroupRules: i.hardware?.rules.length ? i.hardware.rules : undefined,

@@ -62,6 +62,8 @@ export interface AppManagerOptions {
   startTimeoutMs?: number;
   /** shows or drops an app's ingress panel in the core; never throws */
   pushPanel?: PanelPush;
+  /** the dns plugin's network and address for new containers, null before it is installed */
+  dns?: () => Promise<{ network: string; ip: string } | null>;
 }
 
 type Wanted = 'running' | 'stopped' | 'unknown';
@@ -471,6 +473,10 @@ export class AppManager implements AppsView, Area {
     try {
       const dataDir = this.dataDirOf(slug);
       const hardware = await this.hardwareOf(a.kept.config);
+      const dns = (await this.o.dns?.().catch((err) => {
+        this.o.say.warning(`${slug} starts without the dns plugin: ${(err as Error).message}`);
+        return null;
+      })) ?? null;
       const input = (image: string): AppContainerInput => ({
         slug,
         config: a.kept.config,
@@ -484,6 +490,7 @@ export class AppManager implements AppsView, Area {
         supervisorDataDir: this.o.dataDir,
         coreDataDir: this.o.coreDataDir,
         hardware,
+        dns,
       });
       let image = await this.ensureImage(a);
       await this.removeContainer(a);
