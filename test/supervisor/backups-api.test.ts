@@ -292,3 +292,23 @@ t.test('a large download is streamed from the file at the reader\'s pace, byte f
   const head = await s.call('HEAD', `/backups/${made.slug}/download`);
   t.same([head.status, head.headers.get('content-type'), (await head.arrayBuffer()).byteLength], [200, 'application/tar', 0], 'HEAD: the headers without the file');
 });
+
+t.test(".cloud_backup: the core's own folder, for the core alone, not listed when it is the only copy", async (t) => {
+  const s = await startTestSupervisor(t);
+  await seedFolders(s.dataDir);
+  const core = (await s.supervisor.tokens.rotateCore({ id: 'x', parent_id: null, user_id: null })).token;
+  const made = await s.json('POST', '/backups/new/partial', { token: core, body: { name: 'Cloud', folders: ['ssl'], location: '.cloud_backup', password: 'pw' } });
+  t.equal(made.status, 200, JSON.stringify(made.body));
+  const slug = made.body.data.slug;
+  t.ok((await readdir(join(s.dataDir, 'core', 'backup'))).includes(`${slug}.tar`), 'in <data>/core/backup');
+  const reader = await BackupReader.open(join(s.dataDir, 'core', 'backup', `${slug}.tar`));
+  t.equal(reader.meta.protected, true);
+  t.same((await s.json('GET', '/backups')).body.data.backups, [], 'only in the core\'s folder: not listed');
+  t.match((await s.json('GET', `/backups/${slug}/info`)).body.data, { location: '.cloud_backup', locations: ['.cloud_backup'], location_attributes: { '.cloud_backup': { protected: true } } });
+  const byOperator = await s.call('GET', `/backups/${slug}/download`);
+  t.same([byOperator.status, await byOperator.text()], [403, '403: Forbidden']);
+  t.equal((await s.call('GET', `/backups/${slug}/download`, { token: core })).status, 200);
+  t.equal((await s.call('DELETE', `/backups/${slug}`)).status, 403, 'the operator may not remove the core\'s copy');
+  t.equal((await s.json('DELETE', `/backups/${slug}`, { token: core })).status, 200);
+  t.same(await readdir(join(s.dataDir, 'core', 'backup')), []);
+});
