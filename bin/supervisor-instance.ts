@@ -301,6 +301,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     deps,
     stop: () =>
       (stopping ??= (async () => {
+        await backups.close();
         state = 'stopping';
         connectivity.stop();
         await core.close();

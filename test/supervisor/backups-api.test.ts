@@ -190,6 +190,12 @@ t.test('one backup at a time; freeze and thaw; a frozen system refuses a backup'
   t.equal((await s.json('GET', '/info')).body.data.state, 'running', 'thawed by the timeout');
   const names = (await s.json('GET', '/jobs/info')).body.data.jobs.map((j: any) => j.name);
   t.ok(names.includes('backup_manager_freeze_all') && names.includes('backup_manager_thaw_all'), names.join(','));
+
+  // a stop while frozen thaws first instead of waiting for the timeout
+  t.equal((await s.json('POST', '/backups/freeze', { body: { timeout: 600 } })).status, 200);
+  const stopped = Date.now();
+  await s.supervisor.stop();
+  t.ok(Date.now() - stopped < 30_000, 'stopped without waiting for the thaw timeout');
 });
 
 t.test('not enough free space: the original error and the free_space issue', async (t) => {

@@ -96,7 +96,9 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
   const path = join(dir, fileName);
   const release = manager.claim(jobName);
   let jobId = '';
+  let started = false;
   const work = async (job: JobHandle) => {
+    started = true;
     jobId = job.uuid;
     job.validated();
     try {
@@ -119,6 +121,7 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
   try {
     return await runInBackground(manager.deps.jobs, { name: jobName, reference: slug, keep: true, context: request.context }, work, request.background, { validates: true });
   } catch (err) {
+    if (!started) release();
     if (err instanceof SupervisorError && !jobId) throw err;
     throw new SupervisorError(`An error occurred while making backup, check job '${jobId}' or supervisor logs for details`, { jobId });
   }
