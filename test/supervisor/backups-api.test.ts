@@ -258,6 +258,13 @@ t.test('a backup mount: the default location, extra copies, delete per location,
   const entry = (await s.json('GET', '/backups')).body.data.backups.find((b: any) => b.slug === slug);
   t.match(entry, { location: null, locations: [null, 'nas'], location_attributes: { '.local': { protected: false }, nas: { protected: false } } });
   const local = await readFile(join(s.dataDir, 'backup', `${slug}.tar`));
+  // the mounts go with every backup, in supervisor.tar.gz
+  const withConfig = await BackupReader.open(join(s.dataDir, 'backup', `${slug}.tar`));
+  const configDir = join(s.dataDir, 'supervisor-config');
+  await mkdir(configDir);
+  await withConfig.extract('supervisor', configDir);
+  t.match(JSON.parse(await readFile(join(configDir, 'mounts.json'), 'utf8')), { default_backup_mount: 'nas', mounts: [{ name: 'nas', type: 'cifs', usage: 'backup', server: 'nas', share: 'b' }] });
+  t.same(JSON.parse(await readFile(join(configDir, 'docker.json'), 'utf8')), { registries: {} });
   t.same(await readFile(join(s.dataDir, 'mounts', 'nas', `${slug}.tar`)), local, 'the copy is the same bytes');
   const job = (await s.json('GET', `/jobs/${both.body.data.job_id}`)).body.data;
   t.ok(job.child_jobs.some((c: any) => c.name === 'backup_copy_to_additional_locations'));
