@@ -26,6 +26,7 @@ export const BENCHES: Bench[] = [
   { name: 'export', module: './export.ts', what: 'POST /api/states writes/s with the log exported to NATS JetStream vs export off (≤ 10% cost), records/s exported, lag and drain' },
   { name: 'replica', module: './replica.ts', what: 'read replicas: write -> replica subscriber p50/p99 vs the primary\'s own and raw NATS; catch-up of 1M records (HEARTH_REPLICA_RECORDS) vs a raw JetStream consumer and raw LevelDB; start from a snapshot' },
   { name: 'core-backup', module: './core-backup.ts', what: 'the log exported for a backup and restored from it, 1M events (HEARTH_BACKUP_RECORDS), vs a raw LevelDB iterate + batch write' },
+  { name: 'backup', module: './backup.ts', what: 'a compressed backup of a core log of 1M events (HEARTH_BACKUP_RECORDS) and 1 GiB of app data (HEARTH_BACKUP_APP_BYTES) vs tar -czf of the same files' },
   { name: 'sustained', module: './sustained.ts', what: '100k entities, 10k writes/s for 60 s, 100 subscribe_entities clients' },
 ];
 

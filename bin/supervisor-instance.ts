@@ -33,6 +33,13 @@ import { IngressSessions, type IngressUser } from '../actors/supervisor/ingress/
 import { planIngress } from '../gateway/supervisor/ingress-proxy.ts';
 import { Mounts } from '../actors/supervisor/mounts/mounts.ts';
 import { HostMounts, type MountSystem } from '../actors/supervisor/mounts/system.ts';
+import { BackupManager, BACKUP_OPTIONS_DEFAULTS } from '../actors/supervisor/backups/manager.ts';
+import { coreBackupHooks, supervisorBackupSources } from '../actors/supervisor/backups/sources.ts';
+import { FREE_SPACE_MIN_BYTES } from '../actors/supervisor/resolution/checks.ts';
+import { registerBackupsCheck } from '../actors/supervisor/backups/staleness.ts';
+import { createBackup } from '../actors/supervisor/backups/create.ts';
+import { locationName } from '../actors/supervisor/backups/locations.ts';
+import { BACKUP_FOLDERS } from '../actors/supervisor/backups/archive/backup-json.ts';
 import { Connectivity, DEFAULT_CONNECTIVITY_URL } from '../actors/supervisor/network/connectivity.ts';
 import { Network } from '../actors/supervisor/network/network.ts';
 import { OperatingSystem } from '../actors/supervisor/os/os.ts';
@@ -82,6 +89,8 @@ export interface SupervisorOptions {
   coreUrl?: string;
   /** the core's user by id, kept with an ingress session made for that user (the core's users list) */
   lookupIngressUser?: (id: string) => Promise<IngressUser | undefined>;
+  /** false: no `backups` check (tests that count issues; default true, as the original) */
+  backupsCheck?: boolean;
   /** how mounts reach the host's mount table (default: util-linux `mount`/`umount`) */
   mountSystem?: MountSystem;
   /** the URL the connectivity check probes (default the original's `checkonline` address); null turns the check off */
@@ -265,6 +274,27 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   areas.push(apps);
   deps.apps = apps;
   registerAppRoutes(api, deps);
+  // backup/start waits for the core's log export: far longer than an ordinary command
+  const backupCoreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock, timeoutMs: 60 * 60_000 });
+  const backups = new BackupManager({
+    dataDir, coreDataDir, jobs, resolution, context,
+    say: logs.get('hearth.supervisor.backups'),
+    mounts: () => deps.mounts,
+    state: { get: () => state, set: (s) => (state = s) },
+    options: settings.section('backups', BACKUP_OPTIONS_DEFAULTS),
+    core: coreBackupHooks(() => backupCoreApi, logs.get('hearth.supervisor.backups')),
+  });
+  deps.backups = backups;
+  deps.backupSources = supervisorBackupSources({
+    dataDir, engine, settings,
+    coreVersion: () => core.version(),
+    apps: () => deps.apps,
+    store: () => deps.store,
+    mounts: () => deps.mounts,
+    freeSpaceMinBytes: options.freeSpaceMinBytes ?? FREE_SPACE_MIN_BYTES,
+  });
+  await backups.rescan();
+  if (options.backupsCheck !== false) registerBackupsCheck(resolution, backups, () => createBackup(backups, deps.backupSources!, { type: 'full', name: '', compressed: true, locations: [locationName(mounts.defaultBackupMount())], core: true, apps: 'ALL', folders: [...BACKUP_FOLDERS], extra: {}, background: false, context: context() }));
 
   const host = options.host ?? '0.0.0.0';
   const port = await listener.listen(host, options.port).catch(async (err) => {
@@ -308,6 +338,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     deps,
     stop: () =>
       (stopping ??= (async () => {
+        await backups.close();
         state = 'stopping';
         connectivity.stop();
         await core.close();

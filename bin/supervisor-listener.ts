@@ -1,5 +1,5 @@
 import uWS from '@trufflesuite/uws-js-unofficial';
-import { Router, plainError, type Handler, type RouteOptions } from '../gateway/http.ts';
+import { Router, plainError, type Handler, type HttpRequest, type RouteOptions } from '../gateway/http.ts';
 import { serveProxy, type ProxyIncoming, type ProxyPlan } from '../gateway/proxy/relay.ts';
 import { isIngressProxyPath } from '../gateway/supervisor/ingress-proxy.ts';
 
@@ -37,11 +37,13 @@ export class SupervisorListener {
     const facade = {
       add: (method: string, path: string, options: RouteOptions, handler: Handler) => {
         const key = `${method.toUpperCase()} ${path}`;
-        table.set(key, handler);
+        // the check before a spooled body is the generation's, as its handler is
+        table.set(key, options.admit ? Object.assign((req: HttpRequest) => handler(req), { admit: options.admit }) : handler);
         if (!this.installed.has(key)) {
           this.installed.add(key);
+          const admit = options.admit ? (req: HttpRequest) => (this.serving.get(key) as { admit?: RouteOptions['admit'] } | undefined)?.admit?.(req) : undefined;
           // a path only a later generation has (the /v2 tree after the flag) is 404 on the others
-          this.router.add(method, path, options, (req) => (this.serving.get(key) ?? (() => plainError(404)))(req));
+          this.router.add(method, path, { ...options, admit }, (req) => (this.serving.get(key) ?? (() => plainError(404)))(req));
         }
         return facade;
       },

@@ -1,3 +1,7 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
@@ -22,6 +26,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   remoteIp: string;
   body: Buffer;
+  /** the spooled body (routes with `spoolDir`) */
+  bodyFile?: string;
   principal?: Principal;
 }
 
@@ -48,7 +54,18 @@ export interface StreamSink {
   end(): void;
 }
 
-export type Handler = (req: HttpRequest) => HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
+/**
+ * A file sent as it is read, at the pace the client takes it (a backup download of gigabytes:
+ * never whole in memory, never gzipped again). `size` is its Content-Length.
+ */
+export interface HttpFile {
+  status: number;
+  headers: Record<string, string>;
+  file: string;
+  size: number;
+}
+
+export type Handler = (req: HttpRequest) => HttpReply | HttpStream | HttpFile | Promise<HttpReply | HttpStream | HttpFile>;
 
 /** Who may call a route. */
 export type Access = 'none' | 'user' | 'admin';
@@ -59,6 +76,13 @@ export interface RouteOptions {
   corsAnyOrigin?: boolean;
   /** largest body in bytes; the router's limit, or 1 MiB for routes open to anyone */
   maxBody?: number;
+  /**
+   * The body goes to a file in this folder as it arrives (an upload of gigabytes), named in
+   * `request.bodyFile`, removed once the handler has answered; `request.body` stays empty.
+   */
+  spoolDir?: string;
+  /** Asked before any body is read: an answer here is sent instead (a token check, so a stranger's upload is never stored). */
+  admit?(request: HttpRequest): HttpReply | undefined;
 }
 
 const REASONS: Record<number, string> = {
@@ -379,7 +403,12 @@ export class Router {
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > maxBody) return this.send(res, state, request, plainError(413), cors, true);
 
+    if (options.admit) {
+      const refused = options.admit(request);
+      if (refused) return this.send(res, state, request, refused, cors, hasBody);
+    }
     if (!hasBody) return this.run(res, state, request, handler, cors, EMPTY);
+    if (options.spoolDir) return this.spool(res, state, request, handler, cors, options.spoolDir, maxBody);
     const chunks: Buffer[] = [];
     let size = 0;
     let tooBig = false;
@@ -396,6 +425,58 @@ export class Router {
     });
   }
 
+  /** Writes the body to a file as it arrives, then runs the handler; the file goes once it answered. */
+  private spool(res: UwsResponse, state: Answering, request: HttpRequest, handler: Handler, cors: Record<string, string>, dir: string, maxBody: number): void {
+    const path = join(dir, `body-${process.pid}-${randomUUID()}`);
+    let size = 0;
+    let failed = false;
+    let writes: Promise<unknown> = mkdir(dir, { recursive: true }).then(() => open(path, 'wx'));
+    const file = writes as Promise<FileHandle>;
+    const discard = () => void file.then((f) => f.close()).catch(() => {}).finally(() => rm(path, { force: true }).catch(() => {}));
+    const prior = state.cleanup;
+    state.cleanup = () => {
+      prior?.();
+      discard();
+    };
+    res.onData((chunk, isLast) => {
+      if (failed) return;
+      size += chunk.byteLength;
+      if (size > maxBody) {
+        failed = true;
+        discard();
+        return this.send(res, state, request, plainError(413), cors, true);
+      }
+      // uWS reuses the chunk's memory after this callback returns
+      const copy = Buffer.from(chunk.slice(0));
+      writes = writes.then(async () => (await file).write(copy));
+      if (!isLast) return;
+      writes
+        .then(async () => (await file).close())
+        .then(
+          () => {
+            request.bodyFile = path;
+            let result: HttpReply | HttpStream | HttpFile | Promise<HttpReply | HttpStream | HttpFile>;
+            try {
+              result = handler(request);
+            } catch (err) {
+              rm(path, { force: true }).catch(() => {});
+              return this.fail(res, state, request, err, cors);
+            }
+            Promise.resolve(result)
+              .finally(() => rm(path, { force: true }).catch(() => {}))
+              .then(
+                (r) => this.respond(res, state, request, r, cors),
+                (err) => this.fail(res, state, request, err, cors),
+              );
+          },
+          (err) => {
+            discard();
+            this.fail(res, state, request, err, cors);
+          },
+        );
+    });
+  }
+
   /** CORS for a request from `origin`: open to it on `anyOrigin` routes, else when configured. */
   private cors(origin: string | undefined, anyOrigin: boolean): Record<string, string> {
     if (!origin) return NO_HEADERS;
@@ -406,7 +487,7 @@ export class Router {
   /** Runs the handler with the body read, and answers what it returns, sync or async. */
   private run(res: UwsResponse, state: Answering, request: HttpRequest, handler: Handler, cors: Record<string, string>, body: Buffer): void {
     request.body = body;
-    let result: HttpReply | HttpStream | Promise<HttpReply | HttpStream>;
+    let result: HttpReply | HttpStream | HttpFile | Promise<HttpReply | HttpStream | HttpFile>;
     try {
       result = handler(request);
     } catch (err) {
@@ -425,8 +506,12 @@ export class Router {
     this.send(res, state, request, plainError(500), cors);
   }
 
-  private respond(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply | HttpStream, cors: Record<string, string>) {
+  private respond(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply | HttpStream | HttpFile, cors: Record<string, string>) {
     if (state.aborted) return;
+    if ('file' in reply) {
+      if (request.method === 'HEAD') return this.send(res, state, request, { status: reply.status, headers: reply.headers }, cors);
+      return this.sendFile(res, state, reply, cors);
+    }
     // a handler's 401 (an entity the user may not read or control) counts as a failed login too,
     // as the original's ban middleware counts every 401
     if (reply.status === 401) this.options.bans?.failed(request);
@@ -488,6 +573,57 @@ export class Router {
         return ok;
       });
     });
+  }
+
+  /**
+   * A file in chunks: each goes out with `tryEnd` against the whole size; what the socket cannot
+   * take is retried from `onWritable`, and the file is not read further until it is taken.
+   */
+  private sendFile(res: UwsResponse, state: Answering, reply: HttpFile, cors: Record<string, string>) {
+    const stream = createReadStream(reply.file, { highWaterMark: 256 * 1024 });
+    const finish = () => {
+      state.aborted = true;
+      stream.destroy();
+    };
+    state.cleanup = () => stream.destroy();
+    res.cork(() => {
+      res.writeStatus(statusLine(reply.status));
+      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers[k] === undefined) res.writeHeader(k, v);
+      for (const k in cors) res.writeHeader(k, cors[k]);
+      for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+    });
+    if (reply.size === 0) {
+      finish();
+      return void res.cork(() => res.end());
+    }
+    stream.on('data', (data) => {
+      const chunk = data as Buffer;
+      if (state.aborted) return void stream.destroy();
+      const start = res.getWriteOffset();
+      let ok = false;
+      let done = false;
+      res.cork(() => {
+        [ok, done] = res.tryEnd(chunk, reply.size);
+      });
+      if (done) return finish();
+      if (ok) return;
+      stream.pause();
+      res.onWritable((offset) => {
+        if (state.aborted) return true;
+        const [sent, over] = res.tryEnd(chunk.subarray(offset - start), reply.size);
+        if (over) finish();
+        else if (sent) stream.resume();
+        return sent;
+      });
+    });
+    // the file changed size or could not be read: the client sees a cut answer, not a wrong one
+    const cut = () => {
+      if (state.aborted) return;
+      state.aborted = true;
+      res.close();
+    };
+    stream.on('error', cut);
+    stream.on('end', () => setImmediate(cut));
   }
 
   private stream(res: UwsResponse, state: Answering, reply: HttpStream, cors: Record<string, string>) {

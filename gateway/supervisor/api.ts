@@ -1,4 +1,4 @@
-import { Router, json, text, plainError, type HttpReply, type HttpRequest, type HttpStream } from '../http.ts';
+import { Router, json, text, plainError, type HttpFile, type HttpReply, type HttpRequest, type HttpStream } from '../http.ts';
 import { decide, looksLikeExploit, tokenOf, type Caller, type Tree } from '../../actors/supervisor/access.ts';
 import { SupervisorError, UNKNOWN_ERROR } from '../../actors/supervisor/errors.ts';
 
@@ -23,9 +23,9 @@ export interface SupervisorCall {
 
 /** A handler's answer that is not the envelope: logs as text, a stream, a file. */
 export class Raw {
-  constructor(readonly reply: HttpReply | HttpStream) {}
+  constructor(readonly reply: HttpReply | HttpStream | HttpFile) {}
 }
-export const raw = (reply: HttpReply | HttpStream) => new Raw(reply);
+export const raw = (reply: HttpReply | HttpStream | HttpFile) => new Raw(reply);
 
 /** Resolves to the envelope's `data` (undefined, true or empty answer `{}`), or a Raw answer. */
 export type SupervisorHandler = (call: SupervisorCall) => unknown | Promise<unknown>;
@@ -37,6 +37,10 @@ export interface RouteSpec {
   v2Path?: string;
   /** more v1 paths with the same handler (the legacy core prefix `/homeassistant/...`) */
   v1Aliases?: string[];
+  /** a larger body than the buffered 16 MiB (backup upload) */
+  maxBody?: number;
+  /** the body spooled to a file in this folder (`call.req.bodyFile`), after the middleware admitted the caller */
+  spoolDir?: string;
 }
 
 export interface TableEntry {
@@ -88,8 +92,8 @@ export class SupervisorApi {
 
   route(method: string, path: string, handler: SupervisorHandler, spec: RouteSpec = {}): this {
     const trees = spec.trees ?? ['v1', 'v2'];
-    if (trees.includes('v1')) for (const p of [path, ...(spec.v1Aliases ?? [])]) this.install(method, p, 'v1', handler);
-    if (trees.includes('v2') && this.options.v2) this.install(method, `/v2${spec.v2Path ?? path}`, 'v2', handler);
+    if (trees.includes('v1')) for (const p of [path, ...(spec.v1Aliases ?? [])]) this.install(method, p, 'v1', handler, spec);
+    if (trees.includes('v2') && this.options.v2) this.install(method, `/v2${spec.v2Path ?? path}`, 'v2', handler, spec);
     return this;
   }
 
@@ -105,21 +109,29 @@ export class SupervisorApi {
     return this.route('DELETE', path, handler, spec);
   }
 
-  private install(method: string, path: string, tree: Tree, handler: SupervisorHandler) {
+  private install(method: string, path: string, tree: Tree, handler: SupervisorHandler, spec: RouteSpec) {
     this.entries.push({ method, path, tree });
-    this.router.add(method, path, { access: 'none', maxBody: MAX_BODY }, (req) => this.handle(req, tree, handler));
+    const spooled = spec.spoolDir ? { spoolDir: spec.spoolDir, admit: (req: HttpRequest) => this.gate(req, tree).refused } : {};
+    this.router.add(method, path, { access: 'none', maxBody: spec.maxBody ?? MAX_BODY, ...spooled }, (req) => this.handle(req, tree, handler));
   }
 
-  private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpReply | HttpStream> {
+  /** The middleware in the original's order: exploit filter, system state, token and role. */
+  private gate(req: HttpRequest, tree: Tree): { refused?: HttpReply; caller?: Caller } {
     const rawQuery = req.query.toString();
-    if (looksLikeExploit(rawQuery ? `${req.path}?${rawQuery}` : req.path)) return plainError(400);
+    if (looksLikeExploit(rawQuery ? `${req.path}?${rawQuery}` : req.path)) return { refused: plainError(400) };
     const state = this.options.state();
-    if (!SERVING.has(state)) return envelopeError(new SupervisorError(`System is not ready with state: ${state}`), tree);
+    if (!SERVING.has(state)) return { refused: envelopeError(new SupervisorError(`System is not ready with state: ${state}`), tree) };
     const decision = decide(req.path, tokenOf(req.headers), this.options.lookup);
-    if (!decision.allow) return plainError(decision.status);
+    if (!decision.allow) return { refused: plainError(decision.status) };
+    return { caller: decision.caller };
+  }
+
+  private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpReply | HttpStream | HttpFile> {
+    const gate = this.gate(req, tree);
+    if (gate.refused) return gate.refused;
     const call: SupervisorCall = {
       req,
-      caller: decision.caller,
+      caller: gate.caller,
       tree,
       params: req.params,
       query: req.query,

@@ -16,6 +16,8 @@ import type { AuthHelper } from '../../actors/supervisor/auth/auth-helper.ts';
 import type { CoreApi } from '../../actors/supervisor/core/api.ts';
 import type { IngressSessions } from '../../actors/supervisor/ingress/sessions.ts';
 import type { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
+import type { BackupManager } from '../../actors/supervisor/backups/manager.ts';
+import type { BackupSources } from '../../actors/supervisor/backups/create.ts';
 import type { Network } from '../../actors/supervisor/network/network.ts';
 import type { OperatingSystem } from '../../actors/supervisor/os/os.ts';
 import type { HostSystem } from '../../actors/supervisor/host/system.ts';
@@ -58,6 +60,10 @@ export interface SupervisorDeps {
   ingress?: IngressSessions;
   /** the network mounts (CIFS/NFS shares for backups, media and share) */
   mounts?: Mounts;
+  /** the backups in every location, one backup or restore at a time, freeze/thaw */
+  backups?: BackupManager;
+  /** what a new backup reads (apps, core settings, images) */
+  backupSources?: BackupSources;
   /** the host's interfaces, the engine's network and the connectivity checks */
   network?: Network;
   /** the operating system area (swap, data disks; the rest refused on a plain host) */

@@ -26,7 +26,7 @@ export async function startTestSupervisor(
 ): Promise<TestSupervisor> {
   const dataDir = options.dataDir ?? (await supervisorDataDir());
   const lines: string[] = [];
-  const supervisor = await startSupervisor({ port: 0, host: '127.0.0.1', log: (l) => lines.push(l), bootCore: false, ...options, dataDir });
+  const supervisor = await startSupervisor({ port: 0, host: '127.0.0.1', log: (l) => lines.push(l), bootCore: false, backupsCheck: false, ...options, dataDir });
   t.teardown(() => supervisor.stop());
   const base = `http://127.0.0.1:${supervisor.port}`;
   const call: TestSupervisor['call'] = (method, path, o = {}) => {

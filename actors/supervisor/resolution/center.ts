@@ -87,6 +87,8 @@ export class ResolutionCenter implements Resolution, Area {
   private readonly enabled = new Map<string, boolean>();
   private reasons: { unsupported: string[]; unhealthy: string[] } = { unsupported: [], unhealthy: [] };
   private readonly fixups: Fixup[];
+  /** the built-in checks and those other parts add (backups) */
+  private readonly checkList: Check[] = [...CHECKS];
   private readonly checkDeps: CheckDeps;
   private readonly tools: CheckTools;
   /** changes of the issues and suggestions, one after another (de-duplication needs it) */
@@ -205,7 +207,7 @@ export class ResolutionCenter implements Resolution, Area {
   }
 
   checks(): CheckView[] {
-    return [...CHECKS].sort((a, b) => (a.slug < b.slug ? -1 : 1)).map((c) => ({ enabled: this.isEnabled(c), slug: c.slug }));
+    return [...this.checkList].sort((a, b) => (a.slug < b.slug ? -1 : 1)).map((c) => ({ enabled: this.isEnabled(c), slug: c.slug }));
   }
 
   suggestionsFor(uuid: string): SuggestionView[] {
@@ -215,15 +217,19 @@ export class ResolutionCenter implements Resolution, Area {
   }
 
   checkSlug(slug: string, legacy: boolean): string {
-    if (CHECKS.some((c) => c.slug === slug)) return slug;
+    if (this.checkList.some((c) => c.slug === slug)) return slug;
     if (legacy) {
       const current = Object.entries(LEGACY_CHECK_SLUGS).find(([, old]) => old === slug)?.[0];
-      if (current && CHECKS.some((c) => c.slug === current)) return current;
+      if (current && this.checkList.some((c) => c.slug === current)) return current;
     }
     throw keyedError(404, 'resolution_check_not_found_error', "Check '{check}' does not exist", { check: slug });
   }
 
   // ---- changing ----
+
+  addCheck(check: Check): void {
+    if (!this.checkList.some((c) => c.slug === check.slug)) this.checkList.push(check);
+  }
 
   addFixup(fixup: FixupSpec): void {
     if (!this.fixupOf(fixup)) this.fixups.push(fixup);
@@ -309,13 +315,13 @@ export class ResolutionCenter implements Resolution, Area {
   }
 
   runCheck(slug: string): Promise<void> {
-    const check = CHECKS.find((c) => c.slug === this.checkSlug(slug, true))!;
+    const check = this.checkList.find((c) => c.slug === this.checkSlug(slug, true))!;
     return this.run(() => this.runOne(check));
   }
 
   healthcheck(): Promise<void> {
     return this.run(async () => {
-      for (const check of CHECKS) if (this.isEnabled(check)) await this.runOne(check);
+      for (const check of this.checkList) if (this.isEnabled(check)) await this.runOne(check);
       await this.evaluateNow();
       for (const s of this.suggestions()) {
         if (!s.auto) continue;

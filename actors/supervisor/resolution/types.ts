@@ -1,4 +1,5 @@
 import type { Context } from '../../../store/types.ts';
+import type { Check } from './checks.ts';
 
 /**
  * What the rest of the supervisor needs of the resolution center (actors/supervisor/resolution/).
@@ -50,6 +51,8 @@ export interface Resolution {
   addIssue(issue: IssueSpec, suggestions?: SuggestionSpec[]): Promise<IssueView>;
   /** Offers a fix; suggestions of its type and context are only made once one is offered. */
   addFixup?(fixup: FixupSpec): void;
+  /** A check another part brings (the backups' `backups`); it runs with the others from then on. */
+  addCheck?(check: Check): void;
   /** Dismisses issues matching the spec (a check that no longer finds its problem). */
   clearIssues(match: Partial<IssueSpec>): Promise<void>;
   issues(): IssueView[];

@@ -13,6 +13,7 @@ import { registerDiscoveryRoutes } from './discovery.ts';
 import { registerAuthRoutes } from './auth.ts';
 import { registerIngressRoutes } from './ingress.ts';
 import { registerMountRoutes } from './mounts.ts';
+import { registerBackupRoutes } from './backups.ts';
 import { registerNetworkRoutes } from './network.ts';
 import { registerOsRoutes } from './os.ts';
 import { registerHostRoutes } from './host.ts';
@@ -35,6 +36,7 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerAuthRoutes(api, deps);
   registerIngressRoutes(api, deps);
   registerMountRoutes(api, deps);
+  registerBackupRoutes(api, deps);
   registerNetworkRoutes(api, deps);
   registerOsRoutes(api, deps);
   registerHostRoutes(api, deps);

@@ -96,8 +96,9 @@ export class BackupWriter {
   }
 
   /** Core's config: `.`, `./homeassistant.json` (the Supervisor's Core settings), then `data/` with the exclusions. */
-  async addCore(part: { version: string; settings: unknown; configDir: string; excludeDatabase: boolean }): Promise<void> {
-    const globs = part.excludeDatabase ? [...CORE_BACKUP_EXCLUDE, ...CORE_BACKUP_EXCLUDE_DATABASE] : [...CORE_BACKUP_EXCLUDE];
+  async addCore(part: { version: string; settings: unknown; configDir: string; excludeDatabase: boolean; exclude?: readonly string[] }): Promise<void> {
+    // `exclude`: the core's own layout (Hearth's core is not the original's, its database is its log)
+    const globs = part.exclude ? [...part.exclude] : part.excludeDatabase ? [...CORE_BACKUP_EXCLUDE, ...CORE_BACKUP_EXCLUDE_DATABASE] : [...CORE_BACKUP_EXCLUDE];
     await this.addInner('core', 'homeassistant', [
       // the original archives a fresh temporary directory here: mode 0700
       { kind: 'directory', name: '.', mode: 0o700 },

@@ -1,0 +1,80 @@
+/**
+ * The supervisor's parts as a backup reads them (BackupSources) and the core's backup/start
+ * and backup/end over its WebSocket API (CoreBackupHooks).
+ */
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Logger } from '../../logging/logs.ts';
+import type { Engine } from '../docker/engine.ts';
+import type { CoreApi } from '../core/api.ts';
+import type { AppsView } from '../apps/types.ts';
+import type { AppStoreView } from '../apps/store.ts';
+import type { Mounts } from '../mounts/mounts.ts';
+import type { Settings } from '../settings.ts';
+import { DockerConfig } from '../docker/config.ts';
+import { appConfigDir } from '../apps/container-spec.ts';
+import { SUPERVISOR_VERSION } from '../../version.ts';
+import type { BackupSources } from './create.ts';
+import type { CoreBackupHooks } from './manager.ts';
+
+export function supervisorBackupSources(o: {
+  dataDir: string;
+  engine: Engine;
+  settings: Settings;
+  coreVersion(): string | null;
+  apps(): AppsView | undefined;
+  store(): AppStoreView | undefined;
+  mounts(): Mounts | undefined;
+  freeSpaceMinBytes: number;
+}): BackupSources {
+  const coreSection = () => o.settings.section('core', {} as Record<string, unknown>).get();
+  return {
+    supervisorVersion: SUPERVISOR_VERSION,
+    coreVersion: o.coreVersion,
+    coreSettings: () => coreSection(),
+    coreExcludeDatabase: () => coreSection().backups_exclude_database === true,
+    apps: () => o.apps()?.list() ?? [],
+    appDataDir: (slug) => join(o.dataDir, 'apps', 'data', slug),
+    appConfigDir: (slug) => appConfigDir(o.dataDir, slug),
+    saveImage: async (ref) => {
+      try {
+        await o.engine.docker.getImage(ref).inspect();
+      } catch {
+        return undefined;
+      }
+      return (await o.engine.docker.getImage(ref).get()) as unknown as Readable;
+    },
+    repositories: () => o.store()?.repositories().map((r) => r.source) ?? [],
+    supervisorConfig: async () => {
+      const mounts = (await o.mounts()?.exportForBackup()) ?? { default_backup_mount: null, mounts: [] };
+      const registries = new DockerConfig(o.settings).get().registries;
+      if (!mounts.mounts.length && !Object.keys(registries).length) return null;
+      return { mounts, docker: { registries } };
+    },
+    boundFolders: () => o.mounts()?.boundFolders() ?? [],
+    freeSpaceMinBytes: o.freeSpaceMinBytes,
+    tmpDir: join(o.dataDir, 'tmp'),
+  };
+}
+
+/** backup/start and backup/end on the core; a core that does not answer is skipped (and told). */
+export function coreBackupHooks(api: () => CoreApi | undefined, say: Logger): CoreBackupHooks {
+  let started = false;
+  return {
+    async start(excludeDatabase) {
+      const core = api();
+      if (!core || !(await core.up())) {
+        say.warning('the core does not answer: backup/start not sent');
+        return false;
+      }
+      await core.command({ type: 'backup/start', exclude_database: excludeDatabase });
+      started = true;
+      return true;
+    },
+    async end() {
+      if (!started) return;
+      started = false;
+      await api()?.command({ type: 'backup/end' });
+    },
+  };
+}

@@ -1,0 +1,308 @@
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SupervisorApi, SupervisorCall } from '../api.ts';
+import { raw } from '../api.ts';
+import type { SupervisorDeps } from '../deps.ts';
+import { validate, str, int, maybe, matching, boolean, dict, pyRepr, type Field } from '../schema.ts';
+import { SupervisorError, notFound, UNKNOWN_ERROR } from '../../../actors/supervisor/errors.ts';
+import { BackupManager, CLOUD, locationName, wireLocation, type Backup } from '../../../actors/supervisor/backups/manager.ts';
+import { createBackup, type BackupRequest } from '../../../actors/supervisor/backups/create.ts';
+import { BACKUP_FOLDERS, type BackupFolder } from '../../../actors/supervisor/backups/archive/backup-json.ts';
+import { BackupReader } from '../../../actors/supervisor/backups/archive/reader.ts';
+import { firstMultipartPartToFile } from '../multipart.ts';
+
+/**
+ * Backups (supervisor-wire §5.9), role `backup`: list and info, options, reload, freeze/thaw,
+ * new full/partial, upload, delete, download. `addons` on v1 is `apps` on v2. Restore routes
+ * live in backup-restore.ts.
+ */
+
+/** An upload is spooled to a file as it arrives (never whole in memory); this only bounds the disk it takes. */
+const UPLOAD_MAX_BODY = 1024 ** 4;
+
+const FILENAME = /^[^\\/]+\.tar$/;
+const invalid = (reason: string, key: string, value: unknown) => new SupervisorError(`${reason} @ data['${key}']. Got ${pyRepr(value)}`);
+
+const location: Field<string | null> = maybe(str);
+/** `location`: one value or a unique list of them. */
+const locations: Field<(string | null)[]> = {
+  check: (v) => {
+    const all = Array.isArray(v) ? v.map((x) => location.check(x)) : [location.check(v)];
+    return all;
+  },
+};
+
+/** The manager, or the original's unknown error when the supervisor has none. */
+function managerOf(deps: SupervisorDeps): BackupManager {
+  if (!deps.backups) throw new SupervisorError('Backups are not available');
+  return deps.backups;
+}
+
+/** Names of the request's locations; `.cloud_backup` only from the core (403 otherwise). */
+function locationNames(call: SupervisorCall, values: (string | null)[], key = 'location'): string[] {
+  const names = values.map((v) => locationName(v));
+  if (new Set(names).size !== names.length) throw invalid('contains duplicate items', key, values);
+  if (names.includes(CLOUD) && call.caller?.kind !== 'core') throw new SupervisorError('403: Forbidden', { status: 403, plain: true });
+  return names;
+}
+
+/** Locations shown: local first; the core's folder only when it holds the sole copy. */
+function shownLocations(manager: BackupManager, backup: Backup): string[] {
+  const all = manager.locationsOf(backup);
+  return all.length > 1 ? all.filter((l) => l !== CLOUD) : all;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1048576) * 100) / 100;
+
+function attributes(backup: Backup): Record<string, { protected: boolean; size_bytes: number }> {
+  const out: Record<string, { protected: boolean; size_bytes: number }> = {};
+  for (const [name, copy] of backup.copies) out[name] = { protected: copy.protected, size_bytes: copy.size };
+  return out;
+}
+
+function entry(manager: BackupManager, backup: Backup, tree: 'v1' | 'v2') {
+  const shown = shownLocations(manager, backup);
+  const primary = backup.copies.get(shown[0])!;
+  const m = backup.meta;
+  const apps = m.addons.map((a) => a.slug);
+  return {
+    slug: m.slug,
+    name: m.name,
+    date: m.date,
+    type: m.type,
+    size: mb(primary.size),
+    size_bytes: primary.size,
+    location: wireLocation(shown[0]),
+    locations: shown.map(wireLocation),
+    protected: primary.protected,
+    location_attributes: attributes(backup),
+    compressed: m.compressed,
+    // Hearth's contract calls the core `core`; the original's clients read `homeassistant`
+    content: { homeassistant: m.homeassistant !== null, core: m.homeassistant !== null, [tree === 'v1' ? 'addons' : 'apps']: apps, folders: m.folders },
+  };
+}
+
+function detail(manager: BackupManager, backup: Backup, tree: 'v1' | 'v2') {
+  const shown = shownLocations(manager, backup);
+  const primary = backup.copies.get(shown[0])!;
+  const m = backup.meta;
+  return {
+    slug: m.slug,
+    type: m.type,
+    name: m.name,
+    date: m.date,
+    size: mb(primary.size),
+    size_bytes: primary.size,
+    compressed: m.compressed,
+    protected: primary.protected,
+    location_attributes: attributes(backup),
+    supervisor_version: m.supervisor_version,
+    homeassistant: m.homeassistant?.version ?? null,
+    core: m.homeassistant?.version ?? null,
+    location: wireLocation(shown[0]),
+    locations: shown.map(wireLocation),
+    [tree === 'v1' ? 'addons' : 'apps']: m.addons.map((a) => ({ slug: a.slug, name: a.name, version: a.version, size: a.size })),
+    repositories: m.repositories,
+    folders: m.folders,
+    homeassistant_exclude_database: m.homeassistant?.exclude_database ?? null,
+    core_exclude_database: m.homeassistant?.exclude_database ?? null,
+    extra: m.extra,
+  };
+}
+
+/** The backup a path names; 404 `Backup does not exist` as the original. */
+function named(manager: BackupManager, slug: string): Backup {
+  const backup = manager.get(slug);
+  if (!backup) throw notFound('Backup does not exist');
+  return backup;
+}
+
+const uniqueStrings = (key: string): Field<string[]> => ({
+  check: (v) => {
+    if (!Array.isArray(v)) throw invalid('expected list', key, v);
+    const out = v.map((x) => str.check(x));
+    if (new Set(out).size !== out.length) throw invalid('contains duplicate items', key, v);
+    return out;
+  },
+});
+
+export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
+  const manager = () => managerOf(deps);
+
+  api.get('/backups', (call) => ({ backups: listed(manager(), call.tree) }));
+  api.get('/backups/info', (call) => ({ backups: listed(manager(), call.tree), days_until_stale: manager().options().days_until_stale }));
+
+  api.post('/backups/options', async (call) => {
+    const body = validate(call.body(), { days_until_stale: int(1) });
+    if (body.days_until_stale !== undefined) await manager().setOptions({ days_until_stale: body.days_until_stale }, deps.context());
+    // the staleness changed: the check says so now, not at the next healthcheck
+    if (deps.resolution.checks().some((c) => c.slug === 'backups')) await deps.resolution.runCheck('backups').catch(() => {});
+  });
+
+  api.post('/backups/reload', async () => {
+    await manager().rescan();
+  });
+
+  api.post('/backups/freeze', async (call) => {
+    const body = validate(call.body(), { timeout: int(1) });
+    await manager().freeze(body.timeout ?? 600, deps.context());
+  });
+  api.post('/backups/thaw', async () => {
+    await manager().thaw();
+  });
+
+  const create = (type: 'full' | 'partial') => async (call: SupervisorCall) => {
+    const v1 = call.tree === 'v1';
+    const appsKey = v1 ? 'addons' : 'apps';
+    const folderValues: readonly string[] = v1 ? [...BACKUP_FOLDERS, 'homeassistant'] : BACKUP_FOLDERS;
+    const shape: Record<string, Field> = {
+      name: str,
+      filename: matching(FILENAME),
+      password: maybe(str),
+      compressed: maybe(boolean),
+      location: locations,
+      homeassistant_exclude_database: boolean,
+      core_exclude_database: boolean,
+      background: boolean,
+      extra: dict,
+    };
+    if (type === 'partial') {
+      shape[appsKey] = {
+        check: (v) => {
+          if (v === 'ALL') return 'ALL';
+          return uniqueStrings(appsKey).check(v);
+        },
+      };
+      shape.folders = {
+        check: (v) => {
+          const out = uniqueStrings('folders').check(v);
+          for (const f of out) if (!folderValues.includes(f)) throw invalid(`value must be one of [${folderValues.map(pyRepr).join(', ')}]`, 'folders', v);
+          return out;
+        },
+      };
+      shape.homeassistant = boolean;
+      shape.core = boolean;
+    }
+    const body = validate(call.body(), shape) as Record<string, any>;
+    let folders: string[] = type === 'full' ? [...BACKUP_FOLDERS] : (body.folders ?? []);
+    let core = type === 'full' ? true : body.homeassistant === true || body.core === true;
+    if (folders.includes('homeassistant')) {
+      core = true;
+      folders = folders.filter((f) => f !== 'homeassistant');
+    }
+    const request: BackupRequest = {
+      type,
+      name: body.name ?? '',
+      filename: body.filename,
+      password: body.password ?? null,
+      // an explicit null is an uncompressed backup, as the original makes it
+      compressed: 'compressed' in body ? body.compressed === true : true,
+      locations: locationNames(call, body.location ?? [deps.mounts?.defaultBackupMount() ?? null]),
+      core,
+      excludeDatabase: body.homeassistant_exclude_database ?? body.core_exclude_database,
+      apps: type === 'full' ? 'ALL' : (body[appsKey] ?? []),
+      folders: folders as BackupFolder[],
+      extra: body.extra ?? {},
+      background: body.background === true,
+      context: deps.context(),
+    };
+    if (!deps.backupSources) throw new SupervisorError('Backups are not available');
+    return createBackup(manager(), deps.backupSources, request);
+  };
+  api.post('/backups/new/full', create('full'));
+  api.post('/backups/new/partial', create('partial'));
+
+  api.post(
+    '/backups/new/upload',
+    async (call) => {
+      const m = manager();
+      const names = locationNames(call, call.query.getAll('location'));
+      const filename = call.query.get('filename');
+      if (filename !== null && !FILENAME.test(filename)) throw invalid(`does not match regular expression ${FILENAME.source}`, 'filename', filename);
+      const [primary, ...others] = names.length ? names : [locationName(null)];
+      for (const location of [primary, ...others]) await m.locationDir(location);
+      const tmpDir = join(deps.dataDir, 'tmp');
+      await mkdir(tmpDir, { recursive: true });
+      const tmp = join(tmpDir, `upload-${deps.ids.uuidHex()}.tar`);
+      try {
+        const body = call.req.bodyFile;
+        const found = body ? await firstMultipartPartToFile(call.req.headers['content-type'], body, tmp) : false;
+        if (!found) throw new SupervisorError(UNKNOWN_ERROR);
+        let reader: BackupReader;
+        try {
+          reader = await BackupReader.open(tmp);
+        } catch {
+          throw new SupervisorError(UNKNOWN_ERROR);
+        }
+        const slug = reader.meta.slug;
+        const known = m.get(slug);
+        if (known && JSON.stringify(comparable(known.meta)) !== JSON.stringify(comparable(reader.meta))) throw new SupervisorError(UNKNOWN_ERROR);
+        const fileName = filename ?? `${slug}.tar`;
+        await deps.jobs.run({ name: 'backup_manager_import_backup', reference: slug, keep: true, context: deps.context() }, async () => {
+          for (const location of [primary, ...others]) {
+            if (m.get(slug)?.copies.has(location)) continue;
+            const target = join(await m.locationDir(location), fileName);
+            if (await stat(target).then(() => true, () => false)) throw new SupervisorError(UNKNOWN_ERROR);
+            await m.copyTo(tmp, location, fileName);
+          }
+        }).done;
+        return { slug };
+      } finally {
+        await rm(tmp, { force: true });
+      }
+    },
+    { maxBody: UPLOAD_MAX_BODY, spoolDir: join(deps.dataDir, 'tmp') },
+  );
+
+  api.get('/backups/:slug/info', (call) => {
+    const m = manager();
+    return detail(m, named(m, call.params.slug), call.tree);
+  });
+
+  api.delete('/backups/:slug', async (call) => {
+    const m = manager();
+    const backup = named(m, call.params.slug);
+    const body = validate(call.body(), { location: locations });
+    const which = body.location ? locationNames(call, body.location) : undefined;
+    if (!which && backup.copies.has(CLOUD) && call.caller?.kind !== 'core') {
+      // removing every copy includes the core's folder, which only the core may touch
+      throw new SupervisorError('403: Forbidden', { status: 403, plain: true });
+    }
+    await m.remove(backup, which);
+  });
+
+  api.get('/backups/:slug/download', async (call) => {
+    const m = manager();
+    const backup = named(m, call.params.slug);
+    const given = call.query.get('location');
+    const location = given === null ? undefined : locationNames(call, [given])[0];
+    const copy = m.copy(backup, location);
+    if (!copy) throw new SupervisorError(`Backup ${backup.slug} is not in location ${location}`);
+    if (copy.location === CLOUD) locationNames(call, [CLOUD]);
+    let size: number;
+    try {
+      size = (await stat(copy.path)).size;
+    } catch {
+      void m.rescan().catch(() => {});
+      return raw({ status: 404, body: '' });
+    }
+    const file = copy.path.slice(copy.path.lastIndexOf('/') + 1);
+    const name = file === `${backup.slug}.tar` ? `${backup.meta.name.replace(/[^A-Za-z0-9]+/g, '_')}.tar` : file;
+    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': `attachment; filename=${name}` }, file: copy.path, size });
+  });
+}
+
+/** Backups a list shows: those with a copy outside the core's own folder. */
+function listed(manager: BackupManager, tree: 'v1' | 'v2') {
+  return manager
+    .list()
+    .filter((b) => [...b.copies.keys()].some((l) => l !== CLOUD))
+    .map((b) => entry(manager, b, tree));
+}
+
+/** What must agree for an upload to be another copy of a known backup (not `protected`: that is per copy). */
+function comparable(meta: Backup['meta']) {
+  const { protected: _p, ...rest } = meta as Backup['meta'] & { docker?: unknown };
+  delete (rest as { docker?: unknown }).docker;
+  return rest;
+}
