@@ -45,6 +45,11 @@ import { Connectivity, DEFAULT_CONNECTIVITY_URL } from '../actors/supervisor/net
 import { Network } from '../actors/supervisor/network/network.ts';
 import { OperatingSystem } from '../actors/supervisor/os/os.ts';
 import type { SwapFiles } from '../actors/supervisor/os/swap.ts';
+import { LocalHost, type HostSystem } from '../actors/supervisor/host/system.ts';
+import { Plugins } from '../actors/supervisor/plugins/plugins.ts';
+import { DEFAULT_PLUGIN_NETWORK, type PluginNetworkOptions } from '../actors/supervisor/plugins/network.ts';
+import { registerPluginRoutes } from '../gateway/supervisor/routes/plugins.ts';
+import { SUPERVISOR_VERSION } from '../actors/version.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -95,6 +100,16 @@ export interface SupervisorOptions {
   dockerNetwork?: string;
   /** where swap is read and swappiness written (default /proc/swaps, /proc/sys/vm/swappiness) */
   swapFiles?: SwapFiles;
+  /** the host's tools and services for the host and hardware routes (default: this machine) */
+  hostSystem?: HostSystem;
+  /** install and start the plugins (dns, audio, cli, observer, multicast) at start (default false; `hearth supervisor` sets it) */
+  bootPlugins?: boolean;
+  /** the plugins' container names are this plus the plugin's name (default `hassio_`) */
+  pluginContainerPrefix?: string;
+  /** the plugins' network (default `hassio`, 172.30.32.0/23; tests give each supervisor its own) */
+  pluginNetwork?: PluginNetworkOptions;
+  /** the observer's status page on the host (default 4357) */
+  observerPort?: number;
   /** with `coreUrl`: how a restore stops and starts the host-run core (tests) */
   coreHostProcess?: CoreHostProcess;
 }
@@ -177,9 +192,12 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const coreDataDir = join(dataDir, 'core');
   const connectivityUrl = options.connectivityUrl === undefined ? DEFAULT_CONNECTIVITY_URL : options.connectivityUrl;
   const connectivity = new Connectivity({ url: () => connectivityUrl, now: () => clock.now(), say: logs.get('hearth.supervisor.network').debug });
-  const network = new Network({ engine, connectivity, dockerNetwork: () => options.dockerNetwork ?? 'bridge', say: logs.get('hearth.supervisor.network').info });
+  // apps join the plugins' network once the dns plugin is installed, else the engine's bridge
+  const appNetwork = () => options.dockerNetwork ?? (deps.plugins?.dns.version() ? (options.pluginNetwork ?? DEFAULT_PLUGIN_NETWORK).name : 'bridge');
+  const network = new Network({ engine, connectivity, dockerNetwork: appNetwork, say: logs.get('hearth.supervisor.network').info });
+  const hostSystem = options.hostSystem ?? new LocalHost();
   const resolution = new ResolutionCenter({
-    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context,
+    log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context, host: hostSystem,
     freeSpaceMinBytes: options.freeSpaceMinBytes,
     interfaces: () => network.interfaces(),
     connectivityEnabled: () => connectivity.enabled,
@@ -192,7 +210,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
   areas.push(ingress);
   await ingress.purgeExpired(context());
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, state: () => state, context, restart: () => restartApi() };
+  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, host: hostSystem, state: () => state, context, restart: () => restartApi() };
   deps.network = network;
   deps.os = new OperatingSystem({ swapFiles: options.swapFiles, say: logs.get('hearth.supervisor.os').warning });
   let listenPort = 0;
@@ -227,6 +245,22 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
   await deps.store.reload();
   registerStoreRoutes(api, deps);
+  const plugins = new Plugins({
+    log, clock, ids, logs, settings, engine, dataDir,
+    containerPrefix: options.pluginContainerPrefix,
+    network: options.pluginNetwork,
+    observerPort: options.observerPort,
+    jobs: () => jobs,
+    updater: () => updater,
+    resolution: () => resolution,
+    timezone: () => supervisorSettings.get().timezone,
+    tokens,
+    supervisorUrl: () => `http://supervisor:${listenPort}`,
+    status: () => ({ supervisor: state, version: SUPERVISOR_VERSION, supported: resolution.unsupported().length === 0, healthy: resolution.unhealthy().length === 0 }),
+  });
+  deps.plugins = plugins;
+  network.dnsAddress = async () => (await plugins.dns.forApps())?.ip ?? null;
+  registerPluginRoutes(api, deps, plugins);
   const apps = new AppManager({
     log, clock, ids, tokens, engine, dataDir, coreDataDir,
     say: logs.get('hearth.supervisor.apps'),
@@ -237,6 +271,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     supervisorUrl: () => `http://supervisor:${listenPort}`,
     timezone: () => supervisorSettings.get().timezone,
     pushPanel: corePanelPush(coreApi, logs.get('hearth.supervisor.apps')),
+    dns: () => plugins.dns.forApps(),
   });
   for await (const r of log.readStreams(apps.streamPrefix, { latest: apps.latestSuffices })) apps.evolve(r);
   areas.push(apps);
@@ -288,8 +323,10 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   say.info(`supervisor running on port ${port}`);
   // in the background: the API answers while the image builds
   const coreBooted = options.bootCore !== false ? core.boot(context()) : Promise.resolve();
+  // the plugins beside the core: the apps need the dns plugin's resolver
+  const pluginsBooted = options.bootPlugins ? plugins.boot(context()) : Promise.resolve();
   // the apps after the core, in the background too
-  if (options.bootApps !== false) void coreBooted.then(() => apps.boot(context()));
+  if (options.bootApps !== false) void Promise.all([coreBooted, pluginsBooted]).then(() => apps.boot(context()));
 
   let stopping: Promise<void> | undefined;
   // a restart keeps the listener (its requests meanwhile are told the state: `stopping`)
@@ -309,9 +346,11 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     deps,
     stop: () =>
       (stopping ??= (async () => {
+        await backups.close();
         state = 'stopping';
         connectivity.stop();
         await core.close();
+        plugins.close();
         await apps.close();
         await discovery.settled();
         await mounts.stop();

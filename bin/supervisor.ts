@@ -51,6 +51,6 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   const exit = orderlyExit('Supervisor', () => instance?.stop());
   // into the supervisor's own log (its file, which /supervisor/logs serves) once it runs
   guardProcess({ say: (line, level) => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line)), stop: (code) => void exit(code) });
-  instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, appRepositories, connectivityUrl, onStop: () => void exit(0) });
+  instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, appRepositories, connectivityUrl, bootPlugins: true, onStop: () => void exit(0) });
   console.log(`Supervisor listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; operator token in ${instance.dataDir}/admin.token)`);
 }

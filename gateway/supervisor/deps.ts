@@ -20,6 +20,8 @@ import type { BackupManager } from '../../actors/supervisor/backups/manager.ts';
 import type { BackupSources } from '../../actors/supervisor/backups/create.ts';
 import type { Network } from '../../actors/supervisor/network/network.ts';
 import type { OperatingSystem } from '../../actors/supervisor/os/os.ts';
+import type { HostSystem } from '../../actors/supervisor/host/system.ts';
+import type { Plugins } from '../../actors/supervisor/plugins/plugins.ts';
 import type { BackupRestorer } from '../../actors/supervisor/backups/restore/restore.ts';
 
 /** What the supervisor's handlers may reach: its actors, never the store. */
@@ -67,6 +69,10 @@ export interface SupervisorDeps {
   network?: Network;
   /** the operating system area (swap, data disks; the rest refused on a plain host) */
   os?: OperatingSystem;
+  /** the machine's own tools and services (host and hardware routes; a test hands a stand-in) */
+  host?: HostSystem;
+  /** the plugins (dns, audio, cli, observer, multicast) */
+  plugins?: Plugins;
   /** restores backups (full and partial) */
   backupRestore?: BackupRestorer;
   /** asks the supervisor to restart its API (soft restart); resolves when asked */

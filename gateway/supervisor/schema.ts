@@ -59,6 +59,14 @@ export function int(min?: number, max?: number): Field<number> {
   };
 }
 
+/** The original's `vol.Coerce(float)`: a number, or a string that reads as one. */
+export const float: Field<number> = {
+  check: (v) => {
+    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+    return Number.isFinite(n) ? n : fail('expected float');
+  },
+};
+
 export function oneOf<T extends string>(values: readonly T[]): Field<T> {
   return { check: (v) => (typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : fail(`value must be one of [${values.map(pyRepr).join(', ')}]`)) };
 }

@@ -190,6 +190,12 @@ t.test('one backup at a time; freeze and thaw; a frozen system refuses a backup'
   t.equal((await s.json('GET', '/info')).body.data.state, 'running', 'thawed by the timeout');
   const names = (await s.json('GET', '/jobs/info')).body.data.jobs.map((j: any) => j.name);
   t.ok(names.includes('backup_manager_freeze_all') && names.includes('backup_manager_thaw_all'), names.join(','));
+
+  // a stop while frozen thaws first instead of waiting for the timeout
+  t.equal((await s.json('POST', '/backups/freeze', { body: { timeout: 600 } })).status, 200);
+  const stopped = Date.now();
+  await s.supervisor.stop();
+  t.ok(Date.now() - stopped < 30_000, 'stopped without waiting for the thaw timeout');
 });
 
 t.test('not enough free space: the original error and the free_space issue', async (t) => {
@@ -252,6 +258,13 @@ t.test('a backup mount: the default location, extra copies, delete per location,
   const entry = (await s.json('GET', '/backups')).body.data.backups.find((b: any) => b.slug === slug);
   t.match(entry, { location: null, locations: [null, 'nas'], location_attributes: { '.local': { protected: false }, nas: { protected: false } } });
   const local = await readFile(join(s.dataDir, 'backup', `${slug}.tar`));
+  // the mounts go with every backup, in supervisor.tar.gz
+  const withConfig = await BackupReader.open(join(s.dataDir, 'backup', `${slug}.tar`));
+  const configDir = join(s.dataDir, 'supervisor-config');
+  await mkdir(configDir);
+  await withConfig.extract('supervisor', configDir);
+  t.match(JSON.parse(await readFile(join(configDir, 'mounts.json'), 'utf8')), { default_backup_mount: 'nas', mounts: [{ name: 'nas', type: 'cifs', usage: 'backup', server: 'nas', share: 'b' }] });
+  t.same(JSON.parse(await readFile(join(configDir, 'docker.json'), 'utf8')), { registries: {} });
   t.same(await readFile(join(s.dataDir, 'mounts', 'nas', `${slug}.tar`)), local, 'the copy is the same bytes');
   const job = (await s.json('GET', `/jobs/${both.body.data.job_id}`)).body.data;
   t.ok(job.child_jobs.some((c: any) => c.name === 'backup_copy_to_additional_locations'));
@@ -291,4 +304,24 @@ t.test('a large download is streamed from the file at the reader\'s pace, byte f
   t.ok(got.equals(file), 'the same bytes');
   const head = await s.call('HEAD', `/backups/${made.slug}/download`);
   t.same([head.status, head.headers.get('content-type'), (await head.arrayBuffer()).byteLength], [200, 'application/tar', 0], 'HEAD: the headers without the file');
+});
+
+t.test(".cloud_backup: the core's own folder, for the core alone, not listed when it is the only copy", async (t) => {
+  const s = await startTestSupervisor(t);
+  await seedFolders(s.dataDir);
+  const core = (await s.supervisor.tokens.rotateCore({ id: 'x', parent_id: null, user_id: null })).token;
+  const made = await s.json('POST', '/backups/new/partial', { token: core, body: { name: 'Cloud', folders: ['ssl'], location: '.cloud_backup', password: 'pw' } });
+  t.equal(made.status, 200, JSON.stringify(made.body));
+  const slug = made.body.data.slug;
+  t.ok((await readdir(join(s.dataDir, 'core', 'backup'))).includes(`${slug}.tar`), 'in <data>/core/backup');
+  const reader = await BackupReader.open(join(s.dataDir, 'core', 'backup', `${slug}.tar`));
+  t.equal(reader.meta.protected, true);
+  t.same((await s.json('GET', '/backups')).body.data.backups, [], 'only in the core\'s folder: not listed');
+  t.match((await s.json('GET', `/backups/${slug}/info`)).body.data, { location: '.cloud_backup', locations: ['.cloud_backup'], location_attributes: { '.cloud_backup': { protected: true } } });
+  const byOperator = await s.call('GET', `/backups/${slug}/download`);
+  t.same([byOperator.status, await byOperator.text()], [403, '403: Forbidden']);
+  t.equal((await s.call('GET', `/backups/${slug}/download`, { token: core })).status, 200);
+  t.equal((await s.call('DELETE', `/backups/${slug}`)).status, 403, 'the operator may not remove the core\'s copy');
+  t.equal((await s.json('DELETE', `/backups/${slug}`, { token: core })).status, 200);
+  t.same(await readdir(join(s.dataDir, 'core', 'backup')), []);
 });

@@ -27,8 +27,10 @@ t.test('GET /resolution/info: the envelope with its five keys; checks with enabl
   t.same(body.data.checks, [
     { enabled: true, slug: 'core_config' },
     { enabled: true, slug: 'core_health' },
+    { enabled: true, slug: 'disk_lifetime' },
     { enabled: true, slug: 'free_space' },
     { enabled: true, slug: 'network_interface_ipv4' },
+    { enabled: true, slug: 'systemd_unit_failure' },
   ]);
   // this host: a plain Linux with engine 20.10 and json-file logging
   t.ok(body.data.unsupported.includes('os'), 'a plain Linux host is not the appliance OS');

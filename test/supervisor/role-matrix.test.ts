@@ -6,6 +6,7 @@ import t from 'tap';
 import { startSupervisor, type Supervisor } from '../../bin/supervisor-instance.ts';
 import { supervisorDataDir } from '../helpers/supervisor.ts';
 import { ROLES, type Role } from '../../actors/supervisor/access.ts';
+import { inertHost } from '../helpers/host.ts';
 
 type Who = Role | 'core-container' | 'operator';
 
@@ -79,7 +80,8 @@ t.test('role matrix over every route on both trees', async (t) => {
   const first = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
   await first.settings.section('supervisor', { feature_flags: {} as Record<string, boolean> }).set({ feature_flags: { supervisor_v2_api: true, supervisor_websocket_v2_api: false } }, { id: 'x', parent_id: null, user_id: null });
   await first.stop();
-  let s: Supervisor = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent' });
+  // POST /host/reboot is called with every token: the commands that would change this machine never run
+  let s: Supervisor = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {}, dockerSocket: '/nonexistent/docker.sock', coreContainer: 'matrix_core_absent', hostSystem: inertHost() });
   const port = s.port;
   t.teardown(() => s.stop());
   const ctx = { id: 'x', parent_id: null, user_id: null };
@@ -90,6 +92,12 @@ t.test('role matrix over every route on both trees', async (t) => {
 
   const table = s.api.table();
   t.ok(table.some((e) => e.tree === 'v2'), 'the /v2 tree is served');
+  // §4.7: every plugin route is in the table on both trees (the info-path and manager rules cover them)
+  const pluginRoutes = ['GET /dns/info', 'GET /dns/stats', 'POST /dns/update', 'POST /dns/options', 'POST /dns/restart', 'POST /dns/reset', 'GET /dns/logs', 'GET /audio/info', 'GET /audio/stats', 'POST /audio/update', 'POST /audio/restart', 'POST /audio/reload', 'POST /audio/profile', 'POST /audio/volume/:source', 'POST /audio/volume/:source/application', 'POST /audio/mute/:source', 'POST /audio/mute/:source/application', 'POST /audio/default/:source', 'GET /audio/logs', 'GET /cli/info', 'GET /cli/stats', 'POST /cli/update', 'GET /observer/info', 'GET /observer/stats', 'POST /observer/update', 'GET /multicast/info', 'GET /multicast/stats', 'POST /multicast/update', 'POST /multicast/restart', 'GET /multicast/logs'];
+  for (const tree of ['v1', 'v2'] as const) {
+    const served = new Set(table.filter((e) => e.tree === tree).map((e) => `${e.method} ${tree === 'v2' ? e.path.slice(3) : e.path}`));
+    t.same(pluginRoutes.filter((r) => !served.has(r)), [], `every plugin route on ${tree}`);
+  }
   const base = `http://127.0.0.1:${port}`;
   const call = async (method: string, path: string, token?: string) => {
     const ctrl = new AbortController();

@@ -31,7 +31,7 @@ t.test('GET /info lists the seed\'s fields in order with real values', async (t)
   t.equal(d.channel, 'stable');
   t.equal(d.logging, 'info');
   t.equal(d.timezone, 'Etc/UTC');
-  t.same(d.features, []);
+  t.same(d.features, (await s.json('GET', '/host/info')).body.data.features, 'the host\'s features, as /host/info lists them');
 });
 
 t.test('tokens: X-Supervisor-Token and Authorization Bearer both pass; none is text 401; unknown is text 403', async (t) => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import type { AppConfig } from './repository.ts';
 import { hostnameOf } from './user-settings.ts';
+import type { AppDeviceAccess } from '../hardware/app-devices.ts';
 
 /**
  * How an app's container is made (supervisor-wire §8.6), as far as a plain engine allows: the
@@ -21,12 +22,16 @@ export interface AppContainerInput {
   supervisorUrl: string;
   /** the host ports by container port (`8099/tcp`); null entries are not published */
   network: Record<string, number | null> | null;
+  /** the host devices, cgroup rules and binds the app's hardware needs give it (none when it needs none) */
+  hardware?: AppDeviceAccess;
   /** the app's `/data` on the host */
   dataDir: string;
   /** the supervisor's data directory (share, media, backup, ssl, app_configs live under it) */
   supervisorDataDir: string;
   /** the core's configuration directory (map `config`, `homeassistant_config`) */
   coreDataDir: string;
+  /** the dns plugin, once installed: the app joins its network and resolves through it (§8.6) */
+  dns?: { network: string; ip: string } | null;
 }
 
 /** Where each map type is mounted by default, and where it lives on the host. */
@@ -94,8 +99,11 @@ export function containerSpec(i: AppContainerInput): Docker.ContainerCreateOptio
     exposed[port] = {};
     if (host !== null) bindings[port] = [{ HostIp: '', HostPort: String(host) }];
   }
+  binds.push(...(i.hardware?.binds ?? []));
   // the ingress port is reached by the supervisor on the container's address, published or not
   if (c.ingress && c.ingress_port) exposed[`${c.ingress_port}/tcp`] ??= {};
+  // on the plugin network the dns plugin answers the other apps' hostnames (host-network apps use the host's)
+  const dns = c.host_network ? null : (i.dns ?? null);
   return {
     name: i.name,
     Hostname: c.host_uts ? undefined : hostnameOf(i.slug),
@@ -113,8 +121,11 @@ export function containerSpec(i: AppContainerInput): Docker.ContainerCreateOptio
       ExtraHosts: ['supervisor:host-gateway', 'hassio:host-gateway'],
       Init: c.init,
       CapAdd: c.privileged.length ? c.privileged : undefined,
-      NetworkMode: c.host_network ? 'host' : undefined,
+      NetworkMode: c.host_network ? 'host' : dns?.network,
+      ...(dns ? { Dns: [dns.ip], DnsSearch: ['local.hass.io'], DnsOptions: ['timeout:10'] } : {}),
       Tmpfs: c.host_ipc ? undefined : { '/dev/shm': '' },
+      Devices: i.hardware?.devices.length ? i.hardware.devices : undefined,
+      DeviceCgroupRules: i.hardware?.rules.length ? i.hardware.rules : undefined,
       OomScoreAdj: 200,
       RestartPolicy: { Name: 'no' },
     },

@@ -25,6 +25,8 @@ import { appConfigDir, containerSpec, hostFolders, type AppContainerInput } from
 import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
 import type { PanelPush } from './panel-push.ts';
+import { appDeviceAccess, type AppDeviceAccess } from '../hardware/app-devices.ts';
+import { hostDevices } from '../hardware/devices.ts';
 import { swapDirectory } from '../backups/restore/swap.ts';
 
 /**
@@ -62,6 +64,8 @@ export interface AppManagerOptions {
   startTimeoutMs?: number;
   /** shows or drops an app's ingress panel in the core; never throws */
   pushPanel?: PanelPush;
+  /** the dns plugin's network and address for new containers, null before it is installed */
+  dns?: () => Promise<{ network: string; ip: string } | null>;
 }
 
 type Wanted = 'running' | 'stopped' | 'unknown';
@@ -237,6 +241,15 @@ export class AppManager implements AppsView, Area {
   /** The store's app of an installed one (null when the store no longer has it: `detached`). */
   storeApp(slug: string): RepositoryApp | null {
     return this.o.store()?.find(slug) ?? null;
+  }
+
+  /** What of the host's hardware the app's config asks for, read from the host as it is now. */
+  private async hardwareOf(config: AppConfig): Promise<AppDeviceAccess | undefined> {
+    if (!config.devices.length && !config.uart && !config.usb && !config.gpio && !config.video && !config.udev && !config.devicetree) return undefined;
+    const needsList = config.uart || config.video || config.gpio;
+    const access = appDeviceAccess(config, needsList ? await hostDevices() : []);
+    if (access.missing.length) this.o.say.warning(`app ${config.slug}: ${access.missing.join(', ')} not on this host, started without`);
+    return access;
   }
 
   async inspectOf(slug: string): Promise<Docker.ContainerInspectInfo | null> {
@@ -499,6 +512,11 @@ export class AppManager implements AppsView, Area {
     a.machine.send({ type: 'start' });
     try {
       const dataDir = this.dataDirOf(slug);
+      const hardware = await this.hardwareOf(a.kept.config);
+      const dns = (await this.o.dns?.().catch((err) => {
+        this.o.say.warning(`${slug} starts without the dns plugin: ${(err as Error).message}`);
+        return null;
+      })) ?? null;
       const input = (image: string): AppContainerInput => ({
         slug,
         config: a.kept.config,
@@ -511,6 +529,8 @@ export class AppManager implements AppsView, Area {
         dataDir,
         supervisorDataDir: this.o.dataDir,
         coreDataDir: this.o.coreDataDir,
+        hardware,
+        dns,
       });
       let image = await this.ensureImage(a);
       await this.removeContainer(a);

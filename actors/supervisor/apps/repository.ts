@@ -68,6 +68,15 @@ export interface AppConfig {
   apparmor: boolean;
   full_access: boolean;
   kernel_modules: boolean;
+  /** host device paths the app is given (`devices`; the legacy `host:container:perm` form keeps its first part) */
+  devices: string[];
+  /** hardware groups the app is given access to (`auto_uart` is the legacy `uart`) */
+  uart: boolean;
+  usb: boolean;
+  gpio: boolean;
+  video: boolean;
+  udev: boolean;
+  devicetree: boolean;
   docker_api: boolean;
   stdin: boolean;
   hassio_api: boolean;
@@ -325,6 +334,13 @@ function checkConfig(raw: unknown): AppConfig {
     apparmor: bool(r, 'apparmor', true),
     full_access: bool(r, 'full_access', false),
     kernel_modules: bool(r, 'kernel_modules', false),
+    devices: list(r, 'devices', (v) => (typeof v === 'string' ? undefined : 'expected str')).map((d) => d.split(':')[0]),
+    uart: bool(r, 'uart', false) || bool(r, 'auto_uart', false),
+    usb: bool(r, 'usb', false),
+    gpio: bool(r, 'gpio', false),
+    video: bool(r, 'video', false),
+    udev: bool(r, 'udev', false),
+    devicetree: bool(r, 'devicetree', false),
     docker_api: bool(r, 'docker_api', false),
     stdin: bool(r, 'stdin', false),
     hassio_api: bool(r, 'hassio_api', false),

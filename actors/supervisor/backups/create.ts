@@ -96,7 +96,9 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
   const path = join(dir, fileName);
   const release = manager.claim(jobName);
   let jobId = '';
+  let started = false;
   const work = async (job: JobHandle) => {
+    started = true;
     jobId = job.uuid;
     job.validated();
     try {
@@ -119,6 +121,7 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
   try {
     return await runInBackground(manager.deps.jobs, { name: jobName, reference: slug, keep: true, context: request.context }, work, request.background, { validates: true });
   } catch (err) {
+    if (!started) release();
     if (err instanceof SupervisorError && !jobId) throw err;
     throw new SupervisorError(`An error occurred while making backup, check job '${jobId}' or supervisor logs for details`, { jobId });
   }
@@ -126,7 +129,8 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
 
 async function write(manager: BackupManager, sources: BackupSources, request: BackupRequest, job: JobHandle, at: { slug: string; date: string; path: string }): Promise<void> {
   const say = manager.deps.say;
-  const coreVersion = sources.coreVersion();
+  // a core not installed as a container (run beside the supervisor) is this Hearth's version
+  const coreVersion = sources.coreVersion() ?? sources.supervisorVersion;
   const writer = await BackupWriter.create({ path: at.path, compressed: request.compressed, password: request.password, coreVersion });
   try {
     job.stage('app_repositories');
@@ -140,7 +144,7 @@ async function write(manager: BackupManager, sources: BackupSources, request: Ba
         if (!(await manager.deps.core.start(excludeDatabase))) throw new SupervisorError('Core does not answer: its data cannot be taken consistently (start the core, then try again)');
         try {
           await writer.addCore({
-            version: coreVersion ?? sources.supervisorVersion,
+            version: coreVersion,
             settings: sources.coreSettings(),
             configDir: manager.deps.coreDataDir,
             excludeDatabase,

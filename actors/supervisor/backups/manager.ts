@@ -300,6 +300,14 @@ export class BackupManager {
     await done;
   }
 
+  /** At stop: a freeze made through the API ends now (the core gets its backup/end). */
+  async close(): Promise<void> {
+    const frozen = this.frozenByApi;
+    if (!frozen) return;
+    frozen.thaw();
+    await frozen.done;
+  }
+
   // ---- files ----
 
   /** Removes copies (all by default); a file already gone is the original's 404. */

@@ -144,6 +144,53 @@ function leftOut(relInPackage: string): boolean {
   return false;
 }
 
+/**
+ * Puts this host's `node` (at its own path and at /usr/bin/node) and `/bin/sh` into a root
+ * filesystem; answers the binaries copied, whose libraries `addLibraries` then brings.
+ */
+export async function addNodeRuntime(root: string): Promise<string[]> {
+  await mkdir(join(root, 'usr/bin'), { recursive: true });
+  await mkdir(join(root, 'bin'), { recursive: true });
+  const node = await realpath(process.execPath);
+  await copyHostFile(root, node, 0o755);
+  if (node !== '/usr/bin/node') await copyFile(node, join(root, 'usr/bin/node'));
+  await chmod(join(root, 'usr/bin/node'), 0o755);
+  const binaries = [node];
+  const dash = await realpath('/bin/sh').catch(() => null);
+  if (dash) {
+    await copyFile(dash, join(root, 'bin/sh'));
+    await chmod(join(root, 'bin/sh'), 0o755);
+    binaries.push(dash);
+  }
+  return binaries;
+}
+
+/** Copies the shared libraries (with the loader) the binaries need into `root`; answers how many. */
+export async function addLibraries(root: string, binaries: string[]): Promise<number> {
+  const libs = new Set<string>();
+  for (const b of binaries) for (const lib of await librariesOf(b)) libs.add(lib);
+  for (const lib of libs) await copyHostFile(root, lib);
+  return libs.size;
+}
+
+/**
+ * Imports a root filesystem as `image:tag` with Dockerfile-like `changes`; answers the bytes
+ * sent. A refusal or a missing result is an error starting with `code`.
+ */
+export async function importRootfs(docker: Docker, root: string, o: { image: string; tag: string; changes: string[]; code: string }): Promise<number> {
+  const ref = `${o.image}:${o.tag}`;
+  const tar = tarOf(root);
+  const progress = (await docker.importImage(tar.stream as any, { repo: o.image, tag: o.tag, changes: o.changes } as any)) as unknown as NodeJS.ReadableStream;
+  const answer = await streamToText(progress);
+  await tar.done.catch((err) => {
+    throw new Error(`${o.code}: ${(err as Error).message}`);
+  });
+  const { error } = readProgress(answer);
+  if (error) throw new Error(`${o.code}: the engine refused the image: ${error}`);
+  if (!(await imageExists(docker, ref))) throw new Error(`${o.code}: the engine did not keep ${ref}: ${answer.trim()}`);
+  return tar.bytes();
+}
+
 export interface BuildReport {
   ref: string;
   bytes: number;
@@ -170,17 +217,7 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
     await writeFile(join(root, 'etc/nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
 
     // node and a shell, with what they load
-    const node = await realpath(process.execPath);
-    await copyHostFile(root, node, 0o755);
-    if (node !== '/usr/bin/node') await copyFile(node, join(root, 'usr/bin/node'));
-    await chmod(join(root, 'usr/bin/node'), 0o755);
-    const binaries = [node];
-    const dash = await realpath('/bin/sh').catch(() => null);
-    if (dash) {
-      await copyFile(dash, join(root, 'bin/sh'));
-      await chmod(join(root, 'bin/sh'), 0o755);
-      binaries.push(dash);
-    }
+    const binaries = await addNodeRuntime(root);
 
     // the app and its production packages
     for (const part of APP_PARTS) {
@@ -197,10 +234,8 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
     // every native addon kept brings its libraries
     const addons = (await run('find', [join(root, 'app', 'node_modules'), '-name', '*.node', '-type', 'f'])).stdout.split('\n').filter(Boolean);
     for (const addon of addons) binaries.push(addon);
-    const libs = new Set<string>();
-    for (const b of binaries) for (const lib of await librariesOf(b)) libs.add(lib);
-    for (const lib of libs) await copyHostFile(root, lib);
-    say(`building ${ref}: node, ${libs.size} libraries, ${addons.length} native addons`);
+    const libs = await addLibraries(root, binaries);
+    say(`building ${ref}: node, ${libs} libraries, ${addons.length} native addons`);
 
     const { arch, machine } = hostArch();
     const changes = [
@@ -211,16 +246,7 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
       `CMD ["node","bin/hearth.js","serve","--port","${CORE_CONTAINER_PORT}","--data","/config"]`,
       `LABEL io.hass.version=${options.tag} io.hass.arch=${arch} io.hass.machine=${machine} io.hass.type=core hearth.source=${options.digest ?? (await sourceDigest(appRoot))}`,
     ];
-    const tar = tarOf(root);
-    const progress = (await docker.importImage(tar.stream as any, { repo: image, tag: options.tag, changes })) as unknown as NodeJS.ReadableStream;
-    const answer = await streamToText(progress);
-    await tar.done.catch((err) => {
-      throw new Error(`HEARTH_CORE_IMAGE: ${(err as Error).message}`);
-    });
-    const { error } = readProgress(answer);
-    if (error) throw new Error(`HEARTH_CORE_IMAGE: the engine refused the image: ${error}`);
-    if (!(await imageExists(docker, ref))) throw new Error(`HEARTH_CORE_IMAGE: the engine did not keep ${ref}: ${answer.trim()}`);
-    const bytes = tar.bytes();
+    const bytes = await importRootfs(docker, root, { image, tag: options.tag, changes, code: 'HEARTH_CORE_IMAGE' });
     const report = { ref, bytes, ms: Date.now() - started };
     say(`built ${ref}: ${(bytes / 1048576).toFixed(1)} MiB in ${(report.ms / 1000).toFixed(1)} s`);
     return report;

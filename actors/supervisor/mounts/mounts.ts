@@ -161,6 +161,11 @@ export class Mounts implements Area, MountsView {
     return { default_backup_mount: this.defaultBackupMount(), mounts };
   }
 
+  /** Whether this host lets the supervisor mount at all (the host's `mount` feature). */
+  supported(): Promise<boolean> {
+    return this.deps.system.available().catch(() => false);
+  }
+
   /** The local folder a mount is mounted on. */
   mountPoint(name: string): string {
     return join(this.deps.dataDir, 'mounts', name);

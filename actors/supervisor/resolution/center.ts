@@ -4,7 +4,8 @@ import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/ty
 import type { Engine } from '../docker/engine.ts';
 import type { InterfaceView } from '../network/interfaces.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
-import { CHECKS, FREE_SPACE_MIN_BYTES, LEGACY_CHECK_SLUGS, type Check, type CheckDeps, type CheckTools } from './checks.ts';
+import { CHECKS, FREE_SPACE_MIN_BYTES, LEGACY_CHECK_SLUGS, systemdUnitFixups, type Check, type CheckDeps, type CheckTools } from './checks.ts';
+import { LocalHost, type HostSystem } from '../host/system.ts';
 import { evaluate as judge, gatherFacts } from './evaluations.ts';
 import type { CheckView, FixupSpec, IssueSpec, IssueView, Resolution, SuggestionSpec, SuggestionView } from './types.ts';
 
@@ -58,6 +59,8 @@ export interface ResolutionDeps {
   ignoredConditions(): string[];
   context(): Context;
   warn(line: string): void;
+  /** the host's services and tools (systemd's failed units and their fixes); default: this machine */
+  host?: HostSystem;
 }
 
 /** JSON with sorted keys, so two equal reference_extra objects compare equal. */
@@ -105,6 +108,7 @@ export class ResolutionCenter implements Resolution, Area {
       coreContainer: deps.coreContainer,
       freeSpaceMinBytes: deps.freeSpaceMinBytes ?? FREE_SPACE_MIN_BYTES,
       interfaces: deps.interfaces,
+      host: deps.host,
     };
     this.tools = {
       addIssue: (issue, suggestions) => this.addIssue(issue, suggestions),
@@ -118,7 +122,14 @@ export class ResolutionCenter implements Resolution, Area {
         issues: ['reboot_required'],
         auto: false,
         apply: async () => {
-          // nothing here may reboot the machine: no OS agent, no logind over D-Bus
+          // a host booted with systemd reboots through it; elsewhere nothing here may reboot the machine
+          const host = deps.host ?? new LocalHost();
+          if ((await host.services()).systemd) {
+            await host.run('systemctl', ['reboot']).catch((err) => {
+              throw new SupervisorError(`Cannot reboot the host: ${(err as Error).message}`);
+            });
+            return;
+          }
           throw new SupervisorError(
             'Cannot reboot the host: this supervisor runs on a plain Linux host it does not control (no OS agent, no systemd over D-Bus). Reboot the machine yourself, then dismiss the issue',
           );
@@ -138,6 +149,7 @@ export class ResolutionCenter implements Resolution, Area {
           }
         },
       },
+      ...systemdUnitFixups(deps.host ?? new LocalHost()),
     ];
   }
 

@@ -3,6 +3,8 @@ import { loadConfiguration } from '../../core/configuration.ts';
 import type { Engine } from '../docker/engine.ts';
 import type { InterfaceView } from '../network/interfaces.ts';
 import type { IssueSpec, IssueView, SuggestionSpec } from './types.ts';
+import { LocalHost, type HostSystem } from '../host/system.ts';
+import { diskLifeTime } from '../host/info.ts';
 
 /**
  * The checks that really run on this host (supervisor-wire §7.3). Each finds its problem and
@@ -26,6 +28,8 @@ export interface CheckDeps {
   freeSpaceMinBytes: number;
   /** the host's network interfaces */
   interfaces?(): Promise<InterfaceView[]>;
+  /** the host's services and tools (systemd's failed units); default: this machine */
+  host?: HostSystem;
 }
 
 export interface Check {
@@ -114,7 +118,66 @@ const networkInterfaceIpv4: Check = {
   },
 };
 
-export const CHECKS: Check[] = [coreConfig, coreHealth, freeSpace, networkInterfaceIpv4];
+/** The disk under the data directory reports 90 % or more of its life used (eMMC estimate). */
+const diskLifetime: Check = {
+  slug: 'disk_lifetime',
+  async run(deps, tools) {
+    const used = await diskLifeTime(deps.dataDir);
+    const issue = { type: 'disk_lifetime', context: 'system' };
+    if (used !== null && used >= 90) await tools.addIssue(issue);
+    else await tools.clearIssues(issue);
+  },
+};
+
+/** Failed units that fail by design and are not the operator's to fix (the original skips them too). */
+const IGNORED_UNITS = new Set(['NetworkManager-wait-online.service', 'systemd-time-wait-sync.service']);
+
+/**
+ * systemd's failed units, one `systemd_unit_failed` issue each (reference: the unit), fixed by
+ * resetting or restarting it. Nothing to look at on a host whose init is not systemd.
+ */
+const systemdUnitFailure: Check = {
+  slug: 'systemd_unit_failure',
+  async run(deps, tools) {
+    const host = deps.host ?? new LocalHost();
+    if (!(await host.services()).systemd) return;
+    let out: string;
+    try {
+      out = await host.run('systemctl', ['list-units', '--state=failed', '--all', '--plain', '--no-legend', '--no-pager'], { timeoutMs: 10_000 });
+    } catch (err) {
+      tools.warn(`systemd_unit_failure: cannot list the failed units: ${(err as Error).message}`);
+      return;
+    }
+    const failed = out
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/)[0])
+      .filter((unit) => unit && /\.[a-z]+$/.test(unit) && !IGNORED_UNITS.has(unit));
+    await tools.clearIssues({ type: 'systemd_unit_failed', context: 'system' }, (i) => failed.includes(i.reference ?? ''));
+    for (const unit of failed) {
+      await tools.addIssue({ type: 'systemd_unit_failed', context: 'system', reference: unit }, [
+        { type: 'execute_reset', context: 'system', reference: unit },
+        { type: 'execute_restart', context: 'system', reference: unit },
+      ]);
+    }
+  },
+};
+
+/** The fixes of a failed unit: `systemctl reset-failed` or `systemctl restart` on the unit the suggestion names. */
+export function systemdUnitFixups(host: HostSystem) {
+  const fixup = (type: string, args: (unit: string) => string[]) => ({
+    type,
+    context: 'system',
+    issues: ['systemd_unit_failed'],
+    auto: false,
+    apply: async (s: IssueView) => {
+      if (!s.reference) return;
+      await host.run('systemctl', args(s.reference));
+    },
+  });
+  return [fixup('execute_reset', (u) => ['reset-failed', '--', u]), fixup('execute_restart', (u) => ['restart', '--', u])];
+}
+
+export const CHECKS: Check[] = [coreConfig, coreHealth, diskLifetime, freeSpace, networkInterfaceIpv4, systemdUnitFailure];
 
 /** v1 shows these check slugs and issue types with the original's old `addon` names (§7.6). */
 export const LEGACY_CHECK_SLUGS: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import type { Engine, EngineInfo } from '../docker/engine.ts';
 
 /**
@@ -14,7 +14,7 @@ export interface SystemFacts {
   arch: string;
   ignoredConditions: string[];
   /** which host facilities exist (paths probed on this host) */
-  has: { dbus: boolean; systemd: boolean; journal: boolean; resolved: boolean; apparmor: boolean };
+  has: { dbus: boolean; systemd: boolean; journal: boolean; resolved: boolean; apparmor: boolean; lxc?: boolean };
   /** whether the connectivity check runs (absent: it does) */
   connectivityCheck?: boolean;
 }
@@ -37,7 +37,13 @@ const exists = (path: string) =>
 export async function gatherFacts(engine: Engine, ignoredConditions: string[], connectivityCheck = true): Promise<SystemFacts> {
   const info = await engine.info().catch(() => null);
   const [dbus, systemd, journal, resolved, apparmor] = await Promise.all(Object.values(HOST_PATHS).map(exists));
-  return { engine: info, arch: process.arch, ignoredConditions, has: { dbus, systemd, journal, resolved, apparmor }, connectivityCheck };
+  return { engine: info, arch: process.arch, ignoredConditions, has: { dbus, systemd, journal, resolved, apparmor, lxc: await insideLxc() }, connectivityCheck };
+}
+
+/** Whether this host is itself an LXC container (its init says so, or LXD's guest socket is there). */
+export async function insideLxc(): Promise<boolean> {
+  const env = await readFile('/proc/1/environ', 'utf8').catch(() => '');
+  return env.includes('container=lxc') || exists('/dev/lxd/sock');
 }
 
 /** The numeric parts of a version (`20.10.24+dfsg1` -> [20, 10, 24]). */
@@ -73,6 +79,7 @@ export function evaluate(f: SystemFacts): { unsupported: string[]; unhealthy: st
   if (!f.has.journal) unsupported.add('systemd_journal');
   if (!f.has.resolved) unsupported.add('systemd_resolved');
   if (!f.has.apparmor) unsupported.add('apparmor');
+  if (f.has.lxc) unsupported.add('lxc');
   if (!ARCHES[f.arch]) unsupported.add('system_architecture');
   if (f.ignoredConditions.length) unsupported.add('job_conditions');
   // the original: "Connectivity checks are required" (its check switched off)

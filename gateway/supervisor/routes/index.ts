@@ -16,6 +16,8 @@ import { registerMountRoutes } from './mounts.ts';
 import { registerBackupRoutes } from './backups.ts';
 import { registerNetworkRoutes } from './network.ts';
 import { registerOsRoutes } from './os.ts';
+import { registerHostRoutes } from './host.ts';
+import { registerHardwareRoutes } from './hardware.ts';
 import { registerBackupRestoreRoutes } from './backup-restore.ts';
 
 /** Every route of the supervisor's API, area by area (each area's file holds its handlers). */
@@ -38,5 +40,7 @@ export function registerSupervisorRoutes(api: SupervisorApi, deps: SupervisorDep
   registerBackupRoutes(api, deps);
   registerNetworkRoutes(api, deps);
   registerOsRoutes(api, deps);
+  registerHostRoutes(api, deps);
+  registerHardwareRoutes(api, deps);
   registerBackupRestoreRoutes(api, deps);
 }

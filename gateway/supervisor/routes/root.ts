@@ -7,6 +7,7 @@ import { supervisorSettings } from '../../../actors/supervisor/supervisor-settin
 import { isNewer } from '../../../actors/supervisor/updater/updater.ts';
 import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
 import { appUpdates } from '../../../actors/supervisor/apps/info.ts';
+import { currentFeatures } from './host.ts';
 
 /**
  * The API's root (supervisor-wire §4.1): the system overview, the pending updates and reading
@@ -51,8 +52,7 @@ export function registerRootRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
       docker,
       hostname: hostname() || null,
       operating_system: await operatingSystem(),
-      // host features come from D-Bus services (reboot, network, hostname...) Hearth does not drive
-      features: [],
+      features: await currentFeatures(deps),
       machine: machineOf(arch),
       machine_id: await machineId(),
       arch,

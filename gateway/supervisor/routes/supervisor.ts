@@ -166,6 +166,9 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
         done.push(present ? `core image ${image} present` : `core image ${image} missing: POST /core/rebuild builds it again`);
       } else done.push('core not installed yet');
     }
+    for (const plugin of deps.plugins?.all() ?? []) {
+      if (await plugin.repair()) done.push(`plugin ${plugin.name} image made again`);
+    }
     say.info(`repair: ${done.join('; ')}`);
   });
 

@@ -1,0 +1,336 @@
+import type Docker from 'dockerode';
+import type { Clock, Ids } from '../../clock.ts';
+import type { Logger } from '../../logging/logs.ts';
+import type { Context, EventLog } from '../../../store/types.ts';
+import type { Settings, SettingsSection } from '../settings.ts';
+import type { Engine, ContainerStats } from '../docker/engine.ts';
+import type { Jobs, JobHandle } from '../jobs/types.ts';
+import type { Resolution } from '../resolution/types.ts';
+import type { UpdaterView } from '../updater/types.ts';
+import { SupervisorError } from '../errors.ts';
+import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
+import { createActor } from 'xstate';
+import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
+import { isNewer } from '../updater/updater.ts';
+import { CORE_VERSION } from '../../version.ts';
+import { ensurePluginImage, pluginImage } from './images.ts';
+import type { PluginNetwork } from './network.ts';
+import { OBSERVER_PORT, PLUGIN_SPECS, type PluginName, type PluginSpec } from './specs.ts';
+
+/**
+ * One plugin as a container on the local engine, with the core's lifecycle: its image made
+ * here (images.ts), installed at the channel's version, started at supervisor start, restarted
+ * on purpose or when its container dies while meant to run, updated by building the asked
+ * version and making the container anew. Every change is a record on `plugins/<name>`
+ * (`plugin_installed`, `plugin_started`, `plugin_restarted`, `plugin_updated`, `plugin_crashed`);
+ * the installed version is the settings section `plugin_<name>`. One operation at a time.
+ */
+
+export const PLUGIN_STREAM_PREFIX = 'plugins/';
+
+/** What every plugin's info starts with. */
+export interface PluginVersionInfo {
+  version: string | null;
+  version_latest: string | null;
+  update_available: boolean;
+}
+
+export interface PluginOptions {
+  name: PluginName;
+  log: EventLog;
+  clock: Clock;
+  ids: Ids;
+  say: Logger;
+  settings: Settings;
+  engine: Engine;
+  containerName: string;
+  /** the network as configured (the plugins' addresses), known without asking the engine */
+  planned: PluginNetwork;
+  /** the network on the engine, made on first use */
+  network(): Promise<PluginNetwork>;
+  jobs(): Jobs | undefined;
+  updater(): UpdaterView | undefined;
+  resolution(): Resolution | undefined;
+  timezone(): string;
+  /** the host side made ready before each start (config files); answers the container's binds */
+  prepare?(): Promise<string[]>;
+  /** the observer's port on the host */
+  hostPort?: number;
+  /** more environment for a new container (the cli's and the observer's token), asked at each creation */
+  environment?(context: Context): Promise<string[]>;
+  /** the pause between the watchdog's attempts (default 10 s) */
+  watchdogPauseMs?: number;
+}
+
+type Wanted = 'running' | 'stopped' | 'unknown';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Plugin<S extends Record<string, unknown> = Record<string, unknown>> {
+  readonly name: PluginName;
+  readonly spec: PluginSpec;
+  readonly containerName: string;
+  readonly section: SettingsSection<{ version: string | null } & S>;
+  protected readonly docker: Docker;
+  private queue: Promise<unknown> = Promise.resolve();
+  private wanted: Wanted = 'unknown';
+  private readonly deaths: DieEvents;
+  private closed = false;
+  /** the core's restart budget, one per plugin */
+  private readonly watchdog = createActor(watchdogMachine).start();
+
+  constructor(
+    protected readonly o: PluginOptions,
+    defaults: S = {} as S,
+  ) {
+    this.name = o.name;
+    this.spec = PLUGIN_SPECS[o.name];
+    this.containerName = o.containerName;
+    this.docker = o.engine.docker;
+    this.section = o.settings.section(`plugin_${o.name}`, { version: null as string | null, ...defaults });
+    this.deaths = new DieEvents(this.docker, { container: [o.containerName] }, (death) => this.onDeath(death));
+  }
+
+  version(): string | null {
+    return this.section.get().version;
+  }
+
+  /** The channel's version, else the one this Hearth makes (its own release). */
+  latest(): string {
+    return this.o.updater()?.latest(this.name) ?? this.version() ?? CORE_VERSION;
+  }
+
+  versionInfo(): PluginVersionInfo {
+    const version = this.version();
+    const latest = this.latest();
+    return { version, version_latest: latest, update_available: isNewer(latest, version) };
+  }
+
+  /** The plugin's address on the plugin network (null for a plugin on the host's network). */
+  address(): string | null {
+    return this.spec.hostPart === null ? null : this.o.planned.address(this.spec.hostPart);
+  }
+
+  async inspect(): Promise<Docker.ContainerInspectInfo | null> {
+    try {
+      return await this.docker.getContainer(this.containerName).inspect();
+    } catch (err: any) {
+      if (err?.statusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  async running(): Promise<boolean> {
+    return (await this.inspect())?.State?.Running === true;
+  }
+
+  /** One statistics sample; a 400 naming the container when it does not run. */
+  async stats(): Promise<ContainerStats> {
+    if (!(await this.running())) throw new SupervisorError(`Plugin ${this.name} is not running: its container ${this.containerName} is stopped`);
+    return this.o.engine.stats(this.containerName);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // lifecycle
+
+  /** Supervisor start: install at the channel's version when never installed, then run it. */
+  async boot(context: Context): Promise<void> {
+    this.deaths.start();
+    await this.exclusive(async () => {
+      if (this.version() === null) await this.installLocked(context, this.latest());
+      if (await this.running()) {
+        this.wanted = 'running';
+        return;
+      }
+      await this.startLocked(context, 'plugin_started');
+    });
+  }
+
+  /** Restarts the container (made first when there is none); config files are written again. */
+  async restart(context: Context): Promise<void> {
+    await this.exclusive(async () => {
+      if (this.version() === null) await this.installLocked(context, this.latest());
+      const info = await this.inspect();
+      if (!info) return this.startLocked(context, 'plugin_restarted');
+      this.wanted = 'running';
+      await this.prepare();
+      await this.docker.getContainer(this.containerName).restart({ t: 10 });
+      await this.record('plugin_restarted', { version: this.version() }, context);
+    });
+  }
+
+  /** Stops the container (the supervisor stopping leaves plugins running; this is for tests and repair). */
+  async stop(context: Context): Promise<void> {
+    await this.exclusive(async () => {
+      this.wanted = 'stopped';
+      const info = await this.inspect();
+      if (!info?.State?.Running) return;
+      await this.docker.getContainer(this.containerName).stop({ t: 10 });
+      await this.record('plugin_stopped', { version: this.version() }, context);
+    });
+  }
+
+  /**
+   * Updates to `version` (default: the channel's latest): the image of that version is made, the
+   * container made anew from it. The version in use is a 400 for the plugins that say so, a
+   * no-op for the others.
+   */
+  async update(context: Context, version?: string): Promise<void> {
+    const target = version ?? this.latest();
+    if (target === this.version()) {
+      if (this.spec.refusesSameVersion) throw new SupervisorError(`Version ${target} is already in use`);
+      return;
+    }
+    const jobs = this.o.jobs();
+    const work = (job?: JobHandle) =>
+      this.exclusive(async () => {
+        const from = this.version();
+        job?.stage('image');
+        await ensurePluginImage(this.docker, this.name, target, (l) => this.o.say.info(l));
+        job?.progress(50);
+        job?.stage('container');
+        await this.removeContainer();
+        await this.section.set({ version: target } as Partial<{ version: string | null } & S>, context);
+        await this.startLocked(context, 'plugin_started');
+        await this.record('plugin_updated', { from, to: target }, context);
+      });
+    if (jobs) await jobs.run({ name: `plugin_${this.name}_update`, reference: null, context }, (job) => work(job)).done;
+    else await work();
+  }
+
+  /** Makes the installed version's image again when it is missing or stale (`/supervisor/repair`); true when it did. */
+  async repair(): Promise<boolean> {
+    const version = this.version();
+    if (version === null) return false;
+    return ensurePluginImage(this.docker, this.name, version, (l) => this.o.say.info(l));
+  }
+
+  /** Stops following the engine (the container keeps running, as the original's plugins do). */
+  close(): void {
+    this.closed = true;
+    this.deaths.close();
+    this.watchdog.stop();
+  }
+
+  /** Removes the container (tests and uninstall-like cleanups). */
+  async removeContainer(): Promise<void> {
+    const info = await this.inspect();
+    if (!info) return;
+    const c = this.docker.getContainer(this.containerName);
+    if (info.State?.Running) await c.stop({ t: 10 }).catch(() => {});
+    await c.remove({ force: true }).catch((err: any) => {
+      if (err?.statusCode !== 404) throw err;
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // inside (the queue held)
+
+  /** Makes the host side ready before a start; answers the container's binds. */
+  protected async prepare(): Promise<string[]> {
+    return (await this.o.prepare?.()) ?? [];
+  }
+
+  private async installLocked(context: Context, version: string): Promise<void> {
+    const built = await ensurePluginImage(this.docker, this.name, version, (l) => this.o.say.info(l));
+    await this.section.set({ version } as Partial<{ version: string | null } & S>, context);
+    await this.record('plugin_installed', { version, built }, context);
+  }
+
+  private async startLocked(context: Context, type: string): Promise<void> {
+    this.wanted = 'running';
+    this.deaths.start();
+    const binds = await this.prepare();
+    let info = await this.inspect();
+    if (info?.State?.Running) return;
+    if (!info) {
+      await this.create(binds, context);
+      info = await this.inspect();
+    }
+    await this.docker.getContainer(this.containerName).start();
+    await this.record(type, { version: this.version(), address: this.address() }, context);
+  }
+
+  private async create(binds: string[], context: Context): Promise<void> {
+    const version = this.version() ?? CORE_VERSION;
+    await ensurePluginImage(this.docker, this.name, version, (l) => this.o.say.info(l));
+    const hostNetwork = this.spec.hostPart === null;
+    const network = hostNetwork ? null : await this.o.network();
+    const ports: Docker.ContainerCreateOptions = {};
+    if (this.name === 'observer') {
+      ports.ExposedPorts = { [`${OBSERVER_PORT}/tcp`]: {} };
+    }
+    await this.docker.createContainer({
+      name: this.containerName,
+      Hostname: hostNetwork ? undefined : `hassio-${this.name}`,
+      Image: `${pluginImage(this.name)}:${version}`,
+      Env: [`TZ=${this.o.timezone()}`, ...((await this.o.environment?.(context)) ?? [])],
+      Labels: { supervisor_managed: '', 'io.hass.type': 'plugin', 'io.hass.name': this.name },
+      ...ports,
+      StopTimeout: 10,
+      HostConfig: {
+        Binds: binds,
+        // the supervisor listens on the host, which is the network's gateway
+        ExtraHosts: network ? [`supervisor:${network.gateway}`, `hassio:${network.gateway}`] : ['supervisor:127.0.0.1', 'hassio:127.0.0.1'],
+        NetworkMode: hostNetwork ? 'host' : network!.name,
+        PortBindings: this.name === 'observer' ? { [`${OBSERVER_PORT}/tcp`]: [{ HostIp: '', HostPort: String(this.o.hostPort ?? OBSERVER_PORT) }] } : undefined,
+        Init: false,
+        // the original's observer runs with `always`; the others are the supervisor's to restart
+        RestartPolicy: { Name: this.name === 'observer' ? 'always' : 'no' },
+      },
+      NetworkingConfig: network ? { EndpointsConfig: { [network.name]: { IPAMConfig: { IPv4Address: network.address(this.spec.hostPart!) } } } } : undefined,
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // watchdog
+
+  private onDeath({ name, exitCode }: ContainerDeath): void {
+    if (name !== this.containerName || exitCode === 0 || this.closed) return;
+    void this.onDie(exitCode).catch((err) => this.o.say.error(`watchdog of the ${this.name} plugin: ${(err as Error).message}`));
+  }
+
+  private async onDie(exitCode: number): Promise<void> {
+    const crashed = await this.exclusive(async () => this.wanted === 'running' && !(await this.running()));
+    if (!crashed || this.closed) return;
+    const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
+    this.o.say.warning(`the ${this.name} plugin's container ${this.containerName} died with exit code ${exitCode}`);
+    await this.record('plugin_crashed', { exit_code: exitCode, version: this.version() }, context);
+    this.watchdog.send({ type: 'crash', at: this.o.clock.now() });
+    if (this.watchdog.getSnapshot().value === 'givenUp') {
+      this.o.say.error(`watchdog: more than 10 restarts of the ${this.name} plugin in 30 minutes, not restarting it`);
+      await this.record('watchdog_gave_up', { reason: 'rate' }, context);
+      return;
+    }
+    const work = async () => {
+      for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
+        try {
+          await this.exclusive(async () => {
+            if (this.wanted !== 'running' || (await this.running())) return;
+            await this.prepare();
+            await this.docker.getContainer(this.containerName).start();
+            await this.record('plugin_restarted', { version: this.version(), attempt, exit_code: exitCode }, context);
+          });
+          return;
+        } catch (err) {
+          this.o.say.warning(`restart ${attempt} of the ${this.name} plugin failed: ${(err as Error).message}`);
+          await sleep(this.o.watchdogPauseMs ?? 10_000);
+        }
+      }
+      await this.o.resolution()?.addIssue({ type: 'fatal_error', context: 'plugin', reference: this.name }).catch(() => {});
+    };
+    const jobs = this.o.jobs();
+    if (jobs) await jobs.run({ name: `plugin_${this.name}_restart_after_problem`, reference: null, context }, work).done;
+    else await work();
+  }
+
+  protected exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  protected async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {
+    await this.o.log.append([{ time: this.o.clock.now(), stream: `${PLUGIN_STREAM_PREFIX}${this.name}`, type, data: { container: this.containerName, ...data }, context }]);
+  }
+}
