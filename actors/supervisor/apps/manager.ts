@@ -354,7 +354,8 @@ export class AppManager implements AppsView, Area {
     else user.access_token = (await this.o.tokens.issue({ name: slug, kind: 'app', role: roleOf(config), slug }, context)).token;
     user.image ??= appImageName({ key: slug, repository, config } as RepositoryApp, archOf());
     const ref = `${user.image}:${user.version}`;
-    if (part.imageTar) await this.loadImage(part.imageTar);
+    // an image already here under the same name and version is the one the backup saved
+    if (part.imageTar && !(await imageExists(this.docker, ref))) await this.loadImage(part.imageTar);
     if (!(await imageExists(this.docker, ref))) {
       const app = this.storeApp(slug);
       if (!app || app.config.version !== user.version) throw keyedError(400, 'app_unknown_error', 'An unknown error occurred with app {app}. Check Supervisor logs for details', { app: slug });
