@@ -48,7 +48,8 @@ export async function jobDone(sup: TestSupervisor, uuid: string) {
 
 export async function newBackup(t: Test, sup: TestSupervisor, body: Record<string, unknown>, kind: 'full' | 'partial' = 'full'): Promise<string> {
   const res = await sup.json('POST', `/backups/new/${kind}`, { body });
-  t.equal(res.status, 200, `backup made: ${JSON.stringify(res.body).slice(0, 200)}`);
+  const why = res.body?.job_id ? JSON.stringify((await sup.json('GET', `/jobs/${res.body.job_id}`)).body.data?.errors ?? []) : '';
+  t.equal(res.status, 200, `backup made: ${JSON.stringify(res.body).slice(0, 200)} ${why.slice(0, 400)}`);
   return res.body.data.slug;
 }
 
