@@ -621,13 +621,8 @@ export class AppManager implements AppsView, Area {
     return buildAppImage(this.docker, app, { arch: archOf(), rebuild, say: (line) => say.info(`app ${app.key}: ${line}`) });
   }
 
-  private async inspect(a: AppActor): Promise<Docker.ContainerInspectInfo | null> {
-    try {
-      return await this.docker.getContainer(this.containerName(a.kept.slug)).inspect();
-    } catch (err: any) {
-      if (err?.statusCode === 404) return null;
-      throw err;
-    }
+  private inspect(a: AppActor): Promise<Docker.ContainerInspectInfo | null> {
+    return this.o.engine.inspect(this.containerName(a.kept.slug));
   }
 
   // ------------------------------------------------------------------------------------------

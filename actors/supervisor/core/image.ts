@@ -59,7 +59,7 @@ export async function sourceDigest(appRoot: string = APP_ROOT): Promise<string> 
 }
 
 /** The `hearth.source` label of an image, null when it has none or is not there; an engine that does not answer rejects. */
-async function sourceLabel(docker: Docker, ref: string): Promise<string | null> {
+export async function sourceLabel(docker: Docker, ref: string): Promise<string | null> {
   try {
     return (await docker.getImage(ref).inspect()).Config?.Labels?.['hearth.source'] ?? null;
   } catch (err: any) {

@@ -191,13 +191,8 @@ export class CoreRuntime implements CoreRuntimeView {
   }
 
   /** The container as the engine describes it, or null when there is none. */
-  async inspect(): Promise<Docker.ContainerInspectInfo | null> {
-    try {
-      return await this.docker.getContainer(this.containerName).inspect();
-    } catch (err: any) {
-      if (err?.statusCode === 404) return null;
-      throw err;
-    }
+  inspect(): Promise<Docker.ContainerInspectInfo | null> {
+    return this.o.engine.inspect(this.containerName);
   }
 
   async running(): Promise<boolean> {

@@ -102,6 +102,16 @@ export class Engine {
     }
   }
 
+  /** A container as the engine describes it, or null when there is none by that name. */
+  async inspect(container: string): Promise<Docker.ContainerInspectInfo | null> {
+    try {
+      return await this.docker.getContainer(container).inspect();
+    } catch (err: any) {
+      if (err?.statusCode === 404) return null;
+      throw err;
+    }
+  }
+
   /** One statistics sample of a running container. */
   async stats(container: string): Promise<ContainerStats> {
     const sample = await this.docker.getContainer(container).stats({ stream: false });

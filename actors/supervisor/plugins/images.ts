@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
-import { addLibraries, addNodeRuntime, hostArch, imageExists, importRootfs } from '../core/image.ts';
+import { addLibraries, addNodeRuntime, hostArch, imageExists, importRootfs, sourceLabel } from '../core/image.ts';
 import { APP_BASE_IMAGE, ensureBaseImage } from '../apps/image.ts';
 import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
 import { PLUGIN_SPECS, type PluginName } from './specs.ts';
@@ -35,16 +35,6 @@ async function sourceDigest(name: PluginName): Promise<string> {
   if (name === 'dns') hash.update(await readFile(RESOLVER_SOURCE)).update(process.version);
   else hash.update(JSON.stringify(PLUGIN_SPECS[name])).update(APP_BASE_IMAGE);
   return hash.digest('hex').slice(0, 16);
-}
-
-/** The `hearth.source` label of an image; null when it has none or is not there. */
-async function sourceLabel(docker: Docker, ref: string): Promise<string | null> {
-  try {
-    return (await docker.getImage(ref).inspect()).Config?.Labels?.['hearth.source'] ?? null;
-  } catch (err: any) {
-    if (err?.statusCode === 404) return null;
-    throw err;
-  }
 }
 
 /** The resolver as JavaScript (types stripped by esbuild, which tsx brings). */

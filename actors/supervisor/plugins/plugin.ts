@@ -111,13 +111,8 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
     return this.spec.hostPart === null ? null : this.o.planned.address(this.spec.hostPart);
   }
 
-  async inspect(): Promise<Docker.ContainerInspectInfo | null> {
-    try {
-      return await this.docker.getContainer(this.containerName).inspect();
-    } catch (err: any) {
-      if (err?.statusCode === 404) return null;
-      throw err;
-    }
+  inspect(): Promise<Docker.ContainerInspectInfo | null> {
+    return this.o.engine.inspect(this.containerName);
   }
 
   async running(): Promise<boolean> {
