@@ -65,6 +65,7 @@ t.test('v1 and legacy documents get the original defaults and conversions', asyn
   t.same(meta.extra, {});
   t.equal(meta.snapshot_extra, 1, 'unknown keys are kept');
   t.equal(parseBackupJson(JSON.stringify({ ...V2, homeassistant: {} })).homeassistant, null, 'an empty Core object is null');
+  t.same(parseBackupJson(JSON.stringify({ ...V2, repositories: ['core', '/srv/hearth-apps'] })).repositories, ['core', '/srv/hearth-apps'], "a local folder of Hearth's store is a repository");
   t.equal(parseBackupJson(JSON.stringify({ ...V2, version: '2', compressed: 'no' })).compressed, false, 'booleans and numbers coerced as voluptuous does');
   t.same(parseBackupJson(JSON.stringify({ ...V2, addons: [{ slug: 'a', name: 'A', version: '1' }] })).addons, [{ slug: 'a', name: 'A', version: '1', size: 0 }], 'app size defaults to 0');
   t.same(parseBackupJson(JSON.stringify({ ...V2, homeassistant: { version: '2024.1.0', extra: 1 } })).homeassistant, { version: '2024.1.0', exclude_database: false, size: 0 }, 'Core defaults; extra keys removed');
@@ -89,6 +90,7 @@ t.test('a bad field is refused with an error naming it', async (t) => {
     ['app twice', { ...V2, addons: [{ slug: 'a', name: 'A', version: '1' }, { slug: 'a', name: 'B', version: '2' }] }, /addons lists an app twice/],
     ['app size text', { ...V2, addons: [{ slug: 'a', name: 'A', version: '1', size: 'big' }] }, /addons\[0\]\.size must be a number/],
     ['bad repository', { ...V2, repositories: ['not a url'] }, /repositories\[0\] is not a repository URL/],
+    ['relative folder', { ...V2, repositories: ['apps/mine'] }, /repositories\[0\] is not a repository URL, an absolute folder/],
     ['repository twice', { ...V2, repositories: ['core', 'core'] }, /repositories contains a repository twice/],
     ['extra a list', { ...V2, extra: [] }, /extra must be an object/],
   ];

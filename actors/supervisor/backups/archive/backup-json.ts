@@ -194,6 +194,8 @@ function repositories(value: unknown): string[] {
     const field = `repositories[${index}]`;
     if (typeof repository !== 'string') throw new BackupMetaError(field, `must be a string, not ${describe(repository)}`);
     if (BUILTIN_REPOSITORIES.has(repository)) return repository;
+    // Hearth's store also reads repositories from local folders (`--repositories DIR`): their source is the absolute path
+    if (repository.startsWith('/') && !repository.includes('\0')) return repository;
     const match = /^([^#]+)(?:#[\w\-./]+)?$/.exec(repository);
     let url: URL | undefined;
     try {
@@ -201,7 +203,7 @@ function repositories(value: unknown): string[] {
     } catch {
       url = undefined;
     }
-    if (!url || !url.host) throw new BackupMetaError(field, `is not a repository URL or built-in repository: ${JSON.stringify(repository)}`);
+    if (!url || !url.host) throw new BackupMetaError(field, `is not a repository URL, an absolute folder or a built-in repository: ${JSON.stringify(repository)}`);
     return repository;
   });
   if (new Set(out).size !== out.length) throw new BackupMetaError('repositories', 'contains a repository twice');
