@@ -533,7 +533,7 @@ export class AppManager implements AppsView, Area {
         hardware,
         dns,
       });
-      let image = await this.ensureImage(a);
+      let image = await this.imageOf(a);
       await this.removeContainer(a);
       for (const dir of hostFolders(input(image))) await mkdir(dir, { recursive: true });
       await writeFile(join(dataDir, 'options.json'), JSON.stringify(options));
@@ -543,7 +543,7 @@ export class AppManager implements AppsView, Area {
       } catch (err: any) {
         // the image went away meanwhile (another supervisor on this engine uninstalled the same app)
         if (err?.statusCode !== 404) throw err;
-        image = await this.ensureImage(a);
+        image = await this.imageOf(a);
         container = await this.docker.createContainer(containerSpec(input(image)));
       }
       try {
@@ -605,8 +605,15 @@ export class AppManager implements AppsView, Area {
     });
   }
 
+  /** An installed app's image (AppsView.ensureImage): built again from the store when it went missing. */
+  ensureImage(slug: string): Promise<string> {
+    const a = this.actors.get(slug);
+    if (!a) return Promise.reject(new Error(`app ${slug} is not installed`));
+    return this.imageOf(a);
+  }
+
   /** The installed version's image; built again from the store when it went missing. */
-  private async ensureImage(a: AppActor): Promise<string> {
+  private async imageOf(a: AppActor): Promise<string> {
     const ref = `${a.kept.user.image}:${a.kept.user.version}`;
     if (a.kept.user.image && (await imageExists(this.docker, ref))) return ref;
     const app = this.storeApp(a.kept.slug);

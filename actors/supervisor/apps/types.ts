@@ -59,4 +59,6 @@ export interface AppsView {
   byIngressToken(token: string): InstalledApp | undefined;
   /** the app's ingress port as the supervisor reaches it; null when the app does not run or has no ingress */
   ingressTarget(slug: string): Promise<AppTarget | null>;
+  /** the installed version's image, built again from the store when it went missing; its `name:tag` */
+  ensureImage?(slug: string): Promise<string>;
 }

@@ -32,8 +32,8 @@ export interface BackupSources {
   apps(): InstalledApp[];
   appDataDir(slug: string): string;
   appConfigDir(slug: string): string;
-  /** a `docker save` of an image, or undefined when the engine has none */
-  saveImage(ref: string): Promise<Readable | undefined>;
+  /** a `docker save` of an installed app's image (built again first when it went missing), or undefined when there is none */
+  saveImage(ref: string, slug: string): Promise<Readable | undefined>;
   repositories(): string[];
   /** mounts and registries for supervisor.tar.gz; null when there are none */
   supervisorConfig(): Promise<{ mounts: unknown; docker: unknown } | null>;
@@ -215,7 +215,7 @@ async function addApp(writer: BackupWriter, sources: BackupSources, app: Install
   try {
     // only a locally built image is kept: one with an `image` is pulled again on restore
     if (app.config.image === null && app.user.image) {
-      const image = await sources.saveImage(`${app.user.image}:${app.user.version}`);
+      const image = await sources.saveImage(`${app.user.image}:${app.user.version}`, app.slug);
       if (image) {
         await mkdir(sources.tmpDir, { recursive: true });
         tmp = await mkdtemp(join(sources.tmpDir, `image-${app.slug}-`));

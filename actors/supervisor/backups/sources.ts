@@ -12,6 +12,7 @@ import type { AppStoreView } from '../apps/store.ts';
 import type { Mounts } from '../mounts/mounts.ts';
 import type { Settings } from '../settings.ts';
 import { DockerConfig } from '../docker/config.ts';
+import { imageExists } from '../core/image.ts';
 import { appConfigDir } from '../apps/container-spec.ts';
 import { SUPERVISOR_VERSION } from '../../version.ts';
 import type { BackupSources } from './create.ts';
@@ -36,12 +37,10 @@ export function supervisorBackupSources(o: {
     apps: () => o.apps()?.list() ?? [],
     appDataDir: (slug) => join(o.dataDir, 'apps', 'data', slug),
     appConfigDir: (slug) => appConfigDir(o.dataDir, slug),
-    saveImage: async (ref) => {
-      try {
-        await o.engine.docker.getImage(ref).inspect();
-      } catch {
-        return undefined;
-      }
+    saveImage: async (ref, slug) => {
+      // an image removed meanwhile (by hand, or by an uninstall elsewhere) is built again, as a start would
+      if (!(await imageExists(o.engine.docker, ref))) await o.apps()?.ensureImage?.(slug).catch(() => undefined);
+      if (!(await imageExists(o.engine.docker, ref).catch(() => false))) return undefined;
       return (await o.engine.docker.getImage(ref).get()) as unknown as Readable;
     },
     repositories: () => o.store()?.repositories().map((r) => r.source) ?? [],
