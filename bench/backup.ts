@@ -2,7 +2,10 @@
 // EventLog.exportTo, 1M state_changed records), the core's data directory archived without its
 // live log, and 1 GiB of one app's data, into one compressed backup file (BackupWriter, gzip
 // level 6 as the original). The baseline is `tar -czf` of the same files (the export and the
-// app's data) with GNU tar and gzip.
+// app's data) with GNU tar and gzip. Then the restore: the backup read and checked
+// (BackupReader), its core and app parts extracted, and the core's log rebuilt from the export
+// as a restored core does at its next start (restoreLogFromExport), beside `tar -xzf` of the
+// baseline's archive.
 import { execFile } from 'node:child_process';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +14,8 @@ import { promisify } from 'node:util';
 import { openEventLog } from '../store/log.ts';
 import { CORE_EXPORT_DIR } from '../store/backup-layout.ts';
 import { BackupWriter, appArchiveSources } from '../actors/supervisor/backups/archive/writer.ts';
+import { BackupReader, coreConfigDir } from '../actors/supervisor/backups/archive/reader.ts';
+import { restoreLogFromExport } from '../store/log-restore.ts';
 import { backupDate, backupSlug, nowMicros } from '../actors/supervisor/backups/archive/backup-json.ts';
 import { CORE_ARCHIVE_EXCLUDE } from '../actors/supervisor/backups/create.ts';
 import { stateRecords } from './replay.ts';
@@ -67,12 +72,32 @@ export async function run(_options: BenchOptions = {}): Promise<BenchResult> {
     const rawMs = performance.now() - started;
     const rawBytes = (await stat(join(dir, 'raw.tar.gz'))).size;
 
+    started = performance.now();
+    const reader = await BackupReader.open(path);
+    const restored = join(dir, 'restored');
+    await mkdir(join(restored, 'homeassistant'), { recursive: true });
+    await mkdir(join(restored, 'app'), { recursive: true });
+    await reader.extract('homeassistant', join(restored, 'homeassistant'));
+    const restoredCore = await coreConfigDir(join(restored, 'homeassistant'));
+    const extractedMs = performance.now() - started;
+    await reader.extract('local_bench', join(restored, 'app'));
+    const appExtractMs = performance.now() - started - extractedMs;
+    const rebuilt = await restoreLogFromExport(restoredCore, () => {});
+    if (!rebuilt || rebuilt.records !== manifest.records) throw new Error(`the restored log holds ${rebuilt?.records} records, not ${manifest.records}`);
+    const restoreMs = performance.now() - started;
+
+    started = performance.now();
+    await mkdir(join(dir, 'raw-restored'));
+    await run$('tar', ['-xzf', join(dir, 'raw.tar.gz'), '-C', join(dir, 'raw-restored')]);
+    const rawRestoreMs = performance.now() - started;
+
     return {
       name: 'backup',
       title: `a compressed backup of a core log of ${num(RECORDS, 0)} events and ${num(APP_BYTES / 1024 ** 3, 2)} GiB of app data`,
       rows: [
         timeRow('backup: export + archive (core + app)', exportMs + archiveMs, { label: 'tar -czf of the export and the app data', value: rawMs }, undefined, `export ${ms(exportMs)}, core archive ${ms(coreArchiveMs)}, app archive ${ms(archiveMs - coreArchiveMs)}`),
         timeRow('archive alone (the export already written)', archiveMs, { label: 'tar -czf of the same files', value: rawMs }),
+        timeRow('restore: read + extract + rebuild the log', restoreMs, { label: 'tar -xzf of the baseline archive', value: rawRestoreMs }, undefined, `core part ${ms(extractedMs)}, app part ${ms(appExtractMs)}, log rebuilt from the export ${ms(restoreMs - extractedMs - appExtractMs)}`),
       ],
       notes: [
         `export file ${num(manifest.bytes / 1e6, 1)} MB (${num(manifest.entries, 0)} entries); backup file ${num(finished.size / 1e6, 1)} MB, tar.gz ${num(rawBytes / 1e6, 1)} MB`,
