@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { FailureDigest } from './helpers/failure-digest.ts';
 
 // tap compiles its Test class from the plugin list in .taprc; a fresh install still has the
 // default one (with the ts-node plugin that cannot load TypeScript 7), so build it first —
@@ -48,9 +49,12 @@ const child = spawn('node_modules/.bin/tap', files, { stdio: ['ignore', 'pipe', 
 
 let summary: { total: number; pass: number; fail: number; skip: number; todo: number } | undefined;
 let tail = '';
+const failures = new FailureDigest();
 child.stdout.on('data', (chunk: Buffer) => {
   process.stdout.write(chunk);
-  tail = (tail + chunk.toString()).slice(-4096);
+  const text = chunk.toString();
+  tail = (tail + text).slice(-4096);
+  failures.feed(text);
 });
 child.on('close', (code) => {
   const m = /# \{ ([^}]*) \}/.exec(tail);
@@ -62,6 +66,9 @@ child.on('close', (code) => {
     console.log(`0 passed, 1 failed (the test runner ended with code ${code} before reporting)`);
     process.exit(code || 1);
   }
+  // CI may keep only the end of the output: repeat what failed just above the count
+  const digest = failures.render();
+  if (digest) console.log(digest);
   const extra = summary.skip || summary.todo ? `, ${summary.skip + summary.todo} skipped` : '';
   console.log(`${summary.pass} passed, ${summary.fail} failed${extra}`);
   process.exit(code ?? (summary.fail ? 1 : 0));

@@ -1,5 +1,6 @@
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import { isIndexableId } from '../../store/keys.ts';
 
 /**
  * Chat logs: what was said in a conversation, turn by turn, as records on
@@ -73,8 +74,8 @@ export class ChatLogs {
     await this.sweep();
     let id = conversationId ?? null;
     if (id !== null && this.logs.has(id)) return id;
-    // an id longer than the store's names allow is no id of the caller's own
-    if (id === null || isUlid(id) || id.length > MAX_CONVERSATION_ID) id = this.deps.ids.ulid(this.deps.clock.now());
+    // an id the store cannot name a stream by (too long, a NUL in it) is no id of the caller's own
+    if (id === null || isUlid(id) || id.length > MAX_CONVERSATION_ID || !isIndexableId(CHAT_LOG_PREFIX + id)) id = this.deps.ids.ulid(this.deps.clock.now());
     const time = this.deps.clock.now();
     await this.deps.log.append([{ time, stream: CHAT_LOG_PREFIX + id, type: 'chat_log_created', data: { conversation_id: id, created: time }, context }]);
     return id;

@@ -65,7 +65,10 @@ t.test('in Chromium', { skip: noBrowser }, async (t) => {
     t.ok(headings.includes('sensor'), 'a domain heading for sensors');
     t.equal(await row('sensor.outside').locator('.state').textContent(), '12.5 °C', 'the state with its unit');
     t.equal(await row('sensor.outside').locator('.name a').textContent(), 'Outside', 'the friendly name');
-    t.match(await row('sensor.outside').locator('svg.icon path').getAttribute('d', { timeout: 5000 }), /^M/, 'an icon drawn');
+    // the path is there at once and gets its outline when the icon has been fetched
+    const drawn = row('sensor.outside').locator('svg.icon path[d]');
+    await drawn.waitFor({ timeout: 15_000 });
+    t.match(await drawn.getAttribute('d'), /^M/, 'an icon drawn');
 
     // a REST write shows on the page without a reload
     await rest('POST', '/api/states/sensor.outside', { state: '13.75', attributes: { friendly_name: 'Outside', unit_of_measurement: '°C' } });

@@ -36,7 +36,9 @@ t.test('the log explorer in Chromium', { skip: noBrowser }, async (t) => {
   // the slider to T0+15 s: between the two calls, the porch was on
   await page.getByLabel('Moment in the log').fill(String(T0 + 15 * S));
   await porchRow.locator('.log-state').getByText('on', { exact: true }).waitFor();
-  t.equal(await page.getByLabel('Moment', { exact: true }).inputValue(), new Date(T0 + 15 * S).toISOString().slice(0, 19), 'the date field follows the slider');
+  // the browser drops zero seconds from a datetime-local value (21:14:00 reads as 21:14)
+  const minuteOrSecond = (v: string) => v.replace(/:00$/, '');
+  t.equal(minuteOrSecond(await page.getByLabel('Moment', { exact: true }).inputValue()), minuteOrSecond(new Date(T0 + 15 * S).toISOString().slice(0, 19)), 'the date field follows the slider');
 
   // back before the first call, typed into the date field: off again
   await page.getByLabel('Moment', { exact: true }).fill(new Date(T0 + 5 * S).toISOString().slice(0, 19));

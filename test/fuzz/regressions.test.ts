@@ -216,6 +216,19 @@ const REGRESSIONS: Regression[] = [
     }),
   ),
   {
+    name: 'conversation/process with a conversation_id holding a NUL',
+    input: '{"id":1,"type":"conversation/process","text":"turn off the toaster","conversation_id":"\\u0000"} (found by the WebSocket fuzz, seed 2621626964)',
+    async run(target) {
+      const answer = await command(target, JSON.stringify({ id: 1, type: 'conversation/process', text: 'turn off the toaster', conversation_id: '\u0000' }), 1);
+      if (!answer?.success) return [`expected an answer, got ${JSON.stringify(answer).slice(0, 200)}`];
+      const id = answer.result?.conversation_id;
+      const problems = typeof id === 'string' && /^[0-9A-Z]{26}$/.test(id) ? [] : [`expected a new conversation id (a ULID), got ${JSON.stringify(id)}`];
+      const rest = await target.http({ method: 'POST', path: '/api/conversation/process', body: JSON.stringify({ text: 'hello', conversation_id: 'a\u0000b' }) });
+      if (!isStatus(rest, (s) => s === 200)) problems.push(`REST: expected 200, got ${status(rest)}`);
+      return problems;
+    },
+  },
+  {
     name: 'HEAD /api/stream answers and ends',
     input: 'HEAD /api/stream HTTP/1.1 (raw), then GET /api/ on the same connection',
     async run(target) {

@@ -60,11 +60,22 @@ export async function newPage(t: Teardown, options: BrowserContextOptions = {}):
  * waits until the dashboard is back, signed in, with its navigation drawn.
  */
 export async function signIn(page: Page, base: string, hash = '#/home', user: { username: string; password: string } = OWNER): Promise<void> {
-  await page.goto(`${base}/${hash}`);
-  await page.waitForURL((url) => url.pathname === '/auth/authorize', { waitUntil: 'commit' });
+  // the first page of a file starts the browser's renderer: on a loaded machine that takes a while
+  const slow = { waitUntil: 'commit' as const, timeout: 45_000 };
+  const step = async (what: string, action: () => Promise<unknown>) => {
+    try {
+      await action();
+    } catch (err) {
+      const boot = await page.locator('#boot').textContent({ timeout: 1000 }).catch(() => null);
+      const problems = (page as Partial<PageProblems>).problems ?? [];
+      throw new Error(`signIn: ${what} failed at ${page.url()} (boot text ${JSON.stringify(boot)}; page problems ${JSON.stringify(problems)}): ${(err as Error).message.split('\n')[0]}`);
+    }
+  };
+  await step('opening the dashboard', () => page.goto(`${base}/${hash}`, { timeout: 45_000 }));
+  await step('the redirect to the login page', () => page.waitForURL((url) => url.pathname === '/auth/authorize', slow));
   await page.getByLabel('Username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Log in', exact: true }).click();
-  await page.waitForURL((url) => url.pathname === '/' && !url.search.includes('auth_callback'), { waitUntil: 'commit' });
-  await page.locator('body[data-ready=true]').waitFor();
+  await step('the way back to the dashboard', () => page.waitForURL((url) => url.pathname === '/' && !url.search.includes('auth_callback'), slow));
+  await step('the dashboard getting ready', () => page.locator('body[data-ready=true]').waitFor({ timeout: 45_000 }));
 }

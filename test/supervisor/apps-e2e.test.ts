@@ -20,13 +20,13 @@ const ECHO = 'core_hearth_echo';
 const MQTT = 'core_hearth_mqtt';
 const READER = 'local_mqtt_reader';
 
-/** A local repository app that reads the mqtt service with its own token and logs what it got. */
+/** A local repository app that reads the mqtt service with its own token, logs what it got, then writes a state through the core's API proxy. */
 async function writeReaderApp(supervisorData: string): Promise<void> {
   const dir = join(supervisorData, 'apps', 'local', 'mqtt_reader');
   await mkdir(join(dir, 'rootfs', 'usr', 'bin'), { recursive: true });
   await writeFile(
     join(dir, 'config.yaml'),
-    ['name: MQTT reader', 'version: "1.0.0"', 'slug: mqtt_reader', 'description: Reads the mqtt service', 'arch: [amd64, aarch64]', 'startup: application', 'boot: manual', 'init: false', 'services:', '  - mqtt:need', ''].join('\n'),
+    ['name: MQTT reader', 'version: "1.0.0"', 'slug: mqtt_reader', 'description: Reads the mqtt service', 'arch: [amd64, aarch64]', 'startup: application', 'boot: manual', 'init: false', 'homeassistant_api: true', 'services:', '  - mqtt:need', ''].join('\n'),
   );
   await writeFile(join(dir, 'Dockerfile'), 'ARG BUILD_FROM\nFROM $BUILD_FROM\nCOPY rootfs/ /\nCMD ["/usr/bin/reader"]\n');
   const script = join(dir, 'rootfs', 'usr', 'bin', 'reader');
@@ -39,6 +39,9 @@ async function writeReaderApp(supervisorData: string): Promise<void> {
       '  case "$answer" in *\'"result":"ok"\'*) echo "mqtt reader: $answer"; break;; esac',
       '  sleep 1',
       'done',
+      // and writes a state into the core through the supervisor's proxy of the core's API
+      'posted=$(wget -qO- --header "Authorization: Bearer ${SUPERVISOR_TOKEN}" --header "Content-Type: application/json" --post-data \'{"state":"written by an app"}\' "${SUPERVISOR}/core/api/states/sensor.from_app" 2>&1)',
+      'echo "core api: $posted"',
       'exec sleep 100000',
       '',
     ].join('\n'),
@@ -73,6 +76,10 @@ t.test('apps through the supervisor and the core, end to end', async (t) => {
     const line = await eventually(async () => (await logsOf(READER)).split('\n').find((l) => l.includes('mqtt reader: ')));
     const read = JSON.parse(line.slice(line.indexOf('mqtt reader: ') + 13));
     t.match(read, { result: 'ok', data: { addon: MQTT, port: 1883, ssl: false, protocol: '3.1.1', username: 'hearth' } }, 'the consumer app read what the provider published');
+    const posted = await eventually(async () => (await logsOf(READER)).split('\n').find((l) => l.includes('core api: ')));
+    t.match(JSON.parse(posted.slice(posted.indexOf('core api: ') + 10)), { entity_id: 'sensor.from_app', state: 'written by an app' }, 'the app wrote to the core through /core/api');
+    const inCore = await fetch(`${core.base}/api/states/sensor.from_app`, { headers: { Authorization: `Bearer ${owner.access_token}` } });
+    t.equal((await inCore.json()).state, 'written by an app', 'and the core holds it');
 
     const flow = await eventually(async () => {
       const progress = await ask({ type: 'config_entries/flow/progress' });
@@ -88,6 +95,13 @@ t.test('apps through the supervisor and the core, end to end', async (t) => {
     t.match(info, { state: 'started', ingress: true, ingress_url: `${info.ingress_entry}/` });
     const session = await ask({ type: 'supervisor/api', endpoint: '/ingress/session', method: 'post', data: { user_id: me.id } });
     t.ok(session.success, 'the core got a session for its user');
+    // a started container is not yet a listening app: the proxy answers 502 until its port opens,
+    // as the original's does, so wait for the app as a user would reload
+    await eventually(async () => {
+      const probe = await fetch(`${core.base}${info.ingress_url}`, { headers: { Cookie: `ingress_session=${session.result.session}` } });
+      await probe.arrayBuffer();
+      return probe.status !== 502;
+    });
     const page = await newPage(t);
     await page.context().addCookies([{ name: 'ingress_session', value: session.result.session, url: `${core.base}/api/hassio_ingress/` }]);
     const res = await page.goto(`${core.base}${info.ingress_url}`);
@@ -98,7 +112,11 @@ t.test('apps through the supervisor and the core, end to end', async (t) => {
     t.equal(await page.locator('#ingress-path').textContent(), info.ingress_entry, 'and under which path it is served');
     await page.locator('#m').fill('hello from the browser');
     await page.locator('button').click();
-    await page.locator('#log', { hasText: 'echo: hello from the browser' }).waitFor({ timeout: 20_000 });
+    await page.locator('#log', { hasText: 'echo: hello from the browser' }).waitFor({ timeout: 20_000 }).catch(async (err) => {
+      // what the page and the app saw, for a failure that is otherwise only a timeout
+      const logs = await (await s.call('GET', `/addons/${ECHO}/logs`)).text().catch(() => '');
+      throw new Error(`${(err as Error).message}\npage log: ${JSON.stringify(await page.locator('#log').textContent())}\napp log: ${logs.slice(-1500)}`);
+    });
     t.pass('the page\'s WebSocket echo came back through both hops');
     t.same(page.problems, []);
 
