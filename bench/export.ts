@@ -228,7 +228,7 @@ export async function run(options: BenchOptions = {}): Promise<BenchResult> {
     `load generator: ${base.generatorText}; the load of post-states: ${CONNECTIONS} keep-alive connections with one request in flight each, writes over ${IDS} entity ids, ` +
       `${WARMUP_MS / 1000} s warm-up then ${DURATION_MS / 1000} s measured, durable commit; Hearth, wrk and nats-server (${NATS_SERVER} -js, file store in the temp dir) share the same ${cores} cores`,
     `export on: configuration.yaml recorder: export: nats: servers: [nats://127.0.0.1:<port>], one stream per run (deleted after it); the exporter runs in Hearth's process, ` +
-      `publishing each commit's records once the commit is answered (it reads the log back only for what is older than its in-memory tail); exported/s is the change in its acked seq over the measured window (sampled every ${SAMPLE_MS} ms), the lag the log's last seq minus it`,
+      `publishing the committed records in bursts (one piece of protocol text each, one ack per burst, the next burst when it is in; the log is read back only for what is older than its in-memory tail); exported/s is the change in its acked seq over the measured window (sampled every ${SAMPLE_MS} ms), the lag the log's last seq minus it`,
   );
   const baseline = { label: 'raw uWS', value: base.rps };
   const latency = (r: Measured) => `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`;

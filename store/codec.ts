@@ -2,6 +2,7 @@ import { StoreError, messageOf } from './errors.ts';
 import { isIndexableId } from './keys.ts';
 import type { EventRecord, Inherit, NewEvent } from './types.ts';
 import { tokenOf, withToken } from './context-token.ts';
+import { frozenJson } from './frozen-json.ts';
 
 // A record is stored as a JSON array rather than an object: field names would be most of the
 // bytes of a small event. The seq is the key, so it is not repeated in the value.
@@ -45,7 +46,12 @@ export function encodeRecord(event: NewEvent): string {
     stored.push(token);
   }
   try {
-    return JSON.stringify(stored);
+    if (inherit === undefined) return JSON.stringify(stored);
+    // as JSON.stringify(stored) writes it, with the member the next record of the stream will
+    // reference (an entity's new_state) written through frozenJson, for the exporter to reuse
+    const head = JSON.stringify(stored.slice(0, 3));
+    const rest = JSON.stringify(stored.slice(4));
+    return `${head.slice(0, -1)},${dataText(stored[3], inherit.from)},${rest.slice(1)}`;
   } catch (err) {
     throw invalid(`data of ${type} on ${stream} is not JSON: ${messageOf(err)}`, err);
   }
@@ -87,6 +93,18 @@ export function withSeq(seq: number, event: NewEvent): EventRecord {
   const record: EventRecord = { seq, time, stream, type, data, context: ctx };
   if (origin !== undefined) record.origin = origin;
   return record;
+}
+
+/** JSON.stringify(data) for a plain object, its member `frozen` through frozenJson when an object. */
+function dataText(data: Record<string, unknown>, frozen: string): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(data)) {
+    const value = data[key];
+    const text = key === frozen && value !== null && typeof value === 'object' ? frozenJson(value) : (JSON.stringify(value) as string | undefined);
+    // undefined, functions and symbols are left out, as JSON.stringify leaves them out
+    if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 function invalid(message: string, cause?: unknown): StoreError {

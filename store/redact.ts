@@ -15,7 +15,21 @@ const SECRET_KEYS = new Set([
   'api_key',
   'private_key',
 ]);
-const SECRET_SUFFIX = /_(token|secret|password|password_hash)$/;
+const SECRET_ENDINGS = ['token', 'secret', 'password', 'password_hash'];
+const SECRET_SUFFIX = new RegExp(`_(?:${SECRET_ENDINGS.join('|')})$`);
+/**
+ * Matches wherever JSON text may name a secret key: `"<key>":` for each key of SECRET_KEYS, and
+ * `_<ending>":` for the suffixes. JSON.stringify escapes no letter or `_`, and a key's closing
+ * quote is never escaped, so every secret key of a value is matched in its JSON text (a quote
+ * inside a string is written `\"`, so string contents can match only by chance: a false alarm
+ * costs the slow walk, nothing more).
+ */
+const SECRET_KEY_TEXT = new RegExp(`(?:"(?:${[...SECRET_KEYS].join('|')})|_(?:${SECRET_ENDINGS.join('|')}))":`);
+
+/** False when the JSON text `json` surely holds no secret key (see SECRET_KEY_TEXT). */
+export function mayNameSecretKey(json: string): boolean {
+  return SECRET_KEY_TEXT.test(json);
+}
 // secret keys are short; a longer key (even a 10 MB one) is not tested at all
 const MAX_KEY = 256;
 // Only id-like values are remembered for scrubbing elsewhere: short or free-form ones would
@@ -34,7 +48,7 @@ function isTokenChar(c: number): boolean {
 const keyVerdicts = new Map<string, boolean>();
 const MAX_VERDICTS = 10_000;
 
-function isSecretKey(key: string): boolean {
+export function isSecretKey(key: string): boolean {
   if (key.length > MAX_KEY) return false;
   let secret = keyVerdicts.get(key);
   if (secret === undefined) {
@@ -73,6 +87,11 @@ export class Redactor {
   readonly #seen = new Set<string>();
   #shortest = Infinity;
   #longest = 0;
+
+  /** How many secrets are remembered: what scrub() hides changes only when this does. */
+  get learnt(): number {
+    return this.#seen.size;
+  }
 
   /**
    * Remembers the id-like values under secret keys anywhere in `value`; true when there are

@@ -10,9 +10,9 @@
 // The write path only hands each committed batch over (onCommit): the exporter keeps the
 // batches not yet acked (TAIL_LIMIT records at most) and publishes them from memory, so a primary
 // that keeps up never reads its own log back. What is older than that tail (after an outage of
-// NATS, or a restart) is read from the log. Publishing runs beside the write path, at most
-// WINDOW publishes awaiting their acks, acks taken in order; the records on hand are published
-// without yielding, so the NATS client sends them in one socket write. Any failure (NATS gone, a
+// NATS, or a restart) is read from the log. Publishing runs beside the write path in bursts: the
+// records on hand go out as one piece of protocol text (burst-writer.ts), and the next burst
+// waits for the last one's ack (#publish). Any failure (NATS gone, a
 // refused publish, no ack within ACK_TIMEOUT_MS) closes the connection and starts again from the
 // stream's last message.
 //
@@ -21,17 +21,29 @@
 // for `hearth export status`.
 
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { connect, createInbox, credsAuthenticator, headers, type JetStreamClient, type NatsConnection } from 'nats';
+import { connect, createInbox, credsAuthenticator, type JetStreamClient, type NatsConnection } from 'nats';
+import { BurstWriter, type Publish } from './burst-writer.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
-import { Redactor } from '../../store/redact.ts';
+import { ExportPayloads } from './payload.ts';
 import type { NatsExportConfig } from './config.ts';
-import { isExported, subjectOf } from './subjects.ts';
+import { SubjectCache, isExported } from './subjects.ts';
 import { Pause } from '../nats/pause.ts';
 import { publishSnapshot, snapshotSeq, type AreaPart } from '../replica/snapshots.ts';
 
 export const LAG_ENTITY = 'sensor.hearth_export_lag';
 export const STATUS_FILE = 'export-nats.json';
-const WINDOW = 1024;
+/** records published in one burst at most */
+const BURST = 1024;
+/** bursts awaiting their ack at most: the next one gathers what is committed meanwhile */
+const BURSTS_IN_FLIGHT = 1;
+/**
+ * Under load (the last burst held BUSY_BURST records or more), a burst follows the previous one
+ * after BURST_GAP_MS at the soonest. nats-server's CPU per message falls by about a third from
+ * bursts of ~20 to bursts of ~130 (docs/performance.md); a write rate too low to fill a busy
+ * burst (under ~1,600 a second) is never held back.
+ */
+const BURST_GAP_MS = 10;
+const BUSY_BURST = 16;
 const ACK_TIMEOUT_MS = 10_000;
 const READ_CHUNK = 512;
 const STOP_ACKS_MS = 2000;
@@ -56,6 +68,19 @@ export interface ExportStatus {
   updated: number;
 }
 
+/** Records sent together: the ack of its last message (`id`, 0 when all were auth/, never sent) covers them all. */
+interface Burst {
+  id: number;
+  /** the last record's seq */
+  seq: number;
+  /** the stream's last seq once the burst is stored */
+  streamSeq: number;
+  done: boolean;
+  /** messages published in it, and the last one's subject */
+  messages: number;
+  subject: string;
+}
+
 export interface NatsExporterOptions {
   log: EventLog;
   config: NatsExportConfig;
@@ -68,11 +93,27 @@ export interface NatsExporterOptions {
   now?: () => number;
   /** the replicas' areas as they are now, at the log's last seq (read synchronously) */
   snapshot?: () => { seq: number; parts: AreaPart[] };
+  /** false: every message through nats.js's publish() rather than a burst's protocol text (tests) */
+  rawPublish?: boolean;
+}
+
+/**
+ * nats.js's and the socket's codes for a server not reached, or lost, and for a JetStream not
+ * answering on it yet (503, no responders: a server just restarted): one outage, however they
+ * alternate
+ */
+const UNREACHABLE = /^(503|CONNECTION_REFUSED|CONNECTION_CLOSED|CONNECTION_TIMEOUT|CONNECTION_DRAINING|DISCONNECT|TIMEOUT|ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
+
+/** What a failed session is warned of once: `unreachable` however the server was not reached, else its reason. */
+export function failureKind(err: unknown): string {
+  const reason = (err as Error | undefined)?.message ?? String(err);
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return UNREACHABLE.test(typeof code === 'string' ? code : reason) ? 'unreachable' : reason;
 }
 
 export class NatsExporter {
   readonly #o: NatsExporterOptions;
-  readonly #redactor = new Redactor();
+  readonly #payloads = new ExportPayloads();
   #acked = 0;
   #known = false;
   #connected = false;
@@ -93,7 +134,13 @@ export class NatsExporter {
   #loop: Promise<void> | undefined;
   #lastLag: number | undefined;
   #lagWarned = false;
-  #downWarned = false;
+  /**
+   * What this outage or refusal has been warned of: `unreachable` for every way of not reaching
+   * the server (refused, timed out, dropped: under load they alternate), else the reason itself
+   */
+  readonly #downWarned = new Set<string>();
+  /** after a refused burst: one record at a time until one is taken, so the refusal names its record */
+  #probe = false;
   #lastStatus = '';
   #ticking: Promise<void> = Promise.resolve();
   /** the JetStream seq of the last message acknowledged */
@@ -183,9 +230,11 @@ export class NatsExporter {
   }
 
   #down(err: unknown): void {
-    if (this.#downWarned) return;
-    this.#downWarned = true;
-    this.#o.warn(`NATS export: ${this.#o.config.servers.join(', ')} unreachable or refusing (${(err as Error).message}); records wait in the log and are sent when it answers`);
+    const reason = (err as Error).message;
+    const kind = failureKind(err);
+    if (this.#downWarned.has(kind)) return;
+    this.#downWarned.add(kind);
+    this.#o.warn(`NATS export: ${this.#o.config.servers.join(', ')} unreachable or refusing (${reason}); records wait in the log and are sent when it answers`);
   }
 
   /** One connection: find the position, then publish until something fails. */
@@ -226,8 +275,9 @@ export class NatsExporter {
     this.#ackedStreamSeq = lastSeq;
     this.#known = true;
     this.#connected = true;
-    if (this.#downWarned) {
-      this.#downWarned = false;
+    // after a refusal, connecting proves nothing: the first ack tells (#publish)
+    if (this.#downWarned.size > 0 && !this.#probe) {
+      this.#downWarned.clear();
       this.#o.info(`NATS export: ${config.servers.join(', ')} answers again; exporting after seq ${this.#acked}`);
     }
     if (this.#o.snapshot) this.#snapshotSeq = await snapshotSeq(nc.jetstream({ timeout: 10_000 }), config.stream);
@@ -235,39 +285,36 @@ export class NatsExporter {
   }
 
   /**
-   * Publishes every record after `acked` until the connection fails or stop(). JetStream acks
-   * each message on its reply subject; one subscription takes them all (`<inbox>.<seq>`), so a
-   * publish costs no promise, timer or request object of its own.
+   * Publishes every record after `acked` until the connection fails or stop(), in bursts: what
+   * is on hand goes out at once (one socket write), and only the burst's last message asks for
+   * an ack. Every message says which stream seq it must follow (Nats-Expected-Last-Sequence), so
+   * JetStream stores a burst's messages only as an unbroken run: once one is refused or lost,
+   * every later one is refused too, the last one's ack says so, and the session starts again
+   * from the stream's last message with nothing skipped. An ack naming the stream seq the burst
+   * was to end on proves every message of it stored, in order. Acks per burst rather than per
+   * message halve what nats-server writes and spare Hearth an answer to read per record.
    */
   async #publish(nc: NatsConnection): Promise<void> {
     const { config } = this.#o;
     const js = nc.jetstream({ timeout: 10_000 });
     const closed = nc.closed().then((err) => {
-      throw err ?? new Error('connection closed');
+      // nats.js's own code for it, so the outage it ends is warned of once with the others
+      throw err ?? Object.assign(new Error('connection closed'), { code: 'CONNECTION_CLOSED' });
     });
     closed.catch(() => {});
-    // published or skipped (auth/) and not yet acked, in seq order; `done` once its ack is in
-    const pending: Array<{ seq: number; done: boolean; streamSeq?: number }> = [];
-    let head = 0;
+    // sent (or skipped: auth/) and not yet acked, in seq order; `done` once its ack is in
+    const bursts: Burst[] = [];
     let failure: Error | undefined;
     let lastProgress = performance.now();
     const advance = () => {
-      while (head < pending.length && pending[head].done) {
-        const entry = pending[head++];
-        this.#acked = entry.seq;
-        if (entry.streamSeq !== undefined) this.#ackedStreamSeq = entry.streamSeq;
+      while (bursts.length > 0 && bursts[0].done) {
+        const burst = bursts.shift()!;
+        this.#acked = burst.seq;
+        if (burst.id > 0) this.#ackedStreamSeq = burst.streamSeq;
       }
-      if (head === pending.length) {
-        pending.length = 0;
-        head = 0;
-      } else if (head > 4096) {
-        pending.splice(0, head);
-        head = 0;
-      }
-      lastProgress = performance.now();
+      this.#inflight = bursts.length;
     };
     const inbox = createInbox();
-    const bySeq = new Map<number, { seq: number; done: boolean; streamSeq?: number }>();
     nc.subscribe(`${inbox}.*`, {
       callback: (err, msg) => {
         if (err) failure ??= err;
@@ -279,53 +326,96 @@ export class NatsExporter {
           } catch {
             // an empty or odd answer is no ack
           }
-          if (!answer || answer.error || !answer.stream) failure ??= new Error(`JetStream refused a publish: ${answer?.error ? `${answer.error.code} ${answer.error.description}` : JSON.stringify(msg.string())}`);
-          else {
-            const entry = bySeq.get(Number(msg.subject.slice(inbox.length + 1)));
-            if (entry) {
-              bySeq.delete(entry.seq);
-              this.#inflight = bySeq.size;
-              entry.done = true;
-              entry.streamSeq = answer.seq;
-              if (entry === pending[head]) advance();
+          const id = Number(msg.subject.slice(inbox.length + 1));
+          const burst = bursts.find((b) => b.id === id);
+          if (!answer || answer.error || !answer.stream) {
+            const why = answer?.error ? `${answer.error.code} ${answer.error.description}` : JSON.stringify(msg.string());
+            // a burst of several says only that one of them was refused: the next sessions send one
+            // record at a time until one is taken, so the refusal is told with its record's own reason
+            this.#probe = true;
+            failure ??= new Error(burst?.messages === 1 ? `JetStream refused record ${burst.seq} (${burst.subject}): ${why}` : `JetStream refused a publish: ${why}`);
+          }
+          else if (burst && answer.seq !== burst.streamSeq) {
+            failure ??= new Error(`JetStream stored the burst ending with seq ${burst.seq} as stream seq ${answer.seq}, not ${burst.streamSeq}: is something else publishing to stream ${config.stream}?`);
+          } else if (burst) {
+            burst.done = true;
+            lastProgress = performance.now();
+            advance();
+            if (this.#probe) {
+              this.#probe = false;
+              this.#downWarned.clear();
+              this.#o.info(`NATS export: JetStream takes records again; exported up to seq ${this.#acked}`);
             }
           }
         }
         this.#poke();
       },
     });
-    /** Publishes `records` (in seq order, after `sent`) without yielding: one socket write for all. */
+    let sent = this.#acked;
+    // the stream's last seq once everything sent is stored
+    let streamSeq = this.#ackedStreamSeq;
+    let nextId = 1;
+    const writer = new BurstWriter(nc, this.#o.rawPublish ?? true);
+    const subjects = new SubjectCache(config.subject_prefix);
+    /** Publishes `records` (in seq order, after `sent`) as one burst, without yielding. */
     const send = (records: readonly EventRecord[]) => {
+      const from = sent;
+      const burst: Burst = { id: 0, seq: sent, streamSeq, done: true, messages: 0, subject: '' };
+      const messages: Publish[] = [];
       for (const record of records) {
         if (record.seq <= sent) continue;
         sent = record.seq;
+        burst.seq = record.seq;
         if (!isExported(record.stream)) {
           // learnt, never sent: a token quoted elsewhere is hidden there too
-          this.#redactor.learn(record);
-          pending.push({ seq: record.seq, done: true });
+          this.#payloads.learn(record);
           continue;
         }
-        const h = headers();
-        h.set('Nats-Msg-Id', String(record.seq));
-        const entry = { seq: record.seq, done: false };
-        pending.push(entry);
-        bySeq.set(record.seq, entry);
-        this.#inflight = bySeq.size;
-        nc.publish(subjectOf(config.subject_prefix, record.stream, record.type), this.#payload(record), { reply: `${inbox}.${record.seq}`, headers: h });
+        const h: Array<[string, string]> = [['Nats-Msg-Id', String(record.seq)]];
+        // 0 is "not set" to JetStream: the first message of an empty stream is not checked
+        if (streamSeq > 0) h.push(['Nats-Expected-Last-Sequence', String(streamSeq)]);
+        streamSeq++;
+        burst.subject = subjects.of(record.stream, record.type);
+        messages.push({ subject: burst.subject, headers: h, payload: this.#payloads.text(record) });
       }
+      if (burst.seq === from) return;
+      if (messages.length > 0) {
+        burst.id = nextId++;
+        burst.streamSeq = streamSeq;
+        burst.done = false;
+        burst.messages = messages.length;
+        messages[messages.length - 1].reply = `${inbox}.${burst.id}`;
+        for (const message of messages) {
+          try {
+            writer.add(message);
+          } catch (err) {
+            throw new Error(`record ${message.headers[0][1]} (${message.subject}) cannot be published: ${(err as Error).message}`);
+          }
+        }
+        writer.flush();
+      }
+      bursts.push(burst);
       advance();
     };
-    let sent = this.#acked;
+    const lastBurst = { at: -Infinity, records: 0 };
     this.#dropTail();
     for (;;) {
       if (failure) throw failure;
       this.#maybeSnapshot(js);
-      const inflight = bySeq.size;
+      const inflight = bursts.length;
       // once stopped, nothing more is sent; stop() waits a moment for the acks of what was
       if (this.#stopped && inflight === 0) break;
       if (inflight > 0 && performance.now() - lastProgress > ACK_TIMEOUT_MS) throw new Error(`no ack from JetStream within ${ACK_TIMEOUT_MS} ms`);
-      const room = this.#stopped ? 0 : WINDOW - inflight;
+      const room = this.#stopped || inflight >= BURSTS_IN_FLIGHT ? 0 : this.#probe ? 1 : BURST;
       if (room > 0 && sent < this.#o.log.lastSeq()) {
+        const wait = lastBurst.at + BURST_GAP_MS - performance.now();
+        if (wait > 0 && lastBurst.records >= BUSY_BURST && this.#o.log.lastSeq() - sent < BURST) {
+          // busy: more commits join the next burst rather than each making a small one
+          await new Promise((ok) => setTimeout(ok, wait));
+          continue;
+        }
+        lastBurst.at = performance.now();
+        lastBurst.records = this.#o.log.lastSeq() - sent;
         if (sent >= this.#tailFrom) send(this.#fromTail(sent, room));
         else {
           // older than what the commits handed over (NATS was away): read back from the log
@@ -335,13 +425,13 @@ export class NatsExporter {
           send(chunk);
         }
         this.#dropTail();
-        // let the acks and the write path in between two chunks
+        // let the acks and the write path in between two bursts
         await new Promise<void>((ok) => setImmediate(ok));
         continue;
       }
       const woken = new Promise<void>((ok) => (this.#wake = ok));
       // a commit or an ack between the checks above and here is seen on the next pass
-      if (!failure && bySeq.size === inflight && (room <= 0 || sent >= this.#o.log.lastSeq())) {
+      if (!failure && bursts.length === inflight && (room <= 0 || sent >= this.#o.log.lastSeq())) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const timeout = new Promise<void>((ok) => (timer = setTimeout(ok, ACK_TIMEOUT_MS)));
         await Promise.race([woken, closed, timeout]);
@@ -401,12 +491,6 @@ export class NatsExporter {
         this.#o.warn(`NATS export: the replicas' snapshot at seq ${seq} was not stored (${(err as Error).message}); tried again in ${SNAPSHOT_RETRY_MS / 1000} s`);
       })
       .finally(() => (this.#snapshotting = undefined));
-  }
-
-  /** The record as `hearth replay` prints it (json), secrets as "***". */
-  #payload(record: EventRecord): string {
-    const secretKeys = this.#redactor.learn(record);
-    return this.#redactor.scrub(this.#redactor.json(record, secretKeys) ?? '');
   }
 
   async #report(): Promise<void> {

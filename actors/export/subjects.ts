@@ -34,3 +34,30 @@ export function subjectOf(prefix: string, stream: string, type: string): string 
 export function isExported(stream: string): boolean {
   return stream !== 'auth' && !stream.startsWith('auth/');
 }
+
+/**
+ * subjectOf with the subjects of recent streams kept: an entity's stream is exported again and
+ * again, and its subject is the same every time. Bounded: past `limit` streams, it starts over.
+ */
+export class SubjectCache {
+  readonly #prefix: string;
+  readonly #limit: number;
+  #subjects = new Map<string, string>();
+
+  constructor(prefix: string, limit = 100_000) {
+    this.#prefix = prefix;
+    this.#limit = limit;
+  }
+
+  of(stream: string, type: string): string {
+    // the bus's subject is its type's
+    if (stream === 'bus') return subjectOf(this.#prefix, stream, type);
+    let subject = this.#subjects.get(stream);
+    if (subject === undefined) {
+      if (this.#subjects.size >= this.#limit) this.#subjects = new Map();
+      subject = subjectOf(this.#prefix, stream, type);
+      this.#subjects.set(stream, subject);
+    }
+    return subject;
+  }
+}

@@ -228,6 +228,7 @@ export class Follower {
           // far behind: a batch at a time, asked for once the one before is parsed, so a replica
           // catching up on millions of messages holds two batches, not whatever the server sends
           // faster than it writes (consume() asks for more as messages arrive, not as they are used)
+          this.#o.info(`replica: ${behind} messages behind stream ${config.stream}; reading them a batch at a time`);
           const consumer = await js.consumers.get(config.stream, from());
           while (!this.#stopped && behind >= CATCH_UP && failed === undefined) {
             const messagesIn = await consumer.fetch({ max_messages: BATCH, expires: 10_000 });
@@ -246,6 +247,7 @@ export class Follower {
           }
           await flushing;
           if (failed !== undefined) throw failed;
+          if (!this.#stopped) this.#o.info(`replica: caught up with stream ${config.stream} at message ${batchEnd}; following it as it grows`);
           continue;
         }
         const consumer = await js.consumers.get(config.stream, from());

@@ -86,7 +86,8 @@ t.test('the log is mirrored to JetStream through an outage of NATS and a restart
   await until('the recovery line', () => h.lines.some((l) => /answers again/.test(l)));
   t.equal(h.lines.filter((l) => /records behind the log \(over lag_warning 20\)/.test(l)).length, 1, 'a lag over lag_warning is warned of once');
   await until('the caught-up line', () => h.lines.some((l) => /NATS export: caught up/.test(l)));
-  t.equal(h.lines.filter((l) => /unreachable/.test(l)).length, 1, 'the outage is warned of once');
+  const outage = h.lines.filter((l) => /unreachable/.test(l));
+  t.equal(outage.length, 1, 'the outage is warned of once', { diagnostic: true, lines: outage });
   await until('the lag entity back to 0', async () => (await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state === '0');
 
   // Hearth restarts: it resumes after the stream's last message

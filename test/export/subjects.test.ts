@@ -1,6 +1,6 @@
 // A record's stream (and a bus event's type) as NATS subject tokens.
 import t from 'tap';
-import { isExported, subjectOf, subjectToken } from '../../actors/export/subjects.ts';
+import { SubjectCache, isExported, subjectOf, subjectToken } from '../../actors/export/subjects.ts';
 
 t.test('streams and bus types become subject tokens', async (t) => {
   t.equal(subjectOf('hearth', 'entity/light.kitchen', 'state_changed'), 'hearth.entity.light.kitchen');
@@ -24,4 +24,15 @@ t.test('auth streams are never exported', async (t) => {
   t.notOk(isExported('auth/ip_ban'));
   t.ok(isExported('authority/x'));
   t.ok(isExported('entity/sensor.auth'));
+});
+
+t.test('the kept subjects are the mapping’s, bus events by their type, and the cache starts over past its limit', async (t) => {
+  const cache = new SubjectCache('hearth', 2);
+  t.equal(cache.of('entity/light.kitchen', 'state_changed'), 'hearth.entity.light.kitchen');
+  t.equal(cache.of('entity/light.kitchen', 'state_reported'), 'hearth.entity.light.kitchen', 'again, from the cache');
+  t.equal(cache.of('bus', 'call_service'), 'hearth.bus.call_service');
+  t.equal(cache.of('bus', 'my event'), 'hearth.bus.my~20event', 'the bus is never taken from the cache');
+  t.equal(cache.of('registry/area/x', 'area_created'), 'hearth.registry.area.x');
+  t.equal(cache.of('entity/a b', 't'), 'hearth.entity.a~20b', 'a third stream, past the limit of two');
+  t.equal(cache.of('entity/light.kitchen', 't'), 'hearth.entity.light.kitchen', 'and the first once more');
 });

@@ -2,21 +2,14 @@
 // a time and then follows the live tail: its log ends up holding every record of the stream, once,
 // in order, with the primary's seqs, and records published afterwards still reach it.
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { connect, type PubAck } from 'nats';
 import { subjectOf } from '../../actors/export/subjects.ts';
 import { startTestReplica } from '../helpers/replica.ts';
 import { natsFor, until } from '../helpers/nats.ts';
 import type { EventRecord } from '../../store/types.ts';
-
-const ENTITIES = 40;
-
-/** Record `seq` as the primary's exporter publishes it (a state_changed with its old and new state). */
-function recordAt(seq: number, oldState?: unknown): EventRecord {
-  const entityId = `sensor.catch_up_${seq % ENTITIES}`;
-  const context = { id: `ctx-${seq}`, parent_id: null, user_id: null };
-  const state = (n: number) => ({ entity_id: entityId, state: String(n), attributes: { unit_of_measurement: 'W' }, last_changed: 1_700_000_000_000 + n, last_reported: 1_700_000_000_000 + n, last_updated: 1_700_000_000_000 + n, context });
-  return { seq, time: 1_700_000_000_000 + seq, stream: `entity/${entityId}`, type: 'state_changed', data: { entity_id: entityId, old_state: oldState !== undefined ? oldState : seq > ENTITIES ? state(seq - ENTITIES) : null, new_state: state(seq) }, context, origin: 'LOCAL' };
-}
+import { recordAt } from '../helpers/catch-up-records.ts';
 
 async function publish(port: number, from: number, to: number, make: (seq: number) => EventRecord = recordAt): Promise<void> {
   const nc = await connect({ servers: `127.0.0.1:${port}`, reconnect: false });
@@ -66,4 +59,37 @@ t.test('a replica 5,000 messages behind catches up a batch at a time, then follo
   t.equal(status.seq, 5011);
   t.equal(status.stream_seq, 5011);
   t.equal(status.pending, 0);
+});
+
+t.test('a live replica that falls 20,000+ messages behind reads a batch at a time again, and misses nothing', async (t) => {
+  const nats = await natsFor(t);
+  await publish(nats.port, 1, 100);
+  const { replica, lines } = await startTestReplica(t, nats.port);
+  await until('the replica to follow the tail', () => replica.follower.applied >= 100);
+  t.notOk(lines.some((l) => /reading them a batch at a time/.test(l)), 'a replica 100 behind follows the tail from the start');
+
+  // published by another process while this one (and the replica in it) waits for it: when the
+  // replica reads again, 60,000 messages are stored past its position, however fast it applies
+  const TO = 60_100;
+  execFileSync(process.execPath, ['--import=tsx', fileURLToPath(new URL('../helpers/catch-up-publisher.ts', import.meta.url)), String(nats.port), '101', String(TO)], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 100_000 });
+  await until(`the replica to apply seq ${TO}`, () => replica.follower.applied >= TO, 120_000);
+  t.ok(lines.some((l) => /replica: \d+ messages behind stream hearth; reading them a batch at a time/.test(l)), 'the switch to batch reads is logged');
+  t.ok(lines.some((l) => /replica: caught up with stream hearth at message \d+; following it as it grows/.test(l)), 'and the way back to the tail');
+
+  let count = 0;
+  let expected = 1;
+  let inOrder = true;
+  for await (const r of replica.log.read()) {
+    count++;
+    if (r.seq !== expected++) inOrder = false;
+  }
+  t.equal(count, TO, 'every record once');
+  t.ok(inOrder, 'with the primary\'s seqs, in order');
+  const last: EventRecord[] = [];
+  for await (const r of replica.log.read({ gt: TO - 1 })) last.push(r);
+  t.same(last, [recordAt(TO)], 'the last record as it was published');
+
+  // and the tail is followed live afterwards
+  await publish(nats.port, TO + 1, TO + 5);
+  await until('the live records after the catch-up', () => replica.follower.applied >= TO + 5);
 });
