@@ -9,6 +9,7 @@ import { Logs } from '../actors/logging/logs.ts';
 import { Settings } from '../actors/supervisor/settings.ts';
 import { Tokens } from '../actors/supervisor/tokens.ts';
 import { Engine, DEFAULT_DOCKER_SOCKET } from '../actors/supervisor/docker/engine.ts';
+import { supervisorUpdate } from '../gateway/supervisor/routes/root.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
 import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
@@ -21,6 +22,7 @@ import { machineOf } from '../actors/supervisor/machine.ts';
 import { LEVELS } from '../actors/logging/levels.ts';
 import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts';
 import { SupervisorListener } from './supervisor-listener.ts';
+import { GitRepositories, STORE_SETTINGS_DEFAULTS } from '../actors/supervisor/apps/git-repositories.ts';
 import { AppStore } from '../actors/supervisor/apps/store.ts';
 import { registerStoreRoutes } from '../gateway/supervisor/routes/store.ts';
 import { AppManager } from '../actors/supervisor/apps/manager.ts';
@@ -36,7 +38,7 @@ import { Mounts } from '../actors/supervisor/mounts/mounts.ts';
 import { HostMounts, type MountSystem } from '../actors/supervisor/mounts/system.ts';
 import { BackupManager, BACKUP_OPTIONS_DEFAULTS } from '../actors/supervisor/backups/manager.ts';
 import { coreBackupHooks, supervisorBackupSources } from '../actors/supervisor/backups/sources.ts';
-import { FREE_SPACE_MIN_BYTES } from '../actors/supervisor/resolution/checks.ts';
+import { FREE_SPACE_MIN_BYTES, freeBytes } from '../actors/supervisor/resolution/checks.ts';
 import { registerBackupsCheck } from '../actors/supervisor/backups/staleness.ts';
 import { createBackup } from '../actors/supervisor/backups/create.ts';
 import { locationName } from '../actors/supervisor/backups/locations.ts';
@@ -49,7 +51,7 @@ import { LocalHost, type HostSystem } from '../actors/supervisor/host/system.ts'
 import { Plugins } from '../actors/supervisor/plugins/plugins.ts';
 import { DEFAULT_PLUGIN_NETWORK, type PluginNetworkOptions } from '../actors/supervisor/plugins/network.ts';
 import { registerPluginRoutes } from '../gateway/supervisor/routes/plugins.ts';
-import { SUPERVISOR_VERSION } from '../actors/version.ts';
+import { CORE_VERSION, SUPERVISOR_VERSION } from '../actors/version.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
 export interface SupervisorOptions {
@@ -186,6 +188,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     state: () => state,
     v2: supervisorSettings.get().feature_flags.supervisor_v2_api === true,
     error: say.error,
+    warn: say.warning,
   });
   let restartApi: () => void = () => {};
   const coreContainer = options.coreContainer ?? 'hearth_core';
@@ -212,6 +215,17 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   await ingress.purgeExpired(context());
   const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, host: hostSystem, state: () => state, context, restart: () => restartApi() };
   deps.network = network;
+  jobs.useConditionFacts({
+    state: () => state,
+    unhealthy: () => resolution.unhealthy(),
+    freeSpace: async () => ({ free: await freeBytes(dataDir), min: options.freeSpaceMinBytes ?? FREE_SPACE_MIN_BYTES }),
+    lowOnSpace: async () => void (await resolution.addIssue({ type: 'free_space', context: 'system' })),
+    supervisorNeedsUpdate: () => supervisorUpdate(deps),
+    unsupported: () => resolution.unsupported(),
+    outdatedPlugins: () =>
+      (deps.plugins?.all() ?? []).filter((p) => p.version() !== null && p.versionInfo().update_available).map((p) => ({ name: p.name, update: () => p.update(context()) })),
+    warn: logs.get('hearth.supervisor.jobs').warning,
+  });
   deps.os = new OperatingSystem({ swapFiles: options.swapFiles, say: logs.get('hearth.supervisor.os').warning });
   let listenPort = 0;
   const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone, hostProcess: options.coreHostProcess });
@@ -242,7 +256,15 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;
   registerSupervisorRoutes(api, deps);
-  deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
+  const gitRepositories = new GitRepositories({
+    dir: join(dataDir, 'apps', 'git'),
+    section: settings.section('store', STORE_SETTINGS_DEFAULTS),
+    say: logs.get('hearth.supervisor.store'),
+    inUse: () => new Set((deps.apps?.list() ?? []).map((app) => app.repository)),
+    changed: () => deps.store!.reload(),
+  });
+  deps.gitRepositories = gitRepositories;
+  deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], clones: () => gitRepositories.list(), say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
   await deps.store.reload();
   registerStoreRoutes(api, deps);
   const plugins = new Plugins({
@@ -286,6 +308,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     state: { get: () => state, set: (s) => (state = s) },
     options: settings.section('backups', BACKUP_OPTIONS_DEFAULTS),
     core: coreBackupHooks(() => backupCoreApi, logs.get('hearth.supervisor.backups')),
+    apps: () => deps.apps,
   });
   deps.backups = backups;
   deps.backupSources = supervisorBackupSources({
@@ -300,6 +323,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   if (options.backupsCheck !== false) registerBackupsCheck(resolution, backups, () => createBackup(backups, deps.backupSources!, { type: 'full', name: '', compressed: true, locations: [locationName(mounts.defaultBackupMount())], core: true, apps: 'ALL', folders: [...BACKUP_FOLDERS], extra: {}, background: false, context: context() }));
   deps.backupRestore = new BackupRestorer({
     dataDir, coreDataDir, jobs, backups, core, apps, mounts,
+    repositories: gitRepositories,
     say: logs.get('hearth.supervisor.backups'),
     newId: () => ids.uuidHex().slice(0, 12),
   });
@@ -315,6 +339,15 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   await resolution.evaluate();
   listener.say = say.error;
   listener.serve(table);
+  listener.coreProxy = {
+    state: () => state,
+    v2: api.v2,
+    lookup: (token) => tokens.lookup(token),
+    apps: () => deps.apps,
+    core: { url: async () => options.coreUrl ?? (await core.coreUrl()), accessToken: () => coreApi.accessToken(), version: () => core.version() ?? CORE_VERSION },
+    warn: logs.get('hearth.supervisor.api.proxy').warning,
+    info: logs.get('hearth.supervisor.api.proxy').info,
+  };
   listener.ingress = (incoming) => planIngress({ sessions: ingress, apps: () => deps.apps, state: () => state, context, v2: api.v2 }, incoming);
   state = 'running';
   resolution.start();

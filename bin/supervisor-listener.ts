@@ -2,6 +2,7 @@ import uWS from '@trufflesuite/uws-js-unofficial';
 import { Router, plainError, type Handler, type HttpRequest, type RouteOptions } from '../gateway/http.ts';
 import { serveProxy, type ProxyIncoming, type ProxyPlan } from '../gateway/proxy/relay.ts';
 import { isIngressProxyPath } from '../gateway/supervisor/ingress-proxy.ts';
+import { serveCoreProxy, type CoreProxyDeps } from '../gateway/supervisor/core-proxy.ts';
 
 /**
  * The supervisor's listening socket, kept across soft restarts: each start of the supervisor
@@ -21,6 +22,8 @@ export class SupervisorListener {
   say: (line: string) => void = () => {};
   /** the serving generation's ingress proxy: where `/ingress/<token>/...` goes (HTTP and WebSocket) */
   ingress?: (incoming: ProxyIncoming) => Promise<ProxyPlan>;
+  /** the serving generation's proxy of the core's API for apps (`/core/api/...`, `/core/websocket`) */
+  coreProxy?: CoreProxyDeps;
 
   constructor() {
     this.router = new Router({ authenticator: { authenticate: () => undefined } as never, log: (line) => this.say(line) });
@@ -28,6 +31,7 @@ export class SupervisorListener {
     for (const pattern of ['/ingress/*', '/v2/ingress/*']) {
       serveProxy(this.app, { pattern, matches: isIngressProxyPath, plan: (i) => this.ingress?.(i) ?? { refuse: plainError(503) }, log: (l) => this.say(l) });
     }
+    for (const pattern of ['/core/*', '/homeassistant/*', '/v2/core/*']) serveCoreProxy(this.app, pattern, () => this.coreProxy);
     this.router.mount(this.app);
   }
 

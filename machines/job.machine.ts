@@ -35,6 +35,8 @@ export type JobEvent =
   | { type: 'job_progress'; progress: number }
   | { type: 'job_stage'; stage: string | null }
   | { type: 'job_extra'; extra: Record<string, unknown> | null }
+  /** a failure the job noted and went on past (one app of a backup, say) */
+  | { type: 'job_error'; error: JobError }
   | { type: 'job_done'; at: number; errors: JobError[] };
 
 /** Progress as the original keeps it: within 0..100, one decimal. */
@@ -45,7 +47,8 @@ export function roundProgress(value: number): number {
 
 /**
  * A job: created, then running, then done (successfully or with errors). Progress, stage and
- * extra move only while it runs; once done they are frozen. A job that succeeds ends at 100%.
+ * extra move only while it runs; once done they are frozen. A job that succeeds ends at 100%,
+ * keeping the failures it noted on the way (as the original's captured errors).
  */
 export const jobMachine = setup({
   types: {
@@ -60,8 +63,10 @@ export const jobMachine = setup({
     setProgress: assign(({ event }) => (event.type === 'job_progress' ? { progress: roundProgress(event.progress) } : {})),
     setStage: assign(({ event }) => (event.type === 'job_stage' ? { stage: event.stage } : {})),
     setExtra: assign(({ event }) => (event.type === 'job_extra' ? { extra: event.extra } : {})),
-    finishWell: assign(({ event }) => (event.type === 'job_done' ? { progress: 100, errors: [], done_at: event.at } : {})),
-    finishBadly: assign(({ event }) => (event.type === 'job_done' ? { errors: event.errors, done_at: event.at } : {})),
+    addError: assign(({ context, event }) => (event.type === 'job_error' ? { errors: [...context.errors, event.error] } : {})),
+    // the failures it went on past stay with it
+    finishWell: assign(({ event }) => (event.type === 'job_done' ? { progress: 100, done_at: event.at } : {})),
+    finishBadly: assign(({ context, event }) => (event.type === 'job_done' ? { errors: [...context.errors, ...event.errors], done_at: event.at } : {})),
   },
 }).createMachine({
   id: 'job',
@@ -80,6 +85,7 @@ export const jobMachine = setup({
         job_progress: { actions: 'setProgress' },
         job_stage: { actions: 'setStage' },
         job_extra: { actions: 'setExtra' },
+        job_error: { actions: 'addError' },
         job_done: [
           { guard: 'succeeded', target: 'done', actions: 'finishWell' },
           { target: 'done', actions: 'finishBadly' },

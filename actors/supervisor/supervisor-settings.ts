@@ -17,8 +17,6 @@ export const SUPERVISOR_DEFAULTS = {
   country: null as string | null,
   wait_boot: 5,
   feature_flags: { supervisor_v2_api: false, supervisor_websocket_v2_api: false } as Record<string, boolean>,
-  /** v1's deprecated custom app repositories, kept for the app store */
-  addons_repositories: [] as string[],
 };
 
 export type SupervisorSettings = typeof SUPERVISOR_DEFAULTS;

@@ -26,6 +26,8 @@ export interface ProxyTarget {
   headers: Record<string, string>;
   /** the request body goes upstream as it arrives (chunked); otherwise read whole first */
   streamBody: boolean;
+  /** lower-case names of the only response headers passed back (besides the content type); absent: all but framing */
+  responseHeaders?: ReadonlySet<string>;
 }
 
 export type ProxyPlan = { target: ProxyTarget } | { refuse: HttpReply };
@@ -37,6 +39,8 @@ export interface ProxyRoute {
   matches(url: string): boolean;
   plan(incoming: ProxyIncoming): ProxyPlan | Promise<ProxyPlan>;
   log(line: string): void;
+  /** what the log lines call this proxy (default `ingress`) */
+  name?: string;
 }
 
 /** Responses shorter than this are read whole and sent with a length, as the original does. */

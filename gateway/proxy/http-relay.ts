@@ -107,31 +107,34 @@ function forward(route: ProxyRoute, res: UwsResponse, state: ExchangeState, inco
     if (state.aborted) return;
     if (!state.answered) {
       state.answered = true;
-      route.log(`ingress upstream ${target.host}:${target.port} unreachable: ${err.message}`);
+      route.log(`${route.name ?? 'ingress'} upstream ${target.host}:${target.port} unreachable: ${err.message}`);
       return answer(res, { status: 502, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '502: Bad Gateway' }, true);
     }
     // the answer had begun: all the client can be told is that it ends here
     res.close();
   });
-  upstream.on('response', (up) => respond(res, state, incoming, up));
+  upstream.on('response', (up) => respond(res, state, incoming, up, target.responseHeaders));
   if (Buffer.isBuffer(payload)) upstream.end(payload);
   else if (payload) payload.pipe(upstream);
   else upstream.end();
 }
 
 /** The upstream's headers as the client gets them: each line copied except the skipped ones. */
-function responseHeaders(up: IncomingMessage): [string, string][] {
+function responseHeaders(up: IncomingMessage, only?: ReadonlySet<string>): [string, string][] {
   const out: [string, string][] = [];
   const raw = up.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (!RESPONSE_SKIP.has(raw[i].toLowerCase())) out.push([raw[i], raw[i + 1]]);
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (!RESPONSE_SKIP.has(name) && (!only || only.has(name))) out.push([raw[i], raw[i + 1]]);
+  }
   return out;
 }
 
-function respond(res: UwsResponse, state: ExchangeState, incoming: ProxyIncoming, up: IncomingMessage): void {
+function respond(res: UwsResponse, state: ExchangeState, incoming: ProxyIncoming, up: IncomingMessage, only?: ReadonlySet<string>): void {
   if (state.aborted) return void up.destroy();
   state.answered = true;
   const status = up.statusCode ?? 502;
-  const headers = responseHeaders(up);
+  const headers = responseHeaders(up, only);
   const sentType = up.headers['content-type'];
   // the media type alone, as the original sets it again from what the upstream sent
   const type = sentType ? sentType.split(';')[0].trim() : 'application/octet-stream';

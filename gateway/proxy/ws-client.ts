@@ -62,7 +62,8 @@ export class UpstreamWebSocket extends EventEmitter {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('close', () => this.finish(1006, Buffer.alloc(0)));
     socket.on('error', () => socket.destroy());
-    if (head.length) queueMicrotask(() => this.receive(head));
+    // after the caller's continuation of connectWebSocket, so its listeners hear the first message
+    if (head.length) setImmediate(() => this.receive(head));
   }
 
   get closed(): boolean {

@@ -40,7 +40,7 @@ export function webSocketRelay(route: ProxyRoute): WebSocketBehavior<{ link: Soc
 }
 
 /** One relayed WebSocket: both ends. uWS may copy the user data object, so this hangs off it. */
-interface SocketLink {
+export interface SocketLink {
   upstream: UpstreamWebSocket;
   ws?: UwsWebSocket<{ link: SocketLink }>;
   /** what the upstream sent before the client's socket opened */
@@ -50,18 +50,28 @@ interface SocketLink {
   paused: boolean;
 }
 
-function sendDown(data: SocketLink, payload: Buffer, binary: boolean) {
+/** The client's side of a relayed socket, as sendDown and endDown use it. */
+export interface DownSide {
+  ws?: Pick<UwsWebSocket<unknown>, 'send' | 'end' | 'close'>;
+  paused: boolean;
+  downClosed: boolean;
+  upstream?: Pick<UpstreamWebSocket, 'pause'>;
+}
+
+/** Sends a message to the client, pausing the upstream while the client is behind. */
+export function sendDown(data: DownSide, payload: Buffer | string, binary: boolean) {
   const ws = data.ws!;
   const status = ws.send(payload, binary);
   // 2: dropped, the client is too far behind; 0: kept, stop reading until it drains
   if (status === 2) return void ws.end(1011, 'backpressure');
   if (status === 0 && !data.paused) {
     data.paused = true;
-    data.upstream.pause();
+    data.upstream?.pause();
   }
 }
 
-function endDown(data: SocketLink, code: number, reason: Buffer) {
+/** Closes the client's socket as the upstream closed, once. */
+export function endDown(data: DownSide, code: number, reason: Buffer) {
   const ws = data.ws;
   if (!ws || data.downClosed) return;
   data.downClosed = true;
@@ -94,7 +104,7 @@ function upgrade(route: ProxyRoute, res: UwsResponse, req: UwsRequest, context: 
       try {
         upstream = await connectWebSocket({ host: target.host, port: target.port, path: target.path, headers: target.headers, protocols, maxPayload: MAX_MESSAGE });
       } catch (err) {
-        route.log(`ingress WebSocket upstream ${target.host}:${target.port}${target.path} refused: ${(err as Error).message}`);
+        route.log(`${route.name ?? 'ingress'} WebSocket upstream ${target.host}:${target.port}${target.path} refused: ${(err as Error).message}`);
         return refuse({ status: 502, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '502: Bad Gateway' });
       }
       if (aborted) return upstream.terminate();
@@ -108,7 +118,7 @@ function upgrade(route: ProxyRoute, res: UwsResponse, req: UwsRequest, context: 
       res.cork(() => res.upgrade({ link: data }, key, upstream!.protocol, '', context as never));
     })
     .catch((err) => {
-      route.log(`ingress WebSocket proxy failed on ${incoming.url}: ${(err as Error)?.stack ?? err}`);
+      route.log(`${route.name ?? 'ingress'} WebSocket proxy failed on ${incoming.url}: ${(err as Error)?.stack ?? err}`);
       refuse({ status: 500, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '500: Internal Server Error' });
     });
 }

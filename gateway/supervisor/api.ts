@@ -1,6 +1,7 @@
 import { Router, json, text, plainError, type HttpFile, type HttpReply, type HttpRequest, type HttpStream } from '../http.ts';
 import { decide, looksLikeExploit, tokenOf, type Caller, type Tree } from '../../actors/supervisor/access.ts';
-import { SupervisorError, UNKNOWN_ERROR } from '../../actors/supervisor/errors.ts';
+import { SupervisorError, UNKNOWN_ERROR, supervisorUnknownError } from '../../actors/supervisor/errors.ts';
+import { engineUnreachable } from '../../actors/supervisor/docker/engine.ts';
 
 /**
  * The supervisor's API on the shared router: every route behind the original's middleware
@@ -71,6 +72,8 @@ export interface SupervisorApiOptions {
   v2: boolean;
   /** where unexpected failures are told */
   error(line: string): void;
+  /** where expected ones worth a line are told (an engine that does not answer) */
+  warn?(line: string): void;
 }
 
 export class SupervisorApi {
@@ -117,13 +120,7 @@ export class SupervisorApi {
 
   /** The middleware in the original's order: exploit filter, system state, token and role. */
   private gate(req: HttpRequest, tree: Tree): { refused?: HttpReply; caller?: Caller } {
-    const rawQuery = req.query.toString();
-    if (looksLikeExploit(rawQuery ? `${req.path}?${rawQuery}` : req.path)) return { refused: plainError(400) };
-    const state = this.options.state();
-    if (!SERVING.has(state)) return { refused: envelopeError(new SupervisorError(`System is not ready with state: ${state}`), tree) };
-    const decision = decide(req.path, tokenOf(req.headers), this.options.lookup);
-    if (!decision.allow) return { refused: plainError(decision.status) };
-    return { caller: decision.caller };
+    return middleware(this.options, { path: req.path, query: req.query.toString(), headers: req.headers }, tree);
   }
 
   private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpReply | HttpStream | HttpFile> {
@@ -143,18 +140,41 @@ export class SupervisorApi {
       return ok(data);
     } catch (err) {
       if (err instanceof SupervisorError) return err.plain ? text(err.status, err.message) : envelopeError(err, tree);
+      const unreachable = engineUnreachable(err);
+      if (unreachable) {
+        (this.options.warn ?? this.options.error)(`${req.method} ${req.path}: the container engine does not answer (${unreachable})`);
+        // the original answers a stats call whose engine failed with its unknown error
+        return envelopeError(req.path.endsWith('/stats') ? supervisorUnknownError() : new SupervisorError(`The container engine does not answer (${unreachable})`), tree);
+      }
       this.options.error(`error answering ${req.method} ${req.path}: ${(err as Error)?.stack ?? err}`);
       return envelopeError(new SupervisorError((err as Error)?.message || UNKNOWN_ERROR), tree);
     }
   }
 }
 
-/** The success envelope; nothing, `true` or an empty answer is `{}` as in the original. */
+/**
+ * The middleware in the original's order: exploit filter, system state, token and role; also
+ * the gate of the routes served outside the router (the core's API proxy).
+ */
+export function middleware(
+  o: { state(): string; lookup(token: string): Caller | undefined },
+  req: { path: string; query: string; headers: Record<string, string> },
+  tree: Tree,
+): { refused?: HttpReply; caller?: Caller } {
+  if (looksLikeExploit(req.query ? `${req.path}?${req.query}` : req.path)) return { refused: plainError(400) };
+  const state = o.state();
+  if (!SERVING.has(state)) return { refused: envelopeError(new SupervisorError(`System is not ready with state: ${state}`), tree) };
+  const decision = decide(req.path, tokenOf(req.headers), o.lookup);
+  if (!decision.allow) return { refused: plainError(decision.status) };
+  return { caller: decision.caller };
+}
+
 /** The original's require_home_assistant: a handler for the core alone; anyone else gets the text 401. */
 export function requireCore(call: SupervisorCall): void {
   if (call.caller?.kind !== 'core') throw new SupervisorError('401: Unauthorized', { status: 401, plain: true });
 }
 
+/** The success envelope; nothing, `true` or an empty answer is `{}` as in the original. */
 export function ok(data: unknown): HttpReply {
   const empty = data === undefined || data === null || data === true || (Array.isArray(data) && data.length === 0);
   return json(200, { result: 'ok', data: empty ? {} : data });

@@ -1,3 +1,4 @@
+import type { GitRepositories } from '../../actors/supervisor/apps/git-repositories.ts';
 import type { Clock, Ids } from '../../actors/clock.ts';
 import type { Logs } from '../../actors/logging/logs.ts';
 import type { Settings } from '../../actors/supervisor/settings.ts';
@@ -47,6 +48,8 @@ export interface SupervisorDeps {
   core?: CoreRuntimeView;
   /** the app store's repositories (read side) */
   store?: AppStoreView;
+  /** the store's added git repositories */
+  gitRepositories?: GitRepositories;
   /** the installed apps (the app actors) */
   apps?: AppsView;
   /** services apps publish for each other (mqtt, mysql) */

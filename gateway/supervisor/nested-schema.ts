@@ -52,7 +52,8 @@ export function object(shape: Record<string, Check>, required: string[] = []): C
     const out: Record<string, unknown> = {};
     const failures: Failure[] = [];
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      const check = shape[key];
+      // own keys only: a key such as `constructor` or `__lookupGetter__` is not in the shape
+      const check = Object.hasOwn(shape, key) ? shape[key] : undefined;
       const at = [...path, key];
       if (!check) {
         failures.push({ reason: 'extra keys not allowed', path: at, own: false, value: v });

@@ -99,7 +99,8 @@ export function required<T>(field: Field<T>): Field<T> & { required: true } {
 export function validate<S extends Shape>(body: Record<string, unknown>, shape: S, options: { allowExtra?: boolean } = {}): { [K in keyof S]?: ReturnType<S[K]['check']> } {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
-    const field = shape[key];
+    // own keys only: a body key such as `constructor` or `__proto__` is not a field
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {
       if (options.allowExtra) continue;
       throw new SupervisorError(`extra keys not allowed @ data['${key}']. Got ${pyRepr(value)}`);

@@ -1,5 +1,5 @@
 // Installed apps as plain data, standing in for the app actors (AppsView) in tests of the areas
-// that only read them: services, discovery, the auth helper.
+// that only read them: services, discovery, the auth helper, the core's API proxy.
 import type { AppsView, AppState, InstalledApp } from '../../actors/supervisor/apps/types.ts';
 import type { AppConfig } from '../../actors/supervisor/apps/repository.ts';
 import type { Supervisor } from '../../bin/supervisor-instance.ts';
@@ -10,6 +10,7 @@ export interface FixtureApp {
   services?: string[];
   discovery?: string[];
   auth_api?: boolean;
+  homeassistant_api?: boolean;
   name?: string;
 }
 
@@ -18,7 +19,7 @@ export function fixtureApps(apps: FixtureApp[]): AppsView & { apps: InstalledApp
   const installed: InstalledApp[] = apps.map((a) => ({
     slug: a.slug,
     repository: 'local',
-    config: { name: a.name ?? a.slug, slug: a.slug, version: '1.0.0', services: a.services ?? [], discovery: a.discovery ?? [], auth_api: a.auth_api ?? false, hassio_api: false } as unknown as AppConfig,
+    config: { name: a.name ?? a.slug, slug: a.slug, version: '1.0.0', services: a.services ?? [], discovery: a.discovery ?? [], auth_api: a.auth_api ?? false, homeassistant_api: a.homeassistant_api ?? false, hassio_api: false } as unknown as AppConfig,
     user: {} as InstalledApp['user'],
     state: a.state ?? 'started',
   }));

@@ -13,8 +13,8 @@ export interface RawClient {
   frames: string[];
 }
 
-export async function rawClient(base: string): Promise<RawClient> {
-  const ws = new WebSocket(`${base.replace('http', 'ws')}/api/websocket`);
+export async function rawClient(base: string, path = '/api/websocket'): Promise<RawClient> {
+  const ws = new WebSocket(`${base.replace('http', 'ws')}${path}`);
   const queue: any[] = [];
   const waiters: Array<(m: any) => void> = [];
   const frames: string[] = [];

@@ -49,3 +49,16 @@ t.test('progress does not move before the job started', async (t) => {
   t.equal(s.value, 'created');
   t.equal(s.context.progress, 0);
 });
+
+t.test('errors noted while it runs stay with the job, whether it succeeds or fails', async (t) => {
+  const noted = { type: 'SupervisorError', message: 'one app left out', stage: 'apps', error_key: 'app_pre_post_backup_command_returned_error', extra_fields: { exit_code: 3 } };
+  const failure = { type: 'Error', message: 'boom', stage: null, error_key: null, extra_fields: null };
+  const ok = run([{ type: 'job_started' }, { type: 'job_error', error: noted }, { type: 'job_done', at: 2000, errors: [] }]);
+  t.equal(ok.value, 'done');
+  t.equal(ok.context.progress, 100);
+  t.same(ok.context.errors, [noted], 'a job that went on past a failure keeps it');
+  const failed = run([{ type: 'job_started' }, { type: 'job_error', error: noted }, { type: 'job_done', at: 2000, errors: [failure] }]);
+  t.same(failed.context.errors, [noted, failure], 'the noted failure first, then the one that ended it');
+  const late = run([{ type: 'job_started' }, { type: 'job_done', at: 2000, errors: [] }, { type: 'job_error', error: noted }]);
+  t.same(late.context.errors, [], 'nothing is noted on a finished job');
+});

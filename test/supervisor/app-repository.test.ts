@@ -177,3 +177,14 @@ t.test('the store: built-in, local and more directories; reload picks up changes
   t.throws(() => store.app('local_nope'), { status: 404, errorKey: 'store_app_not_found_error', message: 'App local_nope does not exist in the store' });
   t.throws(() => store.repository('nope'), { status: 404, message: 'Repository nope does not exist in the store' });
 });
+
+t.test('backup settings: defaults, values, the legacy snapshot names, and what is refused', async (t) => {
+  t.match((validateAppConfig(minimal) as { config: object }).config, { backup: 'hot', backup_pre: null, backup_post: null, backup_exclude: [] });
+  t.match((validateAppConfig({ ...minimal, backup: 'cold', backup_pre: 'a', backup_post: 'b', backup_exclude: ['*.log'] }) as { config: object }).config, { backup: 'cold', backup_pre: 'a', backup_post: 'b', backup_exclude: ['*.log'] });
+  const legacy = (validateAppConfig({ ...minimal, snapshot: 'cold', snapshot_pre: 'x', snapshot_post: 'y', snapshot_exclude: ['tmp/*'], backup_pre: 'loses' }) as unknown as { config: Record<string, unknown> }).config;
+  t.match(legacy, { backup: 'cold', backup_pre: 'x', backup_post: 'y', backup_exclude: ['tmp/*'] }, 'the legacy name wins, as in the original');
+  t.notOk('snapshot' in legacy || 'snapshot_exclude' in legacy, 'the legacy names are gone');
+  t.same(validateAppConfig({ ...minimal, backup: 'lukewarm' }), { problem: "value must be one of ['hot', 'cold'] @ data['backup']. Got 'lukewarm'" });
+  t.same(validateAppConfig({ ...minimal, backup_exclude: [1] }), { problem: "expected str @ data['backup_exclude'][0]. Got 1" });
+  t.same(validateAppConfig({ ...minimal, backup_pre: ['x'] }), { problem: 'expected str @ data[\'backup_pre\']. Got ["x"]' });
+});

@@ -130,7 +130,7 @@ t.test('validation: filename, folders, location, keys per tree; options; cloud l
   t.match(failed.body, { result: 'error', job_id: /^[0-9a-f]{32}$/ });
   t.equal(failed.body.message, `An error occurred while making backup, check job '${failed.body.job_id}' or supervisor logs for details`);
   const job = (await s.json('GET', `/jobs/${failed.body.job_id}`)).body.data;
-  t.match(job, { name: 'backup_manager_full_backup', done: true, errors: [{ message: /Core does not answer/ }] });
+  t.match(job, { name: 'backup_manager_full_backup', done: true, errors: [{ type: 'CoreBackupError', message: /Core does not answer/, stage: 'home_assistant' }] });
   t.same(await readdir(join(s.dataDir, 'backup')), [], 'no file, not even a partial one');
   t.equal((await s.json('GET', '/info')).body.data.state, 'running', 'thawed again');
 });

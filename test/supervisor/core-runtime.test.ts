@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
 import { coreContainerName, docker, freePort, runtimeRecords } from '../helpers/core-container.ts';
 import { CORE_VERSION } from '../../actors/version.ts';
+import type { CoreRuntime } from '../../actors/supervisor/core/runtime.ts';
 
 // one supervisor and one core container for the whole file: starting the core takes seconds
 const name = coreContainerName(t, 'runtime');
@@ -132,6 +133,23 @@ t.test('stop stops the container without removing it; stats then is a 400; start
   t.equal((await s.json('POST', '/core/start')).status, 200);
   t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401);
   t.equal(JSON.parse(await docker('inspect', name))[0].Id, inspect.Id, 'the same container started again');
+});
+
+t.test('after a restore the core container is made anew with SUPERVISOR_RESTORE_JOB_ID; a rebuild drops it', async (t) => {
+  const runtime = s.supervisor.deps.core as CoreRuntime;
+  const context = { id: 'restore-test', parent_id: null, user_id: null };
+  const before = JSON.parse(await docker('inspect', name))[0];
+  t.equal(await runtime.stopForRestore(context), true, 'it ran before the restore');
+  await t.rejects(docker('inspect', name), 'the container is gone while the data is swapped');
+  const jobId = 'f'.repeat(32);
+  await runtime.startAfterRestore(context, jobId);
+  const after = JSON.parse(await docker('inspect', name))[0];
+  t.not(after.Id, before.Id, 'a new container');
+  t.ok(after.Config.Env.includes(`SUPERVISOR_RESTORE_JOB_ID=${jobId}`), 'told which restore job it comes back from');
+  t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401, 'and the core answers');
+  t.equal((await s.json('POST', '/core/rebuild')).status, 200);
+  const rebuilt = JSON.parse(await docker('inspect', name))[0];
+  t.notOk(rebuilt.Config.Env.some((e: string) => e.startsWith('SUPERVISOR_RESTORE_JOB_ID=')), 'a later container is not');
 });
 
 t.test('a host port in use is the original\'s docker_container_port_conflict', async (t) => {

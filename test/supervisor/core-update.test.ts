@@ -7,7 +7,8 @@ import { CORE_VERSION } from '../../actors/version.ts';
 const NEXT = `2099.1.${process.pid % 1000}`;
 const name = coreContainerName(t, 'update');
 const port = await freePort();
-const s = await startTestSupervisor(t, { coreContainer: name, corePort: port });
+// on every address: the core in its container hands the supervisor its token over the bridge (a backup needs it)
+const s = await startTestSupervisor(t, { coreContainer: name, corePort: port, host: '0.0.0.0' });
 t.teardown(() => docker('rmi', `hearth/core:${NEXT}`).catch(() => ''));
 
 t.test('refusals come at once: same version, an image that cannot be had, a backup, bad keys', async (t) => {
@@ -91,4 +92,48 @@ t.test('an update whose core does not start goes back to the version before: 200
   t.equal(JSON.parse(await docker('inspect', name))[0].Config.Image, `hearth/core:${CORE_VERSION}`);
   t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401, 'the previous core answers');
   t.ok(s.supervisor.resolution.issues().some((i) => i.type === 'update_rollback' && i.context === 'core'));
+});
+
+t.test('a restore runs the core version the backup was made on; one whose image cannot be had fails the restore, and the core runs on', async (t) => {
+  t.equal((await s.json('GET', '/core/info')).body.data.version, CORE_VERSION);
+  t.equal((await s.json('POST', '/core/start')).status, 200);
+  const made = await s.json('POST', '/backups/new/partial', { body: { name: 'at this version', homeassistant: true } });
+  t.equal(made.status, 200, JSON.stringify(made.body).slice(0, 300) + JSON.stringify(made.body.job_id ? (await s.json('GET', `/jobs/${made.body.job_id}`)).body : ''));
+  const slug = made.body.data.slug;
+  t.equal((await s.json('GET', `/backups/${slug}/info`)).body.data.homeassistant, CORE_VERSION);
+
+  await docker('tag', `hearth/core:${CORE_VERSION}`, `hearth/core:${NEXT}`);
+  t.equal((await s.json('POST', '/core/update', { body: { version: NEXT } })).status, 200);
+  const restored = await s.json('POST', `/backups/${slug}/restore/partial`, { body: { homeassistant: true } });
+  t.equal(restored.status, 200, JSON.stringify(restored.body).slice(0, 300));
+  const info = (await s.json('GET', '/core/info')).body.data;
+  t.equal(info.version, CORE_VERSION, 'back on the backup\'s version');
+  const inspect = JSON.parse(await docker('inspect', name))[0];
+  t.equal(inspect.Config.Image, `hearth/core:${CORE_VERSION}`);
+  t.equal(inspect.State.Running, true);
+  t.ok(inspect.Config.Env.includes(`SUPERVISOR_RESTORE_JOB_ID=${restored.body.data.job_id}`), 'one container, made after the switch');
+  t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401, 'the core answers');
+  const job = (await s.json('GET', `/jobs/${restored.body.data.job_id}`)).body.data;
+  if (job) {
+    const core = job.child_jobs.find((c: any) => c.name === 'backup_restore_homeassistant');
+    t.same(core?.child_jobs.map((c: any) => [c.name, c.done, c.errors]), [['home_assistant_core_update', true, []]], 'the switch is a core update job inside the core\'s restore');
+  }
+  const records = await runtimeRecords(s.supervisor.log);
+  t.match(records.filter((r) => r.type === 'core_updated').at(-1)?.data, { from: NEXT, to: CORE_VERSION, reason: 'restore' });
+
+  // a backup of a version whose image is gone
+  t.equal((await s.json('POST', '/core/update', { body: { version: NEXT } })).status, 200);
+  const next = await s.json('POST', '/backups/new/partial', { body: { name: 'at the next version', homeassistant: true } });
+  t.equal(next.status, 200);
+  t.equal((await s.json('POST', '/core/update', { body: { version: CORE_VERSION } })).status, 200);
+  await docker('rmi', `hearth/core:${NEXT}`);
+  const failed = await s.json('POST', `/backups/${next.body.data.slug}/restore/partial`, { body: { homeassistant: true } });
+  t.equal(failed.status, 400);
+  t.equal(failed.body.message, `An error occurred during restore of ${next.body.data.slug}, check job '${failed.body.job_id}' or supervisor logs for details`);
+  const failedJob = (await s.json('GET', `/jobs/${failed.body.job_id}`)).body.data;
+  const update = failedJob?.child_jobs.find((c: any) => c.name === 'backup_restore_homeassistant')?.child_jobs.find((c: any) => c.name === 'home_assistant_core_update');
+  t.match(update?.errors, [{ message: `Downloading Home Assistant version ${NEXT} failed` }], 'the job says which version could not be had');
+  t.equal((await s.json('GET', '/core/info')).body.data.version, CORE_VERSION, 'the version stays');
+  t.equal(JSON.parse(await docker('inspect', name))[0].State.Running, true, 'and the core runs again');
+  t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401);
 });

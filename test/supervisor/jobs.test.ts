@@ -212,6 +212,25 @@ t.test('background: job_id at once, then GET /jobs/{uuid} shows progress up to d
   });
 });
 
+t.test('a failure noted on a running job stays on it when it succeeds, in the log and after a restart', async (t) => {
+  const dataDir = await supervisorDataDir();
+  const s1 = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {} });
+  const { uuid, done } = s1.jobs.run({ name: 'backup_store_apps', keep: true }, async (job) => {
+    job.stage('apps');
+    job.capture(new SupervisorError('one app left out', { errorKey: 'app_pre_post_backup_command_returned_error', extraFields: { exit_code: 3 } }));
+    job.progress(50);
+  });
+  await done;
+  const noted = { type: 'SupervisorError', message: 'one app left out', stage: 'apps', error_key: 'app_pre_post_backup_command_returned_error', extra_fields: { exit_code: 3 } };
+  await s1.jobs.flush();
+  t.same((await records(s1.log)).filter((r) => r.stream === `job/${uuid}`).map((r) => r.type), ['job_created', 'job_started', 'job_stage', 'job_error', 'job_progress', 'job_done']);
+  await s1.stop();
+  const s2 = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {} });
+  t.teardown(() => s2.stop());
+  const res = await fetch(`http://127.0.0.1:${s2.port}/jobs/${uuid}`, { headers: { Authorization: `Bearer ${s2.adminToken}` } });
+  t.match(((await res.json()) as any).data, { done: true, progress: 100, errors: [noted] }, 'done, at 100%, with the failure it went on past');
+});
+
 t.test('a restart turns a running job into a failed one; records prove it', async (t) => {
   const dataDir = await supervisorDataDir();
   const s1 = await startSupervisor({ dataDir, port: 0, host: '127.0.0.1', log: () => {} });

@@ -35,7 +35,7 @@ t.test('/supervisor/info: v1 adds wait_boot, addons and addons_repositories; v2 
 t.test('/supervisor/options: values persist across a restart; bad values are voluptuous-style 400s', async (t) => {
   const dataDir = await supervisorDataDir();
   const s1 = await startTestSupervisor(t, { dataDir });
-  const body = { timezone: 'Europe/Amsterdam', country: 'NL', debug: true, auto_update: false, diagnostics: false, detect_blocking_io: 'on-at-startup', wait_boot: 30, addons_repositories: ['https://example.com/repo'] };
+  const body = { timezone: 'Europe/Amsterdam', country: 'NL', debug: true, auto_update: false, diagnostics: false, detect_blocking_io: 'on-at-startup', wait_boot: 30 };
   t.same((await s1.json('POST', '/supervisor/options', { body })).body, { result: 'ok', data: {} });
   await s1.supervisor.stop();
   const s2 = await startTestSupervisor(t, { dataDir });

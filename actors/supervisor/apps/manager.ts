@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { createActor, type Actor } from 'xstate';
 import type { Area } from '../../area.ts';
@@ -11,12 +12,13 @@ import type { Tokens } from '../tokens.ts';
 import type { Engine, ContainerStats } from '../docker/engine.ts';
 import type { Jobs, JobHandle } from '../jobs/types.ts';
 import type { Resolution } from '../resolution/types.ts';
-import { runInBackground } from '../jobs/jobs.ts';
+import { runInBackground, untrackedJob } from '../jobs/jobs.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { archOf } from '../machine.ts';
 import { appMachine, isStable, type AppMachineState } from '../../../machines/app.machine.ts';
 import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
-import type { AppConfig, RepositoryApp } from './repository.ts';
+import { backupMode, type AppConfig, type RepositoryApp } from './repository.ts';
+import { splitCommandLine } from './command-line.ts';
 import type { AppStore } from './store.ts';
 import type { AppsView, AppState, AppTarget, AppUserSettings, InstalledApp } from './types.ts';
 import { appImageName, buildAppImage, imageExists, removeAppImage } from './image.ts';
@@ -28,6 +30,7 @@ import type { PanelPush } from './panel-push.ts';
 import { appDeviceAccess, type AppDeviceAccess } from '../hardware/app-devices.ts';
 import { hostDevices } from '../hardware/devices.ts';
 import { swapDirectory } from '../backups/restore/swap.ts';
+import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
 
 /**
  * The installed apps, one actor each. Every change is a record on `supervisor/app/<slug>`
@@ -113,6 +116,9 @@ class AppActor {
     this.watchdog.stop();
   }
 }
+
+/** bytes of a backup command's output kept for the log */
+const EXEC_OUTPUT_KEPT = 64 * 1024;
 
 export class AppManager implements AppsView, Area {
   readonly name = 'supervisor-apps';
@@ -297,6 +303,7 @@ export class AppManager implements AppsView, Area {
 
   /** Installs an app of the store (job `app_manager_install`); refusals come before the job. */
   async install(key: string, context: Context, background = false): Promise<unknown> {
+    await this.jobs().requireConditions('AppManager.install', UPDATE_CONDITIONS);
     const store = this.requireStore();
     const app = store.app(key);
     if (this.actors.has(key)) throw keyedError(400, 'app_already_installed_error', 'App {app} is already installed', { app: app.config.name, slug: key });
@@ -420,6 +427,7 @@ export class AppManager implements AppsView, Area {
 
   /** Updates to the store's version (job `app_manager_update`); refusals come before the job. */
   async update(slug: string, context: Context, o: { background?: boolean; backup?: boolean } = {}): Promise<unknown> {
+    await this.jobs().requireConditions('AppManager.update', UPDATE_CONDITIONS);
     const a = this.actors.get(slug);
     const store = this.requireStore();
     if (!a) {
@@ -448,6 +456,95 @@ export class AppManager implements AppsView, Area {
         }),
       o.background === true,
     );
+  }
+
+  /**
+   * Before the app's backup, or a freeze (supervisor-wire §5.4, §5.8): a running `cold` app is
+   * stopped, a running `hot` one runs its `backup_pre` inside its container; a job under
+   * `parent`. Answers whether it was running; only then is endBackup() due. A pre command that
+   * fails throws `app_pre_post_backup_command_returned_error`.
+   */
+  async beginBackup(slug: string, context: Context, parent?: JobHandle): Promise<boolean> {
+    const a = this.actor(slug);
+    return this.jobUnder(parent, 'app_begin_backup', slug, context, async () => {
+      if (!(await this.inspect(a))?.State?.Running) return false;
+      const { mode, pre } = backupMode(a.kept.config);
+      if (mode === 'cold') {
+        this.o.say.info(`app ${slug}: stopped for its cold backup`);
+        await a.exclusive(() => this.stopNow(a, context));
+      } else if (pre) await this.backupCommand(a, pre);
+      return true;
+    });
+  }
+
+  /**
+   * After the backup of an app beginBackup() found running: a `cold` app is started again (the
+   * answer settles once it runs, for the backup's `await_app_restarts`), a `hot` one runs its
+   * `backup_post`.
+   */
+  async endBackup(slug: string, context: Context, parent?: JobHandle): Promise<{ started?: Promise<void> }> {
+    const a = this.actor(slug);
+    return this.jobUnder(parent, 'app_end_backup', slug, context, async () => {
+      const { mode, post } = backupMode(a.kept.config);
+      if (mode === 'cold') {
+        this.o.say.info(`app ${slug}: started again after its cold backup`);
+        const started = a.exclusive(() => this.startNow(a, context));
+        started.catch((err) => this.o.say.warning(`app ${slug}: starting again after its cold backup failed: ${(err as Error).message}`));
+        return { started };
+      }
+      if (post) await this.backupCommand(a, post);
+      return {};
+    });
+  }
+
+  /** A backup_pre/backup_post command, run in the app's container without a shell. */
+  private async backupCommand(a: AppActor, command: string): Promise<void> {
+    const slug = a.kept.slug;
+    let result: { exitCode: number; output: string };
+    try {
+      result = await this.runInside(slug, splitCommandLine(command));
+    } catch (err) {
+      throw new SupervisorError(`Failed running pre-/post backup command ${command}: ${(err as Error).message}`);
+    }
+    if (result.exitCode === 0) return;
+    this.o.say.debug(`app ${slug}: pre-/post backup command failed with: ${result.output}`);
+    const err = keyedError(
+      400,
+      'app_pre_post_backup_command_returned_error',
+      'Pre-/Post backup command for app {app} returned error code: {exit_code}. Please report this to the app developer. Enable debug logging to capture complete command output using {debug_logging_command}',
+      { app: a.kept.config.name, exit_code: result.exitCode, debug_logging_command: 'ha supervisor options --logging debug' },
+    );
+    // the type a job's error shows
+    err.name = 'AppPrePostBackupCommandReturnedError';
+    throw err;
+  }
+
+  /** Runs `argv` in the app's running container (docker exec); its exit code and the end of its output. */
+  private async runInside(slug: string, argv: string[]): Promise<{ exitCode: number; output: string }> {
+    const exec = await this.docker.getContainer(this.containerName(slug)).exec({ Cmd: argv, AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    // a chatty command's output is kept to its last part: enough for the debug line
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    const sink = new PassThrough();
+    sink.on('data', (c: Buffer) => {
+      chunks.push(c);
+      kept += c.length;
+      while (kept > EXEC_OUTPUT_KEPT && chunks.length > 1) kept -= chunks.shift()!.length;
+    });
+    this.docker.modem.demuxStream(stream, sink, sink);
+    await new Promise<void>((ok, fail) => {
+      stream.on('end', ok);
+      stream.on('close', ok);
+      stream.on('error', fail);
+    });
+    // the engine may close the stream a moment before it notes the exit code
+    let info = await exec.inspect();
+    for (let tries = 0; info.Running && tries < 100; tries++) {
+      await sleep(20);
+      info = await exec.inspect();
+    }
+    return { exitCode: info.ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
   }
 
   /** Writes `body` and a newline to the running container's stdin. */
@@ -713,10 +810,15 @@ export class AppManager implements AppsView, Area {
     return {
       run: (_spec, work) => {
         const uuid = this.o.ids.uuidHex();
-        const handle: JobHandle = { uuid, progress() {}, stage() {}, extra() {}, validated() {}, child: (_n, _r, w) => w(handle) };
-        return { uuid, done: work(handle) };
+        return { uuid, done: work(untrackedJob(uuid)) };
       },
-    } as Jobs;
+      requireConditions: async () => {},
+    } as Partial<Jobs> as Jobs;
+  }
+
+  /** A child job of `parent` (the backup's or the freeze's), or a job of its own without one. */
+  private jobUnder<T>(parent: JobHandle | undefined, name: string, slug: string, context: Context, work: (job: JobHandle) => Promise<T>): Promise<T> {
+    return parent ? parent.child(name, slug, work) : this.job(name, slug, context, work);
   }
 
   private job<T>(name: string, slug: string, context: Context, work: (job: JobHandle) => Promise<T>, internal = false): Promise<T> {

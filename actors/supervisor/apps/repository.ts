@@ -93,6 +93,19 @@ export interface AppConfig {
   /** without it the app is built locally */
   image: string | null;
   timeout: number;
+  // optional: configs installed before Hearth read them have none (see backupMode())
+  /** `cold`: stopped while its backup is written; `hot`: backed up running */
+  backup?: 'hot' | 'cold';
+  /** commands run inside a hot app's container before and after its backup */
+  backup_pre?: string | null;
+  backup_post?: string | null;
+  /** globs of its /data left out of its backups */
+  backup_exclude?: string[];
+}
+
+/** An installed app's backup settings, with the defaults for configs recorded without them. */
+export function backupMode(config: AppConfig): { mode: 'hot' | 'cold'; pre: string | null; post: string | null; exclude: string[] } {
+  return { mode: config.backup ?? 'hot', pre: config.backup_pre ?? null, post: config.backup_post ?? null, exclude: config.backup_exclude ?? [] };
 }
 
 /** A repository as the store shows it (GET /store/repositories). */
@@ -215,6 +228,13 @@ export function validateAppConfig(raw: unknown): { config: AppConfig } | { probl
 function checkConfig(raw: unknown): AppConfig {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Invalid(`expected a dictionary. Got ${got(raw)}`);
   const r = { ...(raw as Record<string, unknown>) };
+  // the legacy names of the backup keys win over the new ones, as in the original's migration
+  for (const legacy of ['snapshot', 'snapshot_pre', 'snapshot_post', 'snapshot_exclude']) {
+    if (legacy in r) {
+      r[legacy.replace('snapshot', 'backup')] = r[legacy];
+      delete r[legacy];
+    }
+  }
   const name = str(r, 'name', null, true)!;
   const version = str(r, 'version', null, true)!;
   const slug = str(r, 'slug', null, true)!;
@@ -355,6 +375,10 @@ function checkConfig(raw: unknown): AppConfig {
     schema,
     image: matching(RE_IMAGE, r, 'image'),
     timeout,
+    backup: oneOf(r, 'backup', ['hot', 'cold'] as const, 'hot'),
+    backup_pre: str(r, 'backup_pre'),
+    backup_post: str(r, 'backup_post'),
+    backup_exclude: list(r, 'backup_exclude', (v) => (typeof v === 'string' ? undefined : 'expected str')),
   };
 }
 

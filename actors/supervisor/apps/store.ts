@@ -55,6 +55,8 @@ export interface AppStoreOptions {
   localDir: string;
   /** more repository directories (the operator's `--repositories`), slug = SHA-1 of the path */
   directories?: () => string[];
+  /** the added repositories' clones, each with its source URL (the slug follows from it) */
+  clones?: () => Array<{ dir: string; source: string }>;
   say: { info(line: string): void; warning(line: string): void };
   /** this system's architecture (`amd64`, `aarch64`) and machine; default from the host */
   arch?: string;
@@ -178,6 +180,7 @@ export class AppStore implements AppStoreView {
       [this.options.builtinDir ?? BUILTIN_REPOSITORY_DIR, 'core'],
       [this.options.localDir, 'local'],
       ...(this.options.directories?.() ?? []).map((d): [string, string] => [resolve(d), resolve(d)]),
+      ...(this.options.clones?.() ?? []).map((c): [string, string] => [c.dir, c.source]),
     ];
     const repos: RepositoryInfo[] = [];
     const byKey = new Map<string, RepositoryApp>();

@@ -1,3 +1,5 @@
+import type { Context } from '../../../store/types.ts';
+import type { JobHandle } from '../jobs/types.ts';
 import type { AppConfig } from './repository.ts';
 
 /**
@@ -61,4 +63,8 @@ export interface AppsView {
   ingressTarget(slug: string): Promise<AppTarget | null>;
   /** the installed version's image, built again from the store when it went missing; its `name:tag` */
   ensureImage?(slug: string): Promise<string>;
+  /** before the app's backup: a running cold app stops, a running hot one runs its backup_pre; whether it ran */
+  beginBackup?(slug: string, context: Context, parent?: JobHandle): Promise<boolean>;
+  /** after it, when beginBackup said it ran: a cold app starts again (`started`), a hot one runs its backup_post */
+  endBackup?(slug: string, context: Context, parent?: JobHandle): Promise<{ started?: Promise<void> }>;
 }

@@ -5,6 +5,7 @@
  * The file is written as `.tar.partial` and renamed when complete; on failure it is removed.
  */
 import { createWriteStream } from 'node:fs';
+import { requireConditions } from '../jobs/conditions.ts';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -12,9 +13,10 @@ import type { Readable } from 'node:stream';
 import type { Context } from '../../../store/types.ts';
 import type { JobHandle } from '../jobs/types.ts';
 import { runInBackground } from '../jobs/jobs.ts';
-import { SupervisorError, badRequest } from '../errors.ts';
+import { SupervisorError } from '../errors.ts';
 import { freeBytes } from '../resolution/checks.ts';
 import type { InstalledApp } from '../apps/types.ts';
+import { backupMode } from '../apps/repository.ts';
 import { CORE_BACKUP_EXCLUDE as CORE_LAYOUT_EXCLUDE } from '../../../store/backup-layout.ts';
 import { BACKUP_FOLDERS, backupDate, backupSlug, nowMicros, type BackupFolder } from './archive/backup-json.ts';
 import { BackupWriter, appArchiveSources } from './archive/writer.ts';
@@ -34,6 +36,10 @@ export interface BackupSources {
   appConfigDir(slug: string): string;
   /** a `docker save` of an installed app's image (built again first when it went missing), or undefined when there is none */
   saveImage(ref: string, slug: string): Promise<Readable | undefined>;
+  /** before an app's backup: a running cold app stops, a running hot one runs its backup_pre; whether it ran */
+  beginAppBackup(slug: string, context: Context, job: JobHandle): Promise<boolean>;
+  /** after it, when beginAppBackup said it ran: a cold app starts again (`started`), a hot one runs its backup_post */
+  endAppBackup(slug: string, context: Context, job: JobHandle): Promise<{ started?: Promise<void> }>;
   repositories(): string[];
   /** mounts and registries for supervisor.tar.gz; null when there are none */
   supervisorConfig(): Promise<{ mounts: unknown; docker: unknown } | null>;
@@ -69,11 +75,6 @@ export function folderDir(dataDir: string, folder: BackupFolder): string {
   return folder === 'addons/local' ? join(dataDir, 'apps', 'local') : join(dataDir, folder);
 }
 
-/** Python's repr of a float rounded to one decimal (`1.5`, `12.0`). */
-const gb = (bytes: number) => {
-  const x = Math.round((bytes / 1024 ** 3) * 10) / 10;
-  return Number.isInteger(x) ? `${x}.0` : String(x);
-};
 
 export async function createBackup(manager: BackupManager, sources: BackupSources, request: BackupRequest): Promise<unknown> {
   const method = request.type === 'full' ? 'BackupManager.do_backup_full' : 'BackupManager.do_backup_partial';
@@ -83,13 +84,18 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
   for (const location of extra) await manager.locationDir(location);
   if (primary === LOCAL || primary === CLOUD) {
     await mkdir(dir, { recursive: true });
-    const free = await freeBytes(dir);
-    if (free < sources.freeSpaceMinBytes && !manager.deps.jobs.ignoredConditions().includes('free_space')) {
-      await manager.deps.resolution.addIssue({ type: 'free_space', context: 'system' }).catch(() => {});
-      throw badRequest(`'${method}' blocked from execution, not enough free space (${gb(free)}GB) left on the device`);
-    }
+    // the free_space condition, judged where this backup is written
+    await requireConditions(
+      method,
+      ['free_space'],
+      {
+        freeSpace: async () => ({ free: await freeBytes(dir), min: sources.freeSpaceMinBytes }),
+        lowOnSpace: async () => void (await manager.deps.resolution.addIssue({ type: 'free_space', context: 'system' })),
+      },
+      manager.deps.jobs.ignoredConditions(),
+    );
   }
-  manager.requireRunning(method);
+  await manager.requireRunning(method);
   const date = backupDate(nowMicros());
   const slug = backupSlug(request.name, date);
   const fileName = request.filename ?? `${slug}.tar`;
@@ -102,7 +108,7 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
     jobId = job.uuid;
     job.validated();
     try {
-      await manager.freezeDuring(() => write(manager, sources, request, job, { slug, date, path }));
+      const restarts = await manager.freezeDuring(() => write(manager, sources, request, job, { slug, date, path }));
       job.stage('copy_additional_locations');
       if (extra.length) {
         await job.child('backup_copy_to_additional_locations', slug, async (child) => {
@@ -112,6 +118,8 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
         }).catch((err) => manager.deps.say.warning(`backup ${slug}: copy to other locations: ${(err as Error).message}`));
       }
       job.stage('await_app_restarts');
+      // cold apps started again after their part: their failures were logged as they came
+      await Promise.allSettled(restarts);
       job.progress(100);
       return { job_id: job.uuid, slug };
     } finally {
@@ -127,7 +135,9 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
   }
 }
 
-async function write(manager: BackupManager, sources: BackupSources, request: BackupRequest, job: JobHandle, at: { slug: string; date: string; path: string }): Promise<void> {
+/** Writes the backup; answers the starts of the cold apps stopped for it, still under way. */
+async function write(manager: BackupManager, sources: BackupSources, request: BackupRequest, job: JobHandle, at: { slug: string; date: string; path: string }): Promise<Promise<void>[]> {
+  const restarts: Promise<void>[] = [];
   const say = manager.deps.say;
   // a core not installed as a container (run beside the supervisor) is this Hearth's version
   const coreVersion = sources.coreVersion() ?? sources.supervisorVersion;
@@ -141,7 +151,12 @@ async function write(manager: BackupManager, sources: BackupSources, request: Ba
       const excludeDatabase = request.excludeDatabase ?? sources.coreExcludeDatabase();
       await job.child('backup_store_homeassistant', null, async () => {
         // without the core's export its log is not in the backup: no backup rather than one without it
-        if (!(await manager.deps.core.start(excludeDatabase))) throw new SupervisorError('Core does not answer: its data cannot be taken consistently (start the core, then try again)');
+        if (!(await manager.deps.core.start(excludeDatabase))) {
+          const err = new SupervisorError('Core does not answer: its data cannot be taken consistently (start the core, then try again)');
+          // the original's HomeAssistantBackupError, the brand word renamed
+          err.name = 'CoreBackupError';
+          throw err;
+        }
         try {
           await writer.addCore({
             version: coreVersion,
@@ -168,7 +183,11 @@ async function write(manager: BackupManager, sources: BackupSources, request: Ba
     if (wanted.length) {
       await job.child('backup_store_apps', null, async (parent) => {
         for (const app of wanted) {
-          await parent.child('backup_app_save', app.slug, () => addApp(writer, sources, app)).catch((err) => say.warning(`backup ${at.slug}: app ${app.slug}: ${(err as Error).message}`));
+          // one app's failure (its pre command, say) leaves it out; the backup goes on and the failure stays on the job
+          await parent.child('backup_app_save', app.slug, (appJob) => saveApp(writer, sources, app, request.context, appJob, restarts)).catch((err) => {
+            parent.capture(err);
+            say.warning(`backup ${at.slug}: app ${app.slug}: ${(err as Error).message}`);
+          });
         }
       });
     }
@@ -201,6 +220,28 @@ async function write(manager: BackupManager, sources: BackupSources, request: Ba
     throw err;
   }
   await manager.learn(at.path, request.locations[0] ?? LOCAL);
+  return restarts;
+}
+
+/** An app's part, between its begin and end of backup (cold: stopped; hot: its pre and post commands). */
+async function saveApp(writer: BackupWriter, sources: BackupSources, app: InstalledApp, context: Context, job: JobHandle, restarts: Promise<void>[]): Promise<void> {
+  try {
+    const ran = await sources.beginAppBackup(app.slug, context, job);
+    try {
+      await addApp(writer, sources, app);
+    } finally {
+      if (ran) {
+        const { started } = await sources.endAppBackup(app.slug, context, job);
+        if (started) restarts.push(started.catch(() => {}));
+      }
+    }
+  } catch (err) {
+    // the original's jobs show an app's failure as a BackupError unless it has a kind of its own
+    if (err instanceof SupervisorError && err.errorKey) throw err;
+    const wrapped = new SupervisorError((err as Error).message);
+    wrapped.name = 'BackupError';
+    throw wrapped;
+  }
 }
 
 async function addApp(writer: BackupWriter, sources: BackupSources, app: InstalledApp): Promise<void> {
@@ -230,7 +271,7 @@ async function addApp(writer: BackupWriter, sources: BackupSources, app: Install
     await mkdir(dataDir, { recursive: true });
     await writer.addApp(
       { slug: app.slug, name: app.config.name, version: app.user.version },
-      appArchiveSources({ addonJson, dataDir, configDir: hasConfig ? configDir : undefined, backupExclude: (app.config as { backup_exclude?: string[] }).backup_exclude, imageTar }),
+      appArchiveSources({ addonJson, dataDir, configDir: hasConfig ? configDir : undefined, backupExclude: backupMode(app.config).exclude, imageTar }),
     );
   } finally {
     if (tmp) await rm(tmp, { recursive: true, force: true });

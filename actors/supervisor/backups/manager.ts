@@ -7,7 +7,9 @@
  * `freezeDuring`, `locationDir`, `rescan`.
  */
 import { readdir, rm, stat, copyFile, rename, mkdir } from 'node:fs/promises';
+import { requireConditions } from '../jobs/conditions.ts';
 import { basename, join } from 'node:path';
+import type { AppsView } from '../apps/types.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context } from '../../../store/types.ts';
 import type { Jobs } from '../jobs/types.ts';
@@ -63,6 +65,8 @@ export interface BackupManagerDeps {
   state: StateControl;
   options: SettingsSection<BackupOptions>;
   core: CoreBackupHooks;
+  /** the installed apps, held still for a freeze as for their backup */
+  apps?: () => AppsView | undefined;
   context(): Context;
 }
 
@@ -232,10 +236,8 @@ export class BackupManager {
   }
 
   /** The `running` job condition in the original's words, unless the operator ignores it. */
-  requireRunning(method: string): void {
-    const state = this.deps.state.get();
-    if (state === 'running' || this.deps.jobs.ignoredConditions().includes('running')) return;
-    throw badRequest(`'${method}' blocked from execution, system is not running - ${state}`);
+  requireRunning(method: string): Promise<void> {
+    return requireConditions(method, ['running'], { state: () => this.deps.state.get() }, this.deps.jobs.ignoredConditions());
   }
 
   /** The supervisor in state `freeze` while `work` runs, `running` again after. */
@@ -255,17 +257,31 @@ export class BackupManager {
    * after `timeoutS`, whichever comes first (job `backup_manager_thaw_all`).
    */
   async freeze(timeoutS: number, context: Context): Promise<void> {
-    this.requireRunning('BackupManager.freeze_all');
+    await this.requireRunning('BackupManager.freeze_all');
     const release = this.claim('backup_manager_freeze_all');
+    // the apps held still (cold ones stopped, hot ones past their backup_pre): the thaw lets them go
+    const held: string[] = [];
     try {
-      await this.deps.jobs.run({ name: 'backup_manager_freeze_all', keep: true, context }, async () => {
+      await this.deps.jobs.run({ name: 'backup_manager_freeze_all', keep: true, context }, async (job) => {
         this.deps.state.set('freeze');
         try {
           // a core that is down writes nothing: there is nothing to hold still
+          job.stage('home_assistant');
           await this.deps.core.start(false);
         } catch (err) {
           this.deps.state.set('running');
           throw err;
+        }
+        job.stage('apps');
+        const apps = this.deps.apps?.();
+        for (const app of apps?.list() ?? []) {
+          try {
+            if (await apps?.beginBackup?.(app.slug, context, job)) held.push(app.slug);
+          } catch (err) {
+            // one app that cannot be held still leaves the others frozen; the failure stays on the job
+            job.capture(err);
+            this.deps.say.warning(`freeze: app ${app.slug}: ${(err as Error).message}`);
+          }
         }
       }).done;
     } catch (err) {
@@ -276,11 +292,26 @@ export class BackupManager {
     const signal = new Promise<void>((ok) => (thaw = ok));
     const timer = setTimeout(thaw, timeoutS * 1000);
     timer.unref?.();
-    const done = this.deps.jobs.run({ name: 'backup_manager_thaw_all', keep: true, context }, async () => {
+    const done = this.deps.jobs.run({ name: 'backup_manager_thaw_all', keep: true, context }, async (job) => {
       await signal;
       clearTimeout(timer);
       try {
+        job.stage('home_assistant');
         await this.deps.core.end();
+        job.stage('apps');
+        const apps = this.deps.apps?.();
+        const restarts: Promise<void>[] = [];
+        for (const slug of held) {
+          try {
+            const { started } = (await apps?.endBackup?.(slug, context, job)) ?? {};
+            if (started) restarts.push(started.catch(() => {}));
+          } catch (err) {
+            job.capture(err);
+            this.deps.say.warning(`thaw: app ${slug}: ${(err as Error).message}`);
+          }
+        }
+        job.stage('await_app_restarts');
+        await Promise.all(restarts);
       } finally {
         this.frozenByApi = null;
         this.deps.state.set('running');
@@ -292,8 +323,7 @@ export class BackupManager {
 
   /** POST /backups/thaw: ends a freeze made by freeze(); resolves once thawed. */
   async thaw(): Promise<void> {
-    const state = this.deps.state.get();
-    if (state !== 'freeze') throw badRequest(`'BackupManager.thaw_all' blocked from execution, system is not frozen - ${state}`);
+    await requireConditions('BackupManager.thaw_all', ['frozen'], { state: () => this.deps.state.get() }, this.deps.jobs.ignoredConditions());
     if (!this.frozenByApi) throw badRequest('Freeze was not initiated by freeze API, cannot thaw this way');
     const { thaw, done } = this.frozenByApi;
     thaw();

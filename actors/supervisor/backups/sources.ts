@@ -39,10 +39,11 @@ export function supervisorBackupSources(o: {
     appConfigDir: (slug) => appConfigDir(o.dataDir, slug),
     saveImage: async (ref, slug) => {
       // an image removed meanwhile (by hand, or by an uninstall elsewhere) is built again, as a start would
-      if (!(await imageExists(o.engine.docker, ref))) await o.apps()?.ensureImage?.(slug).catch(() => undefined);
-      if (!(await imageExists(o.engine.docker, ref).catch(() => false))) return undefined;
+      if (!(await imageExists(o.engine.docker, ref)) && (await o.apps()?.ensureImage?.(slug).catch(() => undefined)) !== ref) return undefined;
       return (await o.engine.docker.getImage(ref).get()) as unknown as Readable;
     },
+    beginAppBackup: async (slug, context, job) => (await o.apps()?.beginBackup?.(slug, context, job)) ?? false,
+    endAppBackup: async (slug, context, job) => (await o.apps()?.endBackup?.(slug, context, job)) ?? {},
     repositories: () => o.store()?.repositories().map((r) => r.source) ?? [],
     supervisorConfig: async () => {
       const mounts = (await o.mounts()?.exportForBackup()) ?? { default_backup_mount: null, mounts: [] };

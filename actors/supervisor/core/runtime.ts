@@ -8,6 +8,7 @@ import type { Settings, SettingsSection } from '../settings.ts';
 import type { Tokens } from '../tokens.ts';
 import type { Engine, ContainerStats } from '../docker/engine.ts';
 import type { Jobs, JobHandle } from '../jobs/types.ts';
+import { untrackedJob } from '../jobs/jobs.ts';
 import type { Resolution } from '../resolution/types.ts';
 import type { UpdaterView } from '../updater/types.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
@@ -18,6 +19,7 @@ import { MIGRATION_MESSAGE, offlineMigrationRunning } from './migration.ts';
 import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
 import { createActor } from 'xstate';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
+import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
 
 /**
  * The core runtime: the Hearth core as a container on the local engine (`hearth_core`), its
@@ -299,6 +301,7 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async update(context: Context, options: { version?: string; backup?: boolean; background?: boolean } = {}): Promise<{ job_id: string } | undefined> {
     await this.guard();
+    await this.o.links.jobs?.requireConditions('HomeAssistantCore.update', UPDATE_CONDITIONS);
     const current = this.version();
     const target = options.version ?? this.o.links.updater?.latest('core') ?? current ?? CORE_VERSION;
     if (target === current) throw keyedError(400, 'homeassistant_update_already_installed_error', 'Home Assistant version {version} is already installed', { version: target });
@@ -360,14 +363,37 @@ export class CoreRuntime implements CoreRuntimeView {
     });
   }
 
-  /** Starts the core on its restored data (its log is rebuilt from the export at this start). */
-  async startAfterRestore(context: Context): Promise<void> {
+  /**
+   * Starts the core on its restored data (its log is rebuilt from the export at this start). A
+   * core container is made anew with `SUPERVISOR_RESTORE_JOB_ID`, the job it can follow.
+   */
+  async startAfterRestore(context: Context, restoreJobId?: string): Promise<void> {
     await this.exclusive(async () => {
       const host = this.o.hostProcess;
-      if (!host) return this.startNow(context);
+      if (!host) return this.startNow(context, 'core_started', restoreJobId);
       this.wanted = 'running';
       await host.start();
       await this.record('core_started', { version: this.version(), reason: 'restore' }, context);
+    });
+  }
+
+  /** Whether the core runs in a container of a versioned image (not as a host process, as in tests). */
+  get runsContainer(): boolean {
+    return !this.o.hostProcess;
+  }
+
+  /**
+   * A restore brings the core's data of `version`: the next container runs that version's image
+   * (the container is gone while the data is swapped, so nothing is recreated here). An image
+   * that cannot be had is the update's 400 and the version stays.
+   */
+  async useVersionForRestore(version: string, context: Context): Promise<void> {
+    await this.exclusive(async () => {
+      const from = this.version();
+      if (from === version || !this.runsContainer) return;
+      await this.ensureImage(version);
+      await this.section.set({ version }, context);
+      await this.record('core_updated', { from, to: version, reason: 'restore' }, context);
     });
   }
 
@@ -402,13 +428,13 @@ export class CoreRuntime implements CoreRuntimeView {
   }
 
   /** Creates the container (with a new core token) when there is none, starts it, waits for HTTP. */
-  private async startNow(context: Context, type = 'core_started'): Promise<void> {
+  private async startNow(context: Context, type = 'core_started', restoreJobId?: string): Promise<void> {
     this.wanted = 'running';
     this.follow();
     let info = await this.inspect();
     if (info?.State?.Running) return;
     if (!info) {
-      await this.create(context);
+      await this.create(context, restoreJobId);
       info = await this.inspect();
     }
     try {
@@ -422,7 +448,7 @@ export class CoreRuntime implements CoreRuntimeView {
     await this.record(type, { version: this.version(), port: this.section.get().port }, context);
   }
 
-  private async create(context: Context): Promise<void> {
+  private async create(context: Context, restoreJobId?: string): Promise<void> {
     const s = this.section.get();
     const version = s.version ?? CORE_VERSION;
     await this.ensureImage(version);
@@ -431,6 +457,7 @@ export class CoreRuntime implements CoreRuntimeView {
     const url = this.o.supervisorUrl();
     const env = [`SUPERVISOR=${url}`, `HASSIO=${url}`, `SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `TZ=${this.o.timezone()}`];
     if (s.duplicate_log_file) env.push('HA_DUPLICATE_LOG_FILE=1');
+    if (restoreJobId) env.push(`SUPERVISOR_RESTORE_JOB_ID=${restoreJobId}`);
     const port = `${CORE_CONTAINER_PORT}/tcp`;
     await this.docker.createContainer({
       name: this.containerName,
@@ -602,8 +629,7 @@ export class CoreRuntime implements CoreRuntimeView {
     const jobs = this.o.links.jobs;
     if (jobs) return jobs.run({ name, reference: null, context }, work);
     const uuid = this.o.ids.uuidHex();
-    const handle: JobHandle = { uuid, progress() {}, stage() {}, extra() {}, validated() {}, child: (_n, _r, w) => w(handle) };
-    return { uuid, done: work(handle) };
+    return { uuid, done: work(untrackedJob(uuid)) };
   }
 
   private async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {

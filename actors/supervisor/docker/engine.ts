@@ -7,6 +7,17 @@ import Docker from 'dockerode';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 
+/**
+ * What went wrong when `err` is a failure to reach the engine over its socket
+ * (`connect ENOENT /var/run/docker.sock`), else undefined: the engine is down or not installed,
+ * which a caller answers as such rather than as a failure of its own.
+ */
+export function engineUnreachable(err: unknown): string | undefined {
+  const e = err as { syscall?: unknown; code?: unknown; address?: unknown } | null;
+  if (!e || e.syscall !== 'connect' || typeof e.address !== 'string' || !e.address.startsWith('/')) return undefined;
+  return `connect ${String(e.code)} ${e.address}`;
+}
+
 /** The original's resource statistics of one container. */
 export interface ContainerStats {
   cpu_percent: number;

@@ -6,10 +6,11 @@ import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
 import type { Settings } from '../settings.ts';
 import { SupervisorError, UNKNOWN_ERROR, notFound } from '../errors.ts';
 import type { JobErrorView, JobHandle, JobSpec, JobView, Jobs } from './types.ts';
+import { requireConditions, type ConditionFacts, type JobCondition } from './conditions.ts';
 
 /**
  * The job tracker. Every job is an actor (machines/job.machine.ts) whose changes are records on
- * `job/<uuid>`: `job_created`, `job_started`, `job_progress`, `job_stage`, `job_extra`,
+ * `job/<uuid>`: `job_created`, `job_started`, `job_progress`, `job_stage`, `job_extra`, `job_error`,
  * `job_done` (with its errors) and `job_removed`.
  *
  * Retention (a deliberate difference from the original, which forgets every job at restart and
@@ -63,6 +64,12 @@ export function isoTime(ms: number): string {
   return micro === 0 ? `${base}+00:00` : `${base}.${String(micro).padStart(6, '0')}+00:00`;
 }
 
+/** A handle for work run without a tracker (a bare manager in tests): nothing is recorded, children run inline. */
+export function untrackedJob(uuid: string): JobHandle {
+  const handle: JobHandle = { uuid, progress() {}, stage() {}, extra() {}, capture() {}, validated() {}, child: (_n, _r, work) => work(handle) };
+  return handle;
+}
+
 /** A failure as a job records it. */
 export function jobErrorOf(err: unknown, stage: string | null): JobError {
   const e = err as { name?: unknown; message?: unknown; errorKey?: unknown; extraFields?: unknown } | null;
@@ -98,6 +105,7 @@ export class JobTracker implements Jobs, Area {
   private readonly contexts = new Map<string, Context>();
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
+  private conditionFacts: ConditionFacts = {};
 
   constructor(private readonly deps: JobTrackerDeps) {}
 
@@ -182,6 +190,15 @@ export class JobTracker implements Jobs, Area {
     await this.flush();
   }
 
+  /** What the job conditions are judged on; given once the parts that know it are made. */
+  useConditionFacts(facts: ConditionFacts): void {
+    this.conditionFacts = facts;
+  }
+
+  requireConditions(method: string, conditions: readonly JobCondition[]): Promise<void> {
+    return requireConditions(method, conditions, this.conditionFacts, this.ignoredConditions());
+  }
+
   ignoredConditions(): string[] {
     return [...this.deps.settings.section('jobs', JOBS_DEFAULTS).get().ignore_conditions];
   }
@@ -235,6 +252,10 @@ export class JobTracker implements Jobs, Area {
       extra: (extra) => {
         const s = this.jobs.get(uuid);
         if (s && s.value === 'running') this.emit(uuid, 'job_extra', { extra }, context);
+      },
+      capture: (err) => {
+        const s = this.jobs.get(uuid);
+        if (s && s.value === 'running') this.emit(uuid, 'job_error', { error: jobErrorOf(err, s.context.stage) }, context);
       },
       child: (name, reference, childWork) => this.start({ name, reference, context }, childWork, uuid).done,
       // only runInBackground listens for this (it wraps the handle)
@@ -366,6 +387,7 @@ export async function runInBackground<T>(
       progress: (p) => job.progress(p),
       stage: (s) => job.stage(s),
       extra: (e) => job.extra(e),
+      capture: (err) => job.capture(err),
       child: (name, reference, w) => job.child(name, reference, w),
       validated: () => {
         signal();

@@ -1,3 +1,4 @@
+import type { JobCondition } from './conditions.ts';
 import type { Context } from '../../../store/types.ts';
 
 /**
@@ -34,6 +35,8 @@ export interface JobHandle {
   progress(percent: number): void;
   stage(stage: string | null): void;
   extra(extra: Record<string, unknown> | null): void;
+  /** notes a failure on the job, which goes on (and still succeeds unless it throws) */
+  capture(err: unknown): void;
   /** runs `work` as a child job of this one; its failure is recorded on the child and rethrown */
   child<T>(name: string, reference: string | null, work: (job: JobHandle) => Promise<T>): Promise<T>;
   /**
@@ -69,4 +72,9 @@ export interface Jobs {
   /** The job conditions the operator chose to ignore (`/jobs/options`), persisted. */
   ignoredConditions(): string[];
   setIgnoredConditions(conditions: string[], context: Context): Promise<void>;
+  /**
+   * Throws the original's `'<method>' blocked from execution, ...` 400 when one of `conditions`
+   * (not ignored) does not hold; called before a job is started.
+   */
+  requireConditions(method: string, conditions: readonly JobCondition[]): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { CORE_VERSION } from '../../version.ts';
 import { ensurePluginImage, pluginImage } from './images.ts';
 import type { PluginNetwork } from './network.ts';
 import { OBSERVER_PORT, PLUGIN_SPECS, type PluginName, type PluginSpec } from './specs.ts';
+import { PLUGIN_UPDATE_CONDITIONS } from '../jobs/conditions.ts';
 
 /**
  * One plugin as a container on the local engine, with the core's lifecycle: its image made
@@ -171,6 +172,8 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
    * no-op for the others.
    */
   async update(context: Context, version?: string): Promise<void> {
+    // the original's method: PluginDns.update, PluginAudio.update, ...
+    await this.o.jobs()?.requireConditions(`Plugin${this.name[0].toUpperCase()}${this.name.slice(1)}.update`, PLUGIN_UPDATE_CONDITIONS);
     const target = version ?? this.latest();
     if (target === this.version()) {
       if (this.spec.refusesSameVersion) throw new SupervisorError(`Version ${target} is already in use`);

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { SupervisorError } from '../../../actors/supervisor/errors.ts';
+import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
+import { validate, required, str } from '../schema.ts';
 import { readText, type AppStoreView } from '../../../actors/supervisor/apps/store.ts';
 import type { RepositoryApp } from '../../../actors/supervisor/apps/repository.ts';
 
@@ -21,11 +22,33 @@ export function registerStoreRoutes(api: SupervisorApi, deps: SupervisorDeps): v
   api.get('/store', async (call) => ({ [appsKey(call)]: await listing(), repositories: store().repositories() }));
   api.get('/store/addons', async (call) => ({ [appsKey(call)]: await listing() }), { v2Path: '/store/apps' });
   api.post('/store/reload', async () => {
+    await deps.gitRepositories?.pullAll();
     await store().reload();
     return {};
   }, { v1Aliases: ['/addons/reload'] });
   api.get('/store/repositories', () => store().repositories());
   api.get('/store/repositories/:repository', (call) => store().repository(call.params.repository!));
+
+  const git = () => {
+    if (!deps.gitRepositories) throw new SupervisorError('Adding repositories is not available');
+    return deps.gitRepositories;
+  };
+  api.post('/store/repositories', async (call) => {
+    const body = validate(call.body(), { repository: required(str) });
+    await git().add(body.repository!, deps.context());
+  });
+  api.delete('/store/repositories/:repository', async (call) => {
+    const info = store().repository(call.params.repository!);
+    const repo = git().find(info.slug);
+    if (!repo) throw new SupervisorError("Can't remove built-in repositories!");
+    await git().remove(repo, deps.context());
+  });
+  api.post('/store/repositories/:repository/repair', async (call) => {
+    const info = store().repository(call.params.repository!);
+    const repo = git().find(info.slug);
+    if (!repo) throw keyedError(400, 'store_repository_local_cannot_reset', "Can't reset repository {local_repo} as it is not git based!", { local_repo: info.slug });
+    await git().repair(repo);
+  });
 
   const image = (which: 'icon' | 'logo') => async (call: SupervisorCall) => {
     try {

@@ -133,7 +133,6 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
       feature_flags: flags ? { ...before.feature_flags, ...flags } : undefined,
     };
     const repos = (body as { addons_repositories?: string[] }).addons_repositories;
-    if (repos) patch.addons_repositories = [...new Set(repos)];
     if (body.detect_blocking_io !== undefined) {
       blockingIo = body.detect_blocking_io !== 'off';
       patch.detect_blocking_io = body.detect_blocking_io === 'on-at-startup' ? true : body.detect_blocking_io === 'off' ? false : undefined;
@@ -145,6 +144,8 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
       // a new channel has its own document: read it now (a failure leaves that channel unknown)
       await deps.updater.reload({ force: true }).catch((err: Error) => say.warning(`channel ${after.channel}: ${err.message}`));
     }
+    // last, as the original: the other options are kept even when a repository fails
+    if (repos && deps.gitRepositories) await deps.gitRepositories.replaceWith(repos, deps.context());
   });
 
   api.post('/supervisor/reload', async () => {

@@ -203,7 +203,8 @@ function repositories(value: unknown): string[] {
     } catch {
       url = undefined;
     }
-    if (!url || !url.host) throw new BackupMetaError(field, `is not a repository URL, an absolute folder or a built-in repository: ${JSON.stringify(repository)}`);
+    // a file: URL (a git repository on this machine, added to Hearth's store) has no host
+    if (!url || (!url.host && url.protocol !== 'file:')) throw new BackupMetaError(field, `is not a repository URL, an absolute folder or a built-in repository: ${JSON.stringify(repository)}`);
     return repository;
   });
   if (new Set(out).size !== out.length) throw new BackupMetaError('repositories', 'contains a repository twice');

@@ -15,6 +15,7 @@ import { CORE_BACKUP_EXCLUDE as CORE_LIVE_FILES, CORE_EXPORT_DIR, CORE_RESTORE_M
 import type { Logger } from '../../../logging/logs.ts';
 import { SupervisorError } from '../../errors.ts';
 import { runInBackground } from '../../jobs/jobs.ts';
+import { RESTORE_CONDITIONS } from '../../jobs/conditions.ts';
 import type { JobHandle, Jobs } from '../../jobs/types.ts';
 import type { AppManager } from '../../apps/manager.ts';
 import type { CoreRuntime, CoreSettings } from '../../core/runtime.ts';
@@ -29,6 +30,7 @@ import { locationName, type BackupManager } from '../manager.ts';
 import { discard, stagingDir, swapDirectory } from './swap.ts';
 import { parseAddonJson, type AddonJson } from './addon-json.ts';
 import { folderDir } from './folders.ts';
+import type { GitRepositories } from '../../apps/git-repositories.ts';
 
 export interface RestoreOptions {
   dataDir: string;
@@ -42,6 +44,8 @@ export interface RestoreOptions {
   core?: CoreRuntime;
   apps?: AppManager;
   mounts?: Mounts;
+  /** the store's added repositories */
+  repositories?: GitRepositories;
   /** the running supervisor's version (a newer backup is refused) */
   supervisorVersion?: string;
 }
@@ -66,6 +70,8 @@ interface StagedCore {
   root: string;
   config: string;
   settings: Partial<CoreSettings>;
+  /** the core's version when the backup was made */
+  version: string | null;
 }
 interface StagedApp {
   slug: string;
@@ -78,6 +84,8 @@ interface Staged {
   folders: { folder: BackupFolder; dir: string }[];
   supervisor?: { mounts?: { default_backup_mount?: string | null; mounts?: Record<string, unknown>[] } };
   roots: string[];
+  /** the store's repositories when the backup was made */
+  repositories: readonly string[];
 }
 
 export class BackupRestorer {
@@ -89,7 +97,7 @@ export class BackupRestorer {
    */
   async restore(request: RestoreRequest, context: Context): Promise<{ job_id: string }> {
     const name = request.partial ? 'backup_manager_partial_restore' : 'backup_manager_full_restore';
-    this.o.backups.requireRunning(request.partial ? 'BackupManager.do_restore_partial' : 'BackupManager.do_restore_full');
+    await this.o.jobs.requireConditions(request.partial ? 'BackupManager.do_restore_partial' : 'BackupManager.do_restore_full', RESTORE_CONDITIONS);
     const { reader, parts } = await this.validate(request);
     const release = this.o.backups.claim(name);
     let uuid = '';
@@ -177,7 +185,7 @@ export class BackupRestorer {
   }
 
   private async run(reader: BackupReader, parts: { core: boolean; apps: string[]; folders: BackupFolder[] }, full: boolean, job: JobHandle, context: Context): Promise<void> {
-    const staged: Staged = { apps: [], folders: [], roots: [] };
+    const staged: Staged = { apps: [], folders: [], roots: [], repositories: reader.meta.repositories };
     try {
       await this.stage(reader, parts, staged);
     } catch (error) {
@@ -215,7 +223,7 @@ export class BackupRestorer {
       // the live log of the core that was backed up never belongs in its data: the export does
       for (const name of await readdir(config)) if (isCoreLive(name)) await rm(join(config, name), { recursive: true, force: true });
       if (await hasLogExport(join(config, CORE_EXPORT_DIR))) await writeFile(join(config, CORE_EXPORT_DIR, CORE_RESTORE_MARKER), '');
-      staged.core = { root, config, settings };
+      staged.core = { root, config, settings, version: reader.meta.homeassistant?.version ?? null };
     }
     for (const slug of parts.apps) {
       const target = this.appsDataDir(slug);
@@ -249,7 +257,7 @@ export class BackupRestorer {
       if (staged.core) {
         job.stage('home_assistant');
         const core = staged.core;
-        await job.child('backup_restore_homeassistant', null, async () => {
+        await job.child('backup_restore_homeassistant', null, async (coreJob) => {
           if (this.o.core) {
             // set first: a core whose stop failed part way is started again all the same
             coreStopped = true;
@@ -257,6 +265,14 @@ export class BackupRestorer {
           }
           await swapDirectory(this.o.coreDataDir, core.config, isCoreLive);
           if (this.o.core && Object.keys(core.settings).length) await this.o.core.setOptions(core.settings, context);
+          // the restored data is of the backup's core version: run that one, as the original updates to it
+          const runtime = this.o.core;
+          const version = core.version;
+          if (runtime?.runsContainer && version && version !== runtime.version()) {
+            await coreJob
+              .child('home_assistant_core_update', null, () => runtime.useVersionForRestore(version, context))
+              .catch((error) => failures.push(`core version ${version}: ${(error as Error).message}`));
+          }
         });
       }
       job.progress(50);
@@ -269,6 +285,7 @@ export class BackupRestorer {
         });
       }
       job.stage('app_repositories');
+      if (staged.apps.length) await this.o.repositories?.restoreFrom(staged.repositories, full, context);
       if (staged.apps.length) {
         job.stage('apps');
         const apps = this.o.apps;
@@ -294,7 +311,7 @@ export class BackupRestorer {
       // its own when the swap was rolled back
       if (coreStopped) {
         job.stage('await_home_assistant_restart');
-        await this.o.core!.startAfterRestore(context);
+        await this.o.core!.startAfterRestore(context, job.uuid);
       }
     }
     job.progress(100);
