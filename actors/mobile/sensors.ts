@@ -229,7 +229,8 @@ export class MobileSensors implements EntryFollower {
     const loose = items.map(looseSensorItem);
     if (loose.some((l) => l === undefined)) return EMPTY_OK;
     const reg = call.registration;
-    const body: Record<string, unknown> = {};
+    // keyed by the app's own ids: a plain object would take `__proto__` as its prototype
+    const body: Record<string, unknown> = Object.create(null);
     const writes: Promise<void>[] = [];
     for (let i = 0; i < items.length; i++) {
       const { type, unique_id: uniqueId } = loose[i]!;

@@ -150,6 +150,22 @@ t.test('update_sensor_states: a batch with mixed results, a single object, inval
   }
 });
 
+t.test('update_sensor_states: ids named like Object.prototype members are answered under their own name', async (t) => {
+  const h = await setup(t);
+  await h.send('register_sensor', { type: 'sensor', unique_id: 'constructor', name: 'Builder', state: 1 });
+  const res = await h.send('update_sensor_states', [
+    { type: 'sensor', unique_id: '__proto__', state: 1 },
+    { type: 'sensor', unique_id: 'constructor', state: 2 },
+  ]);
+  t.equal(res.status, 200);
+  t.equal(
+    res.text,
+    '{"__proto__":{"success":false,"error":{"code":"not_registered","message":"sensor __proto__ is not registered"}},"constructor":{"success":true}}',
+    'the body names each key, bytes as sent',
+  );
+  t.equal((await h.call('GET', '/api/states/sensor.test_phone_builder')).json.state, '2');
+});
+
 t.test('how values show: timestamps and dates, truthy binary sensors, unavailable', async (t) => {
   const h = await setup(t);
   const state = async (id: string) => (await h.call('GET', `/api/states/${id}`)).json;
