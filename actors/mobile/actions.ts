@@ -91,7 +91,8 @@ export function registerCoreActions(actions: WebhookActions, deps: CoreActionDep
       if (!isObject(spec) || extraKeys(spec, ['template', 'variables'])) return EMPTY_OK;
       if (typeof spec.template !== 'string' || (spec.variables !== undefined && !isObject(spec.variables))) return EMPTY_OK;
     }
-    const out: Record<string, unknown> = {};
+    // keyed by the app's names: `__proto__` must stay a key, not become the prototype
+    const out: Record<string, unknown> = Object.create(null);
     for (const [key, spec] of Object.entries(data as Record<string, { template: string; variables?: Record<string, unknown> }>)) {
       const outcome = deps.templates.render(spec.template, spec.variables ?? {});
       out[key] = outcome.ok ? JSON.parse(resultJson(outcome.text)) : { error: String(outcome.error) };

@@ -367,7 +367,7 @@ export class MobileSensors implements EntryFollower {
 
   /** get_config's `entities`: each sensor by the app's unique id, the tracker by the device id. */
   entitiesOf(reg: Registration): Record<string, { disabled: boolean }> {
-    const out: Record<string, { disabled: boolean }> = {};
+    const out: Record<string, { disabled: boolean }> = Object.create(null);
     const prefix = `${reg.webhook_id}_`;
     for (const e of this.deps.registries.entities()) {
       if (e.platform !== MOBILE_PLATFORM) continue;

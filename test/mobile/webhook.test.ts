@@ -117,6 +117,9 @@ t.test('render_template parses results and reports errors inline', async (t) => 
   t.match(res.json.bad, { error: /^TemplateSyntaxError: / });
   t.equal(res.json.state, 'off');
   t.same((await send({ type: 'render_template', data: { x: { nottemplate: 1 } } })).json, {});
+  // the body is the app's JSON: a key named __proto__ is a name like any other
+  const named = await send({ type: 'render_template', data: JSON.parse('{"__proto__":{"template":"{{ 1 + 1 }}"},"constructor":{"template":"c"}}') });
+  t.equal(named.text, '{"__proto__":2,"constructor":"c"}');
 });
 
 t.test('get_zones, get_config, update_registration, stream_camera, enable_encryption', async (t) => {
