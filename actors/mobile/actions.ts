@@ -6,6 +6,7 @@ import { resultJson, type Templates } from '../templates/index.ts';
 import { resultDict, type Conversation } from '../conversation/index.ts';
 import { appDataProblem, safeRegistration, type RegistrationChanges, type Registrations } from './registrations.ts';
 import { EMPTY_OK, errorReply, type Registration, type WebhookActions, type WebhookCall, type WebhookReply } from './types.ts';
+import { isObject } from '../json-object.ts';
 
 /**
  * The webhook actions that are not about sensors, location or push (core-wire §6.4):
@@ -30,7 +31,6 @@ export interface CoreActionDeps {
 /** The original's theme colour (its manifest), as get_config reports it. */
 export const THEME_COLOR = '#03A9F4';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ok = (body: unknown, status = 200): WebhookReply => ({ status, body });
 
 /** Keys of `data` outside `allowed`: the original's schemas refuse extra keys. */

@@ -4,6 +4,7 @@ import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import type { Registries } from '../registries/index.ts';
 import { slugify } from '../registries/names.ts';
 import type { Registration, RegistrationChange, RegistrationsView } from './types.ts';
+import { isObject } from '../json-object.ts';
 
 /**
  * The companion-app registrations (the original's mobile_app config entries). Each is a stream
@@ -257,7 +258,6 @@ function emptySlug(name: string): boolean {
 const REQUIRED = ['app_id', 'app_name', 'app_version', 'device_name', 'manufacturer', 'model', 'os_name'] as const;
 const OPTIONAL_STRINGS = ['os_version', 'device_id'] as const;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A URL as the original's cv.url takes it: http(s) with a host. */
 export function isUrl(v: unknown): boolean {

@@ -1,4 +1,5 @@
 import { BINARY_SENSOR_DEVICE_CLASSES, SENSOR_DEVICE_CLASSES, STATE_CLASSES } from '../entities/platforms/sensor.ts';
+import { isObject } from '../json-object.ts';
 
 /**
  * The data schemas of the sensor and location webhook actions (the original's voluptuous
@@ -59,7 +60,6 @@ interface Problem {
 
 type Result<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isStateValue = (v: unknown): v is SensorStateValue => v === null || typeof v === 'boolean' || typeof v === 'number' || typeof v === 'string';
 /** cv.string: a string, or a number made into one */

@@ -2,6 +2,7 @@ import type { Context } from '../../store/types.ts';
 import { currentKey, legacyKey, open, seal } from './crypto.ts';
 import type { Registrations } from './registrations.ts';
 import { EMPTY_OK, errorReply, type Registration, type WebhookAction, type WebhookActions, type WebhookReply } from './types.ts';
+import { isObject } from '../json-object.ts';
 
 /**
  * The webhook channel of the companion apps (core-wire §6.2, §6.3): the envelope, decryption,
@@ -25,7 +26,6 @@ export interface WebhookDeps {
 }
 
 const EMPTY: WebhookAnswer = { status: 200, body: null };
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Python's `"encrypted" in body` for a dict (key), a list (element) or a string (substring). */
 function mentionsEncrypted(raw: unknown): boolean {

@@ -1,5 +1,5 @@
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
-import { pyRepr } from './schema.ts';
+import { pyRepr } from '../../actors/supervisor/schema.ts';
 
 /**
  * Nested request bodies (an object of objects and lists) checked the way the original's

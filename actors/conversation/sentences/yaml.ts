@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseTemplate, TemplateSyntaxError } from './parse.ts';
 import type { ContextRule, IntentBlock, ListValue, RangeSpec, SentenceFile, SlotList } from './types.ts';
+import { isObject } from '../../json-object.ts';
 
 /** A sentence file that cannot be used: `file`, `key` (dotted path) and what is wrong. */
 export class SentenceFileError extends Error {
@@ -19,7 +20,6 @@ export class SentenceFileError extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function checkTemplate(file: string, key: string, text: string): void {
   try {

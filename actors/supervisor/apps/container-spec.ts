@@ -3,6 +3,7 @@ import type Docker from 'dockerode';
 import type { AppConfig } from './repository.ts';
 import { hostnameOf } from './user-settings.ts';
 import type { AppDeviceAccess } from '../hardware/app-devices.ts';
+import { childPath } from '../paths.ts';
 
 /**
  * How an app's container is made (supervisor-wire §8.6), as far as a plain engine allows: the
@@ -65,7 +66,12 @@ function mapTarget(type: string, i: AppContainerInput): { host: string; target: 
 
 /** The app's public config folder on the host (`<data>/app_configs/<slug>`). */
 export function appConfigDir(supervisorDataDir: string, slug: string): string {
-  return join(supervisorDataDir, 'app_configs', slug);
+  return childPath(join(supervisorDataDir, 'app_configs'), slug);
+}
+
+/** The app's own data folder on the host (`<data>/apps/data/<slug>`, its `/data`). */
+export function appDataDir(supervisorDataDir: string, slug: string): string {
+  return childPath(join(supervisorDataDir, 'apps', 'data'), slug);
 }
 
 /** The host folders the container's binds need (made before it is created). */

@@ -23,7 +23,7 @@ import type { AppStore } from './store.ts';
 import type { AppsView, AppState, AppTarget, AppUserSettings, InstalledApp } from './types.ts';
 import { appImageName, buildAppImage, imageExists, removeAppImage } from './image.ts';
 import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type Schema } from './options-schema.ts';
-import { appConfigDir, containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
+import { appConfigDir, appDataDir, containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
 import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
 import type { PanelPush } from './panel-push.ts';
@@ -233,7 +233,7 @@ export class AppManager implements AppsView, Area {
   }
 
   dataDirOf(slug: string): string {
-    return join(this.o.dataDir, 'apps', 'data', slug);
+    return appDataDir(this.o.dataDir, slug);
   }
 
   /** The installed app, or the original's errors: 400 `App is not installed` when only the store has it, else 404. */

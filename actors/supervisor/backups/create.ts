@@ -22,6 +22,7 @@ import { BACKUP_FOLDERS, backupDate, backupSlug, nowMicros, type BackupFolder } 
 import { BackupWriter, appArchiveSources } from './archive/writer.ts';
 import { CLOUD, LOCAL } from './locations.ts';
 import type { BackupManager } from './manager.ts';
+import { childPath } from '../paths.ts';
 
 /** What a backup reads besides the manager's locations. */
 export interface BackupSources {
@@ -99,7 +100,7 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
   const date = backupDate(nowMicros());
   const slug = backupSlug(request.name, date);
   const fileName = request.filename ?? `${slug}.tar`;
-  const path = join(dir, fileName);
+  const path = childPath(dir, fileName);
   const release = manager.claim(jobName);
   let jobId = '';
   let started = false;

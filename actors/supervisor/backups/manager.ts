@@ -21,6 +21,7 @@ import { BackupReader } from './archive/reader.ts';
 import { partialPath } from './archive/writer.ts';
 import type { BackupMeta } from './archive/backup-json.ts';
 import { CLOUD, LOCAL, cloudBackupDir, localBackupDir, sortLocations } from './locations.ts';
+import { childPath } from '../paths.ts';
 
 export { CLOUD, LOCAL, locationName, wireLocation } from './locations.ts';
 
@@ -361,7 +362,7 @@ export class BackupManager {
   async copyTo(source: string, location: string, fileName: string): Promise<string> {
     const dir = await this.locationDir(location);
     await mkdir(dir, { recursive: true });
-    const target = join(dir, fileName);
+    const target = childPath(dir, fileName);
     if (await stat(target).then(() => true, () => false)) throw badRequest(`Cannot copy backup to ${target}, file already exists!`);
     await this.whileWriting(partialPath(target), async () => {
       await copyFile(source, partialPath(target));

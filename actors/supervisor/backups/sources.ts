@@ -13,7 +13,7 @@ import type { Mounts } from '../mounts/mounts.ts';
 import type { Settings } from '../settings.ts';
 import { DockerConfig } from '../docker/config.ts';
 import { imageExists } from '../core/image.ts';
-import { appConfigDir } from '../apps/container-spec.ts';
+import { appConfigDir, appDataDir } from '../apps/container-spec.ts';
 import { SUPERVISOR_VERSION } from '../../version.ts';
 import type { BackupSources } from './create.ts';
 import type { CoreBackupHooks } from './manager.ts';
@@ -35,7 +35,7 @@ export function supervisorBackupSources(o: {
     coreSettings: () => coreSection(),
     coreExcludeDatabase: () => coreSection().backups_exclude_database === true,
     apps: () => o.apps()?.list() ?? [],
-    appDataDir: (slug) => join(o.dataDir, 'apps', 'data', slug),
+    appDataDir: (slug) => appDataDir(o.dataDir, slug),
     appConfigDir: (slug) => appConfigDir(o.dataDir, slug),
     saveImage: async (ref, slug) => {
       // an image removed meanwhile (by hand, or by an uninstall elsewhere) is built again, as a start would

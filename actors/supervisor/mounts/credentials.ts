@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MountCredentials } from './types.ts';
+import { childPath } from '../paths.ts';
 
 /**
  * CIFS credentials, one file per mount in `<data>/.mounts_credentials/<name>` (owner-only), in
@@ -16,7 +17,7 @@ export class CredentialFiles {
   }
 
   path(name: string): string {
-    return join(this.dir, name);
+    return childPath(this.dir, name);
   }
 
   async write(name: string, credentials: MountCredentials): Promise<string> {

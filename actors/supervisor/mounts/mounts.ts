@@ -10,6 +10,7 @@ import { SupervisorError, keyedError, notFound, badRequest } from '../errors.ts'
 import { CredentialFiles } from './credentials.ts';
 import { MountCommandError, type MountSystem } from './system.ts';
 import type { MountConfig, MountCredentials, MountState, MountView, MountsView } from './types.ts';
+import { childPath } from '../paths.ts';
 
 /**
  * The network mounts (supervisor-wire §4.6): CIFS and NFS shares mounted at
@@ -168,7 +169,7 @@ export class Mounts implements Area, MountsView {
 
   /** The local folder a mount is mounted on. */
   mountPoint(name: string): string {
-    return join(this.deps.dataDir, 'mounts', name);
+    return childPath(join(this.deps.dataDir, 'mounts'), name);
   }
 
   // ---- changing ----
@@ -449,7 +450,7 @@ function userPath(c: MountConfig): string | null {
 }
 
 function bindTarget(dataDir: string, c: MountConfig): string | undefined {
-  return c.usage === 'backup' ? undefined : join(dataDir, c.usage, c.name);
+  return c.usage === 'backup' ? undefined : childPath(join(dataDir, c.usage), c.name);
 }
 
 function source(c: MountConfig): string {

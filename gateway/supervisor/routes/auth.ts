@@ -2,7 +2,7 @@ import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw, envelopeError } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { plainError, parseFormBody } from '../../http.ts';
-import { validate, required, str } from '../schema.ts';
+import { validate, required, str } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import { callingApp } from './services.ts';
 

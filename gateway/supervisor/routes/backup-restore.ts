@@ -1,6 +1,6 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, str, maybe, boolean, list, oneOf, type Field } from '../schema.ts';
+import { validate, str, maybe, boolean, list, oneOf, type Field } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { BACKUP_FOLDERS } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { CLOUD } from '../../../actors/supervisor/backups/manager.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, str, int, maybe, matching, boolean, dict, pyRepr, type Field } from '../schema.ts';
+import { validate, str, int, maybe, matching, boolean, dict, pyRepr, type Field } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError, notFound, UNKNOWN_ERROR } from '../../../actors/supervisor/errors.ts';
 import { BackupManager, CLOUD, locationName, wireLocation, type Backup } from '../../../actors/supervisor/backups/manager.ts';
 import { createBackup, type BackupRequest } from '../../../actors/supervisor/backups/create.ts';
@@ -231,7 +231,9 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
         let reader: BackupReader;
         try {
           reader = await BackupReader.open(tmp);
-        } catch {
+        } catch (err) {
+          // the original's answer is its unknown error; the log says why
+          deps.logs.get('hearth.supervisor.backups').warning(`upload ${filename ?? '(no filename)'} refused: ${(err as Error).message}`);
           throw new SupervisorError(UNKNOWN_ERROR);
         }
         const slug = reader.meta.slug;

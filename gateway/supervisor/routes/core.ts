@@ -1,6 +1,6 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { boolean, int, maybe, matching, str, validate } from '../schema.ts';
+import { boolean, int, maybe, matching, str, validate } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { CoreRuntime } from '../../../actors/supervisor/core/runtime.ts';
 

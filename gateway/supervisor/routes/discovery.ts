@@ -1,6 +1,6 @@
 import { requireCore, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, required, str, dict } from '../schema.ts';
+import { validate, required, str, dict } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import type { DiscoveryMessage } from '../../../actors/supervisor/discovery/discovery.ts';
 import { callingApp } from './services.ts';

@@ -1,6 +1,6 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, boolean, int, maybe, str, required, dict, pyRepr } from '../schema.ts';
+import { validate, boolean, int, maybe, str, required, dict, pyRepr } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { DockerConfig, REGISTRY_HOSTNAME, type RegistryCredentials } from '../../../actors/supervisor/docker/config.ts';
 

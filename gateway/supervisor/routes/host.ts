@@ -4,7 +4,7 @@ import { linesOf } from './logs.ts';
 import { plainLine, stripColors, verboseLine } from '../../../actors/supervisor/logs/format.ts';
 import { DEFAULT_IDENTIFIERS, ExportParser, JOURNAL_GATEWAYD_SOCKET, JournalError, JournalGateway, LINES_MAX, type JournalEntry } from '../../../actors/supervisor/host/journal.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { boolean, str, validate } from '../schema.ts';
+import { boolean, str, validate } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import { LocalHost, type HostSystem } from '../../../actors/supervisor/host/system.ts';
 import { hostInfo } from '../../../actors/supervisor/host/info.ts';

@@ -1,6 +1,6 @@
 import { requireCore, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, str, required, type Field } from '../schema.ts';
+import { validate, str, required, type Field } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import type { IngressSessions } from '../../../actors/supervisor/ingress/sessions.ts';
 import type { AppsView } from '../../../actors/supervisor/apps/types.ts';

@@ -1,6 +1,6 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { list, oneOf, validate } from '../schema.ts';
+import { list, oneOf, validate } from '../../../actors/supervisor/schema.ts';
 import { notFound } from '../../../actors/supervisor/errors.ts';
 import { JOB_CONDITIONS } from '../../../actors/supervisor/jobs/jobs.ts';
 import type { JobView, Jobs } from '../../../actors/supervisor/jobs/types.ts';

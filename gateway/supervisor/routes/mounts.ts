@@ -1,73 +1,11 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, required, str, int, oneOf, maybe, matching, boolean, pyRepr, type Field } from '../schema.ts';
+import { validate, maybe, str, pyRepr } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
-import { CIFS_VERSIONS, MOUNT_TYPES, MOUNT_USAGES, type MountConfig, type MountCredentials } from '../../../actors/supervisor/mounts/types.ts';
+import { parseMount } from '../../../actors/supervisor/mounts/body.ts';
 import type { Mounts } from '../../../actors/supervisor/mounts/mounts.ts';
 
-/**
- * Network mounts (supervisor-wire §4.6), manager role. Bodies are checked as the original's
- * schemas check them: unknown keys dropped, CIFS or NFS fields by `type`, username and password
- * both or neither, and a backup mount never read-only. A username or password is never repeated
- * in an answer, not even in a validation error.
- */
-
-const NAME = /^[A-Za-z0-9_]+$/;
-// no slash or backslash: the server and share are parts of `//server/share`
-const PATH_PART = /^[^\\/]+$/;
-// a credential is one `key=value` line of mount.cifs's credentials file
-const CREDENTIAL = /^[^,=\r\n]+$/;
-
-const secret: Field<string> = {
-  check: (v) => {
-    if (typeof v !== 'string') throw new SupervisorError('expected str');
-    if (!CREDENTIAL.test(v)) throw new SupervisorError('does not match regular expression ^[^,=]+$ (no comma, equals sign or line break)');
-    return v;
-  },
-};
-
-const BASE = {
-  name: required(matching(NAME)),
-  type: required(oneOf(MOUNT_TYPES)),
-  usage: required(oneOf(MOUNT_USAGES)),
-  read_only: boolean,
-  server: required(matching(PATH_PART)),
-  port: int(1, 65535),
-};
-const CIFS = { ...BASE, share: required(matching(PATH_PART)), version: maybe(oneOf(CIFS_VERSIONS)) };
-const NFS = { ...BASE, path: required(str) };
-
-/** A mount body checked: its configuration and, for CIFS, its credentials. */
-export function parseMount(body: Record<string, unknown>): { config: MountConfig; credentials?: MountCredentials } {
-  const { username, password, ...rest } = body;
-  validate(rest, { type: required(oneOf(MOUNT_TYPES)) }, { allowExtra: true });
-  const type = rest.type as MountConfig['type'];
-  const v = type === 'cifs' ? validate(rest, CIFS, { allowExtra: true }) : validate(rest, NFS, { allowExtra: true });
-  let credentials: MountCredentials | undefined;
-  if (type === 'cifs' && (username !== undefined || password !== undefined)) {
-    if (username === undefined || password === undefined) throw new SupervisorError("some but not all values in the same group of inclusion 'basic_auth' @ data[<basic_auth>]");
-    credentials = { username: checkSecret('username', username), password: checkSecret('password', password) };
-  }
-  const config: MountConfig = { name: v.name!, type, usage: v.usage!, read_only: v.read_only ?? false, server: v.server! };
-  if (v.port !== undefined) config.port = v.port;
-  if (type === 'cifs') {
-    const c = v as ReturnType<typeof validate<typeof CIFS>>;
-    config.share = c.share!;
-    config.version = c.version ?? null;
-  } else config.path = (v as ReturnType<typeof validate<typeof NFS>>).path!;
-  if (config.usage === 'backup' && config.read_only) throw new SupervisorError('Backup mounts cannot be read only');
-  return { config, credentials };
-}
-
-/** A credential's failure names the key, never the value. */
-function checkSecret(key: string, value: unknown): string {
-  try {
-    return secret.check(value);
-  } catch (err) {
-    throw new SupervisorError(`${(err as Error).message} @ data['${key}']`);
-  }
-}
-
+/** Network mounts (supervisor-wire §4.6), manager role. */
 export function registerMountRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   const mounts = (): Mounts => {
     if (!deps.mounts) throw new SupervisorError('Mounts are not available');

@@ -1,6 +1,6 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { bool, validate } from '../schema.ts';
+import { bool, validate } from '../../../actors/supervisor/schema.ts';
 import { LEGACY_CHECK_SLUGS, LEGACY_ISSUE_TYPES } from '../../../actors/supervisor/resolution/checks.ts';
 import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
 

@@ -1,6 +1,6 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, required, str, int, boolean, oneOf, type Shape } from '../schema.ts';
+import { validate, required, str, int, boolean, oneOf, type Shape } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { Services, isServiceName, type ServiceData } from '../../../actors/supervisor/services/services.ts';
 import type { InstalledApp } from '../../../actors/supervisor/apps/types.ts';

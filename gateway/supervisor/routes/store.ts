@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
-import { validate, required, str } from '../schema.ts';
+import { validate, required, str } from '../../../actors/supervisor/schema.ts';
 import { readText, type AppStoreView } from '../../../actors/supervisor/apps/store.ts';
 import type { RepositoryApp } from '../../../actors/supervisor/apps/repository.ts';
 

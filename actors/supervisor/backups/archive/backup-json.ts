@@ -4,6 +4,7 @@
  * releases) with its defaults and legacy conversions, and names the field it rejects.
  */
 import { createHash } from 'node:crypto';
+import { isSlug, SLUG_PATTERN } from '../../paths.ts';
 
 export const BACKUP_JSON = 'backup.json';
 export const LEGACY_BACKUP_JSON = 'snapshot.json';
@@ -104,6 +105,13 @@ function requiredString(data: Json, key: string, field = key): string {
   return data[key] as string;
 }
 
+/** A slug names folders and files on restore: the original's pattern, never `.` or `..`. */
+function slug(data: Json, key: string, field = key): string {
+  const value = requiredString(data, key, field);
+  if (!isSlug(value)) throw new BackupMetaError(field, `must match ${SLUG_PATTERN.source} (letters, digits, - _ .), not ${describe(value)}`);
+  return value;
+}
+
 /** voluptuous' Boolean: booleans, the usual words, and numbers by truthiness. */
 function boolean(value: unknown, field: string): boolean {
   if (typeof value === 'boolean') return value;
@@ -178,7 +186,7 @@ function apps(value: unknown): BackupAppMeta[] {
     if (!isObject(app)) throw new BackupMetaError(field, `must be an object, not ${describe(app)}`);
     if (!('version' in app)) throw new BackupMetaError(`${field}.version`, 'is required');
     return {
-      slug: requiredString(app, 'slug', `${field}.slug`),
+      slug: slug(app, 'slug', `${field}.slug`),
       name: requiredString(app, 'name', `${field}.name`),
       version: version(app.version, `${field}.version`),
       size: app.size === undefined ? 0 : float(app.size, `${field}.size`),
@@ -222,7 +230,7 @@ export function validateBackupMeta(data: unknown): BackupMeta {
   if (data.extra !== undefined && !isObject(data.extra)) throw new BackupMetaError('extra', `must be an object, not ${describe(data.extra)}`);
   return {
     ...rest,
-    slug: requiredString(data, 'slug'),
+    slug: slug(data, 'slug'),
     version: formatVersion(data.version),
     name: requiredString(data, 'name'),
     date: requiredString(data, 'date'),

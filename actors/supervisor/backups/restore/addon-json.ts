@@ -1,4 +1,5 @@
 import { keyedError } from '../../errors.ts';
+import { isObject } from '../../../json-object.ts';
 
 /** An app's `addon.json` in a backup (supervisor-wire §5.4). */
 export interface AddonJson {
@@ -8,7 +9,6 @@ export interface AddonJson {
   state: 'started' | 'stopped';
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Checks `addon.json` as read from the app's archive; anything else is `app_backup_metadata_invalid_error`. */
 export function parseAddonJson(slug: string, raw: Buffer | undefined): AddonJson {

@@ -21,6 +21,7 @@ import type { AppManager } from '../../apps/manager.ts';
 import type { CoreRuntime, CoreSettings } from '../../core/runtime.ts';
 import { compareVersions } from '../../core/runtime.ts';
 import type { Mounts } from '../../mounts/mounts.ts';
+import { parseMount } from '../../mounts/body.ts';
 import { SUPERVISOR_VERSION } from '../../../version.ts';
 import { BackupReader, BackupReadError, coreConfigDir } from '../archive/reader.ts';
 import type { BackupFolder, BackupMeta } from '../archive/backup-json.ts';
@@ -31,6 +32,8 @@ import { discard, stagingDir, swapDirectory } from './swap.ts';
 import { parseAddonJson, type AddonJson } from './addon-json.ts';
 import { folderDir } from './folders.ts';
 import type { GitRepositories } from '../../apps/git-repositories.ts';
+import { appDataDir } from '../../apps/container-spec.ts';
+import { isObject } from '../../../json-object.ts';
 
 export interface RestoreOptions {
   dataDir: string;
@@ -319,7 +322,7 @@ export class BackupRestorer {
   }
 
   private appsDataDir(slug: string): string {
-    return this.o.apps?.dataDirOf(slug) ?? join(this.o.dataDir, 'apps', 'data', slug);
+    return this.o.apps?.dataDirOf(slug) ?? appDataDir(this.o.dataDir, slug);
   }
 }
 
@@ -353,15 +356,17 @@ async function stagedAppDirs(root: string): Promise<{ dataDir: string; configDir
   };
 }
 
+
 /** Mounts as the backup had them: created or updated; one that fails to mount is its state, not the restore's failure. */
 async function restoreMounts(mounts: Mounts, saved: NonNullable<NonNullable<Staged['supervisor']>['mounts']>, context: Context, fail: (line: string) => void): Promise<void> {
   for (const entry of saved.mounts ?? []) {
-    const { username, password, ...config } = entry as Record<string, unknown>;
-    const credentials = typeof username === 'string' && typeof password === 'string' ? { username, password } : undefined;
-    const name = String(config.name);
+    const name = isObject(entry) ? String(entry.name) : JSON.stringify(entry);
     try {
-      if (mounts.has(name)) await mounts.update(config as never, credentials, context);
-      else await mounts.create(config as never, credentials, context);
+      // a backup's mounts.json is as hostile as a client's body: the same checks
+      if (!isObject(entry)) throw new SupervisorError('expected a dictionary');
+      const { config, credentials } = parseMount(entry);
+      if (mounts.has(name)) await mounts.update(config, credentials, context);
+      else await mounts.create(config, credentials, context);
     } catch (error) {
       fail(`mount ${name}: ${(error as Error).message}`);
     }

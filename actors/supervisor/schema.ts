@@ -1,4 +1,4 @@
-import { SupervisorError } from '../../actors/supervisor/errors.ts';
+import { SupervisorError } from './errors.ts';
 
 /**
  * Request bodies checked as the original's schemas check them: unknown keys refused, each
