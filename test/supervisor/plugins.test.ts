@@ -111,7 +111,7 @@ t.test('the five plugins run as containers: info, stats, logs on both trees, the
     const logs = await s.call('GET', `${tree}/dns/logs`);
     t.equal(logs.status, 200);
     t.match(logs.headers.get('content-type'), /^text\/plain/);
-    t.match(await logs.text(), /resolver listening on udp port 53/);
+    t.match(await logs.text(), /resolver listening on udp and tcp port 53/);
     t.match(await (await s.call('GET', `${tree}/multicast/logs`)).text(), /multicast plugin: relaying on the host network/);
     t.match(await (await s.call('GET', `${tree}/audio/logs`)).text(), /no sound server on this host/);
   }

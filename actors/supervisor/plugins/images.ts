@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,12 +11,13 @@ import { PLUGIN_SPECS, type PluginName } from './specs.ts';
 
 /**
  * The plugins' images, made on this engine (nothing can be pulled): the dns plugin's is a root
- * filesystem holding this host's node and the resolver (the way the core's image is made); the
- * others start from the apps' busybox base with a small command of their own. Each is
- * `hearth/<plugin>:<version>` labelled as the original labels its plugin images.
+ * filesystem holding this host's node and the resolver bundled with dns-packet (the way the
+ * core's image is made); the others start from the apps' busybox base with a small command of
+ * their own. Each is `hearth/<plugin>:<version>` labelled as the original labels its plugin
+ * images.
  */
 
-const RESOLVER_SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'resolver.ts');
+const RESOLVER_ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'resolver', 'main.ts');
 
 /** The image name without tag of a plugin. */
 export const pluginImage = (name: PluginName) => `hearth/${name}`;
@@ -32,16 +33,20 @@ function labels(name: PluginName, version: string, digest: string): Record<strin
  */
 async function sourceDigest(name: PluginName): Promise<string> {
   const hash = createHash('sha256');
-  if (name === 'dns') hash.update(await readFile(RESOLVER_SOURCE)).update(process.version);
+  if (name === 'dns') hash.update(await resolverScript()).update(process.version);
   else hash.update(JSON.stringify(PLUGIN_SPECS[name])).update(APP_BASE_IMAGE);
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The resolver as JavaScript (types stripped by esbuild, which tsx brings). */
-async function resolverScript(): Promise<string> {
-  const { transform } = await import('esbuild');
-  const out = await transform(await readFile(RESOLVER_SOURCE, 'utf8'), { loader: 'ts', format: 'esm', target: `node${process.versions.node.split('.')[0]}` });
-  return out.code;
+/**
+ * The resolver as one CommonJS file with dns-packet inside, bundled by esbuild (which tsx
+ * brings): the image holds node and this file, no node_modules. CommonJS because dns-packet
+ * is, and its require of node's `buffer` fails inside an ES module bundle.
+ */
+export async function resolverScript(): Promise<string> {
+  const { build } = await import('esbuild');
+  const out = await build({ entryPoints: [RESOLVER_ENTRY], bundle: true, platform: 'node', format: 'cjs', target: `node${process.versions.node.split('.')[0]}`, write: false, logLevel: 'silent' });
+  return out.outputFiles[0].text;
 }
 
 async function buildDnsImage(docker: Docker, version: string, digest: string): Promise<void> {
@@ -50,13 +55,13 @@ async function buildDnsImage(docker: Docker, version: string, digest: string): P
     for (const d of ['tmp', 'config', 'plugin', 'etc']) await mkdir(join(root, d), { recursive: true });
     await chmod(join(root, 'tmp'), 0o1777);
     await writeFile(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
-    await writeFile(join(root, 'plugin/resolver.mjs'), await resolverScript());
+    await writeFile(join(root, 'plugin/resolver.cjs'), await resolverScript());
     await addLibraries(root, await addNodeRuntime(root));
     const changes = [
       'WORKDIR /plugin',
       'ENV PATH=/usr/bin:/bin',
-      'EXPOSE 53/udp',
-      'CMD ["node","/plugin/resolver.mjs"]',
+      'EXPOSE 53/udp 53/tcp',
+      'CMD ["node","/plugin/resolver.cjs"]',
       `LABEL ${Object.entries(labels('dns', version, digest))
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')}`,
