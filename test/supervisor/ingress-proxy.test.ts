@@ -210,7 +210,7 @@ t.test('WebSocket: relayed both ways with the user headers, subprotocol echoed, 
   const seen = upstream.wsSeen.at(-1)!;
   t.equal(seen['x-remote-user-id'], USER.id);
   t.equal(seen['x-remote-user-name'], USER.username, 'the spoofed header replaced');
-  t.equal(seen['sec-websocket-protocol'], 'chat, echo', 'offered subprotocols passed on');
+  t.equal(seen['sec-websocket-protocol'], 'chat,echo', 'offered subprotocols passed on, joined as the original (aiohttp) joins them');
   t.equal(seen['x-forwarded-for'], 'None, 127.0.0.1');
   c.ws.send('hello');
   t.same([(await c.next(1)).data.toString(), c.messages[0].binary], ['hello', false], 'text echoed');
