@@ -11,7 +11,7 @@ export interface ProxyIncoming {
   url: string;
   /** the raw query string, without `?` */
   query: string;
-  /** names lower-cased; repeated ones joined with `, ` */
+  /** names lower-cased; repeated ones joined with `, `, repeated Cookie headers with `; ` */
   headers: Record<string, string>;
   remoteIp: string;
   websocket: boolean;
@@ -60,7 +60,8 @@ export const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connectio
 export function incomingOf(res: UwsResponse, req: UwsRequest, websocket: boolean): ProxyIncoming {
   const headers: Record<string, string> = Object.create(null);
   req.forEach((k, v) => {
-    headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+    // cookie values may hold commas: split Cookie headers join as one list of pairs (RFC 9113 §8.2.3)
+    headers[k] = headers[k] === undefined ? v : `${headers[k]}${k === 'cookie' ? '; ' : ', '}${v}`;
   });
   return {
     method: req.getCaseSensitiveMethod().toUpperCase(),

@@ -1,7 +1,8 @@
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, WebSocket as UwsWebSocket, WebSocketBehavior } from '@trufflesuite/uws-js-unofficial';
 import type { HttpReply } from '../http.ts';
-import { connectWebSocket, type UpstreamWebSocket } from './ws-client.ts';
-import { answer, incomingOf, MAX_MESSAGE, type ProxyRoute } from './exchange.ts';
+import type WebSocket from 'ws';
+import { closeUpstream, opened, openUpstream } from './ws-upstream.ts';
+import { answer, incomingOf, MAX_MESSAGE, type ProxyRoute, type ProxyTarget } from './exchange.ts';
 
 /** The WebSocket side of the proxy: the upstream opened first, then the client upgraded; messages and closes relayed. */
 
@@ -21,7 +22,7 @@ export function webSocketRelay(route: ProxyRoute): WebSocketBehavior<{ link: Soc
       if (data.upstreamClosed) endDown(data, data.upstreamClosed.code, data.upstreamClosed.reason);
     },
     message: (ws, message, isBinary) => {
-      ws.getUserData().link.upstream.send(Buffer.from(message.slice(0)), isBinary);
+      ws.getUserData().link.upstream.send(Buffer.from(message.slice(0)), { binary: isBinary });
     },
     drain: (ws) => {
       const data = ws.getUserData().link;
@@ -34,14 +35,14 @@ export function webSocketRelay(route: ProxyRoute): WebSocketBehavior<{ link: Soc
       const data = ws.getUserData().link;
       data.ws = undefined;
       data.downClosed = true;
-      data.upstream.close(code, Buffer.from(message.slice(0)));
+      closeUpstream(data.upstream, code, Buffer.from(message.slice(0)));
     },
   };
 }
 
 /** One relayed WebSocket: both ends. uWS may copy the user data object, so this hangs off it. */
 export interface SocketLink {
-  upstream: UpstreamWebSocket;
+  upstream: WebSocket;
   ws?: UwsWebSocket<{ link: SocketLink }>;
   /** what the upstream sent before the client's socket opened */
   waiting: [Buffer, boolean][];
@@ -55,7 +56,7 @@ export interface DownSide {
   ws?: Pick<UwsWebSocket<unknown>, 'send' | 'end' | 'close'>;
   paused: boolean;
   downClosed: boolean;
-  upstream?: Pick<UpstreamWebSocket, 'pause'>;
+  upstream?: Pick<WebSocket, 'pause'>;
 }
 
 /** Sends a message to the client, pausing the upstream while the client is behind. */
@@ -81,13 +82,39 @@ export function endDown(data: DownSide, code: number, reason: Buffer) {
   else ws.end(code, reason);
 }
 
+/** Starts opening the upstream, its messages kept until the client's socket opens and its close relayed. */
+function link(route: ProxyRoute, target: ProxyTarget, protocols: string[]): SocketLink {
+  const ended = (code: number, reason: Buffer) => {
+    data.upstreamClosed ??= { code, reason };
+    endDown(data, data.upstreamClosed.code, data.upstreamClosed.reason);
+  };
+  const upstream = openUpstream({
+    host: target.host,
+    port: target.port,
+    path: target.path,
+    headers: target.headers,
+    protocols,
+    maxPayload: MAX_MESSAGE,
+    onBroken: (err, code) => {
+      route.log(`${upstreamName(route, target)} broke the protocol: ${err.message}`);
+      ended(code, Buffer.alloc(0));
+    },
+  });
+  const data: SocketLink = { upstream, waiting: [], downClosed: false, paused: false };
+  upstream.on('message', (payload, binary) => (data.ws ? sendDown(data, payload as Buffer, binary) : data.waiting.push([payload as Buffer, binary])));
+  upstream.on('close', ended);
+  return data;
+}
+
+const upstreamName = (route: ProxyRoute, target: ProxyTarget) => `${route.name ?? 'ingress'} WebSocket upstream ${target.host}:${target.port}${target.path}`;
+
 function upgrade(route: ProxyRoute, res: UwsResponse, req: UwsRequest, context: unknown): void {
   if (!route.matches(req.getUrl())) return void req.setYield(true);
   const incoming = incomingOf(res, req, true);
   const key = req.getHeader('sec-websocket-key');
   const protocols = (incoming.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   let aborted = false;
-  let upstream: UpstreamWebSocket | undefined;
+  let upstream: WebSocket | undefined;
   res.onAborted(() => {
     aborted = true;
     upstream?.terminate();
@@ -101,21 +128,19 @@ function upgrade(route: ProxyRoute, res: UwsResponse, req: UwsRequest, context: 
       if (aborted) return;
       if ('refuse' in plan) return refuse(plan.refuse);
       const { target } = plan;
+      const data = link(route, target, protocols);
+      upstream = data.upstream;
       try {
-        upstream = await connectWebSocket({ host: target.host, port: target.port, path: target.path, headers: target.headers, protocols, maxPayload: MAX_MESSAGE });
+        await opened(data.upstream);
       } catch (err) {
-        route.log(`${route.name ?? 'ingress'} WebSocket upstream ${target.host}:${target.port}${target.path} refused: ${(err as Error).message}`);
+        if (aborted) return;
+        route.log(`${upstreamName(route, target)} refused: ${(err as Error).message}`);
         return refuse({ status: 502, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '502: Bad Gateway' });
       }
-      if (aborted) return upstream.terminate();
-      const data: SocketLink = { upstream, waiting: [], downClosed: false, paused: false };
-      upstream.on('message', (payload, binary) => (data.ws ? sendDown(data, payload, binary) : data.waiting.push([payload, binary])));
-      upstream.on('close', (code, reason) => {
-        data.upstreamClosed = { code, reason };
-        endDown(data, code, reason);
-      });
+      // aborted meanwhile: onAborted has cut the upstream off
+      if (aborted) return;
       // the client is told the subprotocol the upstream chose
-      res.cork(() => res.upgrade({ link: data }, key, upstream!.protocol, '', context as never));
+      res.cork(() => res.upgrade({ link: data }, key, data.upstream.protocol, '', context as never));
     })
     .catch((err) => {
       route.log(`${route.name ?? 'ingress'} WebSocket proxy failed on ${incoming.url}: ${(err as Error)?.stack ?? err}`);

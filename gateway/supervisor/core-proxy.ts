@@ -1,8 +1,10 @@
+import { on } from 'node:events';
+import type WebSocket from 'ws';
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp, WebSocket as UwsWebSocket, WebSocketBehavior } from '@trufflesuite/uws-js-unofficial';
 import { plainError, type HttpReply } from '../http.ts';
 import { answer, incomingOf, type ProxyIncoming, type ProxyPlan } from '../proxy/exchange.ts';
 import { relayHttp } from '../proxy/http-relay.ts';
-import { connectWebSocket, type UpstreamWebSocket } from '../proxy/ws-client.ts';
+import { closeUpstream, opened, openUpstream } from '../proxy/ws-upstream.ts';
 import { endDown, sendDown } from '../proxy/ws-relay.ts';
 import { treeOf, type Caller } from '../../actors/supervisor/access.ts';
 import type { AppsView } from '../../actors/supervisor/apps/types.ts';
@@ -126,7 +128,7 @@ interface CoreLink {
   timer?: NodeJS.Timeout;
   /** the app's messages while the core's socket is being opened */
   held: [Buffer, boolean][];
-  upstream?: UpstreamWebSocket;
+  upstream?: WebSocket;
   downClosed: boolean;
   paused: boolean;
   slug?: string;
@@ -170,7 +172,7 @@ function coreWebSocket(deps: () => CoreProxyDeps | undefined): WebSocketBehavior
       clearTimeout(link.timer);
       if (link.phase !== 'closed') link.deps.info(`the core WebSocket API proxy${link.slug ? ` of ${link.slug}` : ''} closed`);
       link.phase = 'closed';
-      link.upstream?.close(code, Buffer.from(message.slice(0)));
+      if (link.upstream) closeUpstream(link.upstream, code, Buffer.from(message.slice(0)));
     },
   };
 }
@@ -240,7 +242,7 @@ function authenticate(link: CoreLink, payload: Buffer, binary: boolean): void {
       link.upstream = upstream;
       link.phase = 'relay';
       upstream.on('message', (data, isBinary) => {
-        if (link.ws && !link.downClosed) sendDown(link, data, isBinary);
+        if (link.ws && !link.downClosed) sendDown(link, data as Buffer, isBinary);
       });
       upstream.on('close', (code, reason) => {
         link.phase = 'closed';
@@ -250,6 +252,8 @@ function authenticate(link: CoreLink, payload: Buffer, binary: boolean): void {
       link.held = [];
     },
     (err) => {
+      // closed meanwhile: the app left, or the core broke the protocol (warned as it happened)
+      if (link.phase === 'closed') return;
       link.deps.warn(`the core WebSocket API proxy of ${app.slug} cannot reach the core: ${(err as Error).message}`);
       close(link);
     },
@@ -257,35 +261,52 @@ function authenticate(link: CoreLink, payload: Buffer, binary: boolean): void {
 }
 
 /** The core's WebSocket API, past its auth phase with the supervisor's token. */
-async function openCore(link: CoreLink): Promise<UpstreamWebSocket> {
+async function openCore(link: CoreLink): Promise<WebSocket> {
   const core = await coreEnd(link.deps);
   if (!core) throw new Error('the core is not reachable');
-  const upstream = await connectWebSocket({ host: core.host, port: core.port, path: '/api/websocket', headers: { host: `${core.host}:${core.port}` }, maxPayload: MAX_FROM_CORE });
-  const next = () =>
-    new Promise<{ type?: string }>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error('the core said nothing in time')), AUTH_TIMEOUT_MS);
-      upstream.once('message', (data: Buffer) => {
-        clearTimeout(timer);
-        try {
-          ok(JSON.parse(data.toString('utf8')));
-        } catch {
-          fail(new Error('the core sent something else than JSON'));
-        }
-      });
-      upstream.once('close', () => fail(new Error('the core closed the connection')));
-    });
-  try {
-    let said = await next();
-    if (said.type === 'auth_required') {
-      upstream.send(Buffer.from(JSON.stringify({ type: 'auth', access_token: core.token })), false);
-      said = await next();
+  const upstream = openUpstream({
+    host: core.host,
+    port: core.port,
+    path: '/api/websocket',
+    headers: { host: `${core.host}:${core.port}` },
+    maxPayload: MAX_FROM_CORE,
+    onBroken: (err, code) => {
+      link.deps.warn(`the core's WebSocket API broke the protocol${link.slug ? ` for ${link.slug}` : ''}: ${err.message}`);
+      link.phase = 'closed';
+      endDown(link, code, Buffer.alloc(0));
+    },
+  });
+  // listened to from the start: the core's auth_required can come with the handshake's answer
+  const said = on(upstream, 'message', { close: ['close'] });
+  let late = false;
+  const deadline = setTimeout(() => {
+    late = true;
+    upstream.terminate();
+  }, AUTH_TIMEOUT_MS);
+  const next = async (): Promise<{ type?: string }> => {
+    const { done, value } = await said.next();
+    if (done) throw new Error('the core closed the connection');
+    try {
+      return JSON.parse((value[0] as Buffer).toString('utf8'));
+    } catch {
+      throw new Error('the core sent something else than JSON');
     }
-    if (said.type !== 'auth_ok') throw new Error(`the core answered ${JSON.stringify(said).slice(0, 200)} to the supervisor's token`);
-    upstream.removeAllListeners('close');
+  };
+  try {
+    await opened(upstream);
+    let message = await next();
+    if (message.type === 'auth_required') {
+      upstream.send(JSON.stringify({ type: 'auth', access_token: core.token }));
+      message = await next();
+    }
+    if (message.type !== 'auth_ok') throw new Error(`the core answered ${JSON.stringify(message).slice(0, 200)} to the supervisor's token`);
     return upstream;
   } catch (err) {
     upstream.terminate();
-    throw err;
+    throw late ? new Error('the core said nothing in time') : err;
+  } finally {
+    clearTimeout(deadline);
+    await said.return?.();
   }
 }
 
@@ -304,5 +325,5 @@ function up(link: CoreLink, payload: Buffer, binary: boolean): void {
       return;
     }
   }
-  link.upstream?.send(payload, binary);
+  link.upstream?.send(payload, { binary });
 }

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { parseCookie } from 'cookie';
 import type { HttpReply } from '../http.ts';
 import { looksLikeExploit } from '../../actors/supervisor/access.ts';
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
@@ -51,7 +52,7 @@ export async function planIngress(deps: IngressProxyDeps, incoming: ProxyIncomin
   if (looksLikeExploit(incoming.query ? `${incoming.url}?${incoming.query}` : incoming.url)) return text(400);
   const state = deps.state();
   if (!SERVING.has(state)) return { refuse: envelopeError(new SupervisorError(`System is not ready with state: ${state}`), incoming.url.startsWith('/v2/') ? 'v2' : 'v1') };
-  const cookie = cookieOf(incoming.headers.cookie, INGRESS_COOKIE);
+  const cookie = parseCookie(incoming.headers.cookie ?? '')[INGRESS_COOKIE];
   const session = cookie ? await deps.sessions.validate(cookie, deps.context()) : undefined;
   if (!session) return text(401);
   const apps = deps.apps();
@@ -83,20 +84,4 @@ export function upstreamHeaders(incoming: ProxyIncoming, user: IngressUser | nul
   // the original formats a missing header as Python's None: `None, <peer>`
   headers['x-forwarded-for'] = `${incoming.headers['x-forwarded-for'] ?? 'None'}, ${incoming.remoteIp}`;
   return headers;
-}
-
-/** One cookie's value from a Cookie header. */
-export function cookieOf(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(/;\s*|,\s*/)) {
-    const eq = part.indexOf('=');
-    if (eq <= 0 || part.slice(0, eq).trim() !== name) continue;
-    const value = part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      return value;
-    }
-  }
-  return undefined;
 }

@@ -58,6 +58,30 @@ t.test('refusals: no or wrong session 401, unknown token 503, app not running or
   t.equal((await ingress(s, `/ingress/${TOKEN}/a?file=../../etc/passwd`, session)).status, 400, 'the exploit filter applies');
 });
 
+t.test('the session cookie among others: a comma in another cookie\'s value, two Cookie headers', async (t) => {
+  const { s, session, anonymous } = await setup(t);
+  // a value may hold commas: one that looks like a cookie pair is still part of `note`
+  const res = await ingress(s, `/ingress/${TOKEN}/echo`, null, { headers: { Cookie: `note=a,ingress_session=${anonymous}; ingress_session=${session}; theme=dark` } });
+  t.equal(res.status, 200);
+  t.equal((await res.json()).headers['x-remote-user-id'], USER.id, 'the ingress_session cookie read, not the text inside note');
+
+  // a client may send its cookies in two headers: both are read, and the app gets them as one
+  const split = await new Promise<{ status: number; seen: { headers: Record<string, string> } }>((ok, fail) => {
+    const url = new URL(`${s.base}/ingress/${TOKEN}/echo`);
+    const headers = ['Host', url.host, 'Cookie', 'theme=dark, light', 'Cookie', `ingress_session=${session}`];
+    request(url, { headers }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => ok({ status: res.statusCode!, seen: JSON.parse(body) }));
+    })
+      .on('error', fail)
+      .end();
+  });
+  t.equal(split.status, 200);
+  t.equal(split.seen.headers['x-remote-user-id'], USER.id, 'the session in the second Cookie header');
+  t.equal(split.seen.headers.cookie, `theme=dark, light; ingress_session=${session}`, 'one Cookie header upstream, the pairs joined with a semicolon');
+});
+
 t.test('HTTP: path and query, headers the app sees, bodies both ways, session extended', async (t) => {
   const { s, upstream, session, anonymous } = await setup(t);
   const before = s.supervisor.deps.ingress!.size;
@@ -210,7 +234,7 @@ t.test('WebSocket: relayed both ways with the user headers, subprotocol echoed, 
   const seen = upstream.wsSeen.at(-1)!;
   t.equal(seen['x-remote-user-id'], USER.id);
   t.equal(seen['x-remote-user-name'], USER.username, 'the spoofed header replaced');
-  t.equal(seen['sec-websocket-protocol'], 'chat, echo', 'offered subprotocols passed on');
+  t.equal(seen['sec-websocket-protocol'], 'chat,echo', 'offered subprotocols passed on, joined as the original (aiohttp) joins them');
   t.equal(seen['x-forwarded-for'], 'None, 127.0.0.1');
   c.ws.send('hello');
   t.same([(await c.next(1)).data.toString(), c.messages[0].binary], ['hello', false], 'text echoed');
