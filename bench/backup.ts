@@ -5,12 +5,14 @@
 // app's data) with GNU tar and gzip. Then the restore: the backup read and checked
 // (BackupReader), its core and app parts extracted, and the core's log rebuilt from the export
 // as a restored core does at its next start (restoreLogFromExport), beside `tar -xzf` of the
-// baseline's archive.
+// baseline's archive. And SecureTar's key derivation for an encrypted backup beside libsodium's
+// crypto_pwhash called directly with the same cost.
 import { execFile } from 'node:child_process';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import sodium from 'libsodium-wrappers-sumo';
 import { openEventLog } from '../store/log.ts';
 import { CORE_EXPORT_DIR } from '../store/backup-layout.ts';
 import { BackupWriter, appArchiveSources } from '../actors/supervisor/backups/archive/writer.ts';
@@ -18,14 +20,17 @@ import { BackupReader, coreConfigDir } from '../actors/supervisor/backups/archiv
 import { restoreLogFromExport } from '../store/log-restore.ts';
 import { backupDate, backupSlug, nowMicros } from '../actors/supervisor/backups/archive/backup-json.ts';
 import { CORE_ARCHIVE_EXCLUDE } from '../actors/supervisor/backups/create.ts';
+import { SecureTarKeys } from '../actors/supervisor/backups/securetar/securetar.ts';
+import { ROOT_KEY_COST } from '../actors/supervisor/backups/securetar/keys.ts';
 import { stateRecords } from './replay.ts';
-import { isMain, ms, num, removeDir, runAlone, tempDir, timeRow, type BenchOptions, type BenchResult } from './common.ts';
+import { isMain, median, ms, num, removeDir, runAlone, tempDir, timeRow, type BenchOptions, type BenchResult, type Row } from './common.ts';
 
 const run$ = promisify(execFile);
 const RECORDS = Number(process.env.HEARTH_BACKUP_RECORDS ?? 1_000_000);
 const APP_BYTES = Number(process.env.HEARTH_BACKUP_APP_BYTES ?? 1024 ** 3);
 const CHUNK = 10_000;
 const FILE_BYTES = 16 * 1024 * 1024;
+const DERIVATIONS = 7;
 
 /** App data that compresses the way real data does: half random bytes, half repeated text per file. */
 async function appData(dir: string): Promise<void> {
@@ -39,7 +44,42 @@ async function appData(dir: string): Promise<void> {
   }
 }
 
+/**
+ * One backup's v3 key derivation (SecureTarKeys.rootForWriting: the Argon2id root key and the
+ * validation key) beside crypto_pwhash alone with the same cost, alternated and taking turns
+ * to go first so that both meet the same machine; medians, since a shared box stalls single runs.
+ */
+async function keyDerivation(): Promise<Row> {
+  await sodium.ready;
+  const password = 'correct horse battery staple';
+  const raw: number[] = [];
+  const securetar: number[] = [];
+  const timed = async (into: number[], work: () => unknown) => {
+    const started = performance.now();
+    await work();
+    into.push(performance.now() - started);
+  };
+  const direct = () => sodium.crypto_pwhash(32, Buffer.from(password, 'utf8'), randomBytes(16), ROOT_KEY_COST.opslimit, ROOT_KEY_COST.memlimit, sodium.crypto_pwhash_ALG_ARGON2ID13);
+  const secureTar = () => new SecureTarKeys(password).rootForWriting();
+  for (let i = 0; i < DERIVATIONS; i++) {
+    if (i % 2 === 0) await timed(raw, direct);
+    await timed(securetar, secureTar);
+    if (i % 2 === 1) await timed(raw, direct);
+  }
+  const value = median(securetar);
+  const baseline = median(raw);
+  const spread = (runs: number[]) => `${ms(Math.min(...runs))}–${ms(Math.max(...runs))}`;
+  return timeRow(
+    'SecureTar v3 key derivation (Argon2id, opslimit 8, 16 MiB)',
+    value,
+    { label: 'crypto_pwhash called directly', value: baseline },
+    { text: '≤ 1.5× raw', met: value <= 1.5 * baseline },
+    `medians of ${DERIVATIONS} alternated runs each; SecureTar ${spread(securetar)}, crypto_pwhash ${spread(raw)}`,
+  );
+}
+
 export async function run(_options: BenchOptions = {}): Promise<BenchResult> {
+  const keys = await keyDerivation();
   const dir = await tempDir('backup');
   try {
     const coreDir = join(dir, 'core');
@@ -98,6 +138,7 @@ export async function run(_options: BenchOptions = {}): Promise<BenchResult> {
         timeRow('backup: export + archive (core + app)', exportMs + archiveMs, { label: 'tar -czf of the export and the app data', value: rawMs }, undefined, `export ${ms(exportMs)}, core archive ${ms(coreArchiveMs)}, app archive ${ms(archiveMs - coreArchiveMs)}`),
         timeRow('archive alone (the export already written)', archiveMs, { label: 'tar -czf of the same files', value: rawMs }),
         timeRow('restore: read + extract + rebuild the log', restoreMs, { label: 'tar -xzf of the baseline archive', value: rawRestoreMs }, undefined, `core part ${ms(extractedMs)}, app part ${ms(appExtractMs)}, log rebuilt from the export ${ms(restoreMs - extractedMs - appExtractMs)}`),
+        keys,
       ],
       notes: [
         `export file ${num(manifest.bytes / 1e6, 1)} MB (${num(manifest.entries, 0)} entries); backup file ${num(finished.size / 1e6, 1)} MB, tar.gz ${num(rawBytes / 1e6, 1)} MB`,

@@ -5,12 +5,13 @@
  * One SecureTarKeys object serves one backup, so Argon2id runs once per backup, not per file.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { secureTarRootKey } from './argon2id.ts';
-import { blake2b } from './blake2b.ts';
 import { InvalidPasswordError } from './errors.ts';
+import { argon2id, blake2bSaltPersonal, loadSodium, type PwhashCost, type Sodium } from './sodium.ts';
 
 const PERSONAL = Buffer.from('SecureTarv3', 'ascii');
 const SALT_SIZE = 16;
+/** the original's `crypto_pwhash` cost: opslimit 8, memlimit 16 MiB */
+export const ROOT_KEY_COST: PwhashCost = { opslimit: 8, memlimit: 16 * 1024 * 1024 };
 
 export interface V3Root {
   rootKey: Buffer;
@@ -31,9 +32,14 @@ export function aesIv(key: Uint8Array, salt: Uint8Array): Buffer {
   return sha256Rounds(Buffer.concat([key, salt])).subarray(0, 16);
 }
 
+/** The v3 root key: Argon2id of the password, 32 bytes. */
+export function v3RootKey(lib: Sodium, password: string, rootSalt: Uint8Array): Buffer {
+  return argon2id(lib, 32, Buffer.from(password, 'utf8'), rootSalt, ROOT_KEY_COST);
+}
+
 /** BLAKE2b-256 keyed by the root key with personal "SecureTarv3": the validation key and each file key. */
-export function v3SubKey(rootKey: Uint8Array, salt: Uint8Array): Buffer {
-  return blake2b(new Uint8Array(0), 32, { key: rootKey, salt, personal: PERSONAL });
+export function v3SubKey(lib: Sodium, rootKey: Uint8Array, salt: Uint8Array): Buffer {
+  return blake2bSaltPersonal(lib, 32, rootKey, salt, PERSONAL);
 }
 
 export class SecureTarKeys {
@@ -76,10 +82,13 @@ export class SecureTarKeys {
     return root;
   }
 
+  // Argon2id holds this thread for the whole derivation (about 0.1 s at the original's cost),
+  // once per backup: cheaper than a worker, which would instantiate libsodium's WASM again.
   private async derive(rootSalt: Buffer, validationSalt: Buffer): Promise<V3Root> {
     this.rootDerivations++;
-    const rootKey = await secureTarRootKey(Buffer.from(this.password, 'utf8'), rootSalt);
-    return { rootKey, rootSalt, validationSalt, validationKey: v3SubKey(rootKey, validationSalt) };
+    const lib = await loadSodium();
+    const rootKey = v3RootKey(lib, this.password, rootSalt);
+    return { rootKey, rootSalt, validationSalt, validationKey: v3SubKey(lib, rootKey, validationSalt) };
   }
 }
 

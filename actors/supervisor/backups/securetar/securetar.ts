@@ -10,7 +10,7 @@ import { ByteReader, type ByteSource } from './bytes.ts';
 import { InvalidPasswordError, SecureTarError } from './errors.ts';
 import { decodeHeader, encodeHeader, FILE_ID_SIZE, headerSize, inspectFileId, V3_CIPHER_INIT_SIZE, type SecureTarVersion } from './header.ts';
 import { aesIv, SecureTarKeys, v3SubKey } from './keys.ts';
-import { ABYTES, SecretStreamAuthError, SecretStreamState, TAG_FINAL, TAG_MESSAGE } from './secretstream.ts';
+import { ABYTES, loadSodium, SecretStream, SecretStreamAuthError, TAG_FINAL, TAG_MESSAGE } from './sodium.ts';
 
 export { SecureTarKeys } from './keys.ts';
 export { SecureTarError, InvalidPasswordError } from './errors.ts';
@@ -118,9 +118,10 @@ function aesSealer(keys: SecureTarKeys): Sealer {
 }
 
 async function secretStreamSealer(keys: SecureTarKeys): Promise<Sealer> {
+  const lib = await loadSodium();
   const root = await keys.rootForWriting();
   const derivationSalt = randomBytes(16);
-  const { state, header } = SecretStreamState.initPush(v3SubKey(root.rootKey, derivationSalt));
+  const { stream, header } = SecretStream.initPush(lib, v3SubKey(lib, root.rootKey, derivationSalt));
   return {
     cipherInit: Buffer.concat([root.rootSalt, root.validationSalt, root.validationKey, derivationSalt, header]),
     async *body(reader) {
@@ -131,7 +132,7 @@ async function secretStreamSealer(keys: SecureTarKeys): Promise<Sealer> {
         const next = current.length === CHUNK_SIZE ? await reader.read(CHUNK_SIZE) : Buffer.alloc(0);
         total += current.length;
         const last = next.length === 0;
-        yield state.push(current, last ? TAG_FINAL : TAG_MESSAGE);
+        yield stream.push(current, last ? TAG_FINAL : TAG_MESSAGE);
         if (last) return total;
         current = next;
       }
@@ -223,8 +224,9 @@ function checkArchiveStart(plain: Buffer): void {
 
 async function* secretStreamPlain(reader: ByteReader, keys: SecureTarKeys, init: Buffer, plaintextSize: number): AsyncGenerator<Buffer, number> {
   if (init.length !== V3_CIPHER_INIT_SIZE) throw new SecureTarError('truncated', 'SecureTar v3 header is cut short');
+  const lib = await loadSodium();
   const root = await keys.rootForReading(init.subarray(0, 16), init.subarray(16, 32), init.subarray(32, 64));
-  const state = SecretStreamState.initPull(v3SubKey(root.rootKey, init.subarray(64, 80)), init.subarray(80, 104));
+  const stream = SecretStream.initPull(lib, v3SubKey(lib, root.rootKey, init.subarray(64, 80)), init.subarray(80, 104));
   let remaining = plaintextSize + ABYTES * Math.max(1, Math.ceil(plaintextSize / CHUNK_SIZE));
   let total = 0;
   for (;;) {
@@ -235,7 +237,7 @@ async function* secretStreamPlain(reader: ByteReader, keys: SecureTarKeys, init:
     let message: Buffer;
     let tag: number;
     try {
-      ({ message, tag } = state.pull(chunk));
+      ({ message, tag } = stream.pull(chunk));
     } catch (error) {
       if (error instanceof SecretStreamAuthError) throw new SecureTarError('corrupt', 'SecureTar v3 data failed authentication (corrupted or tampered)');
       throw error;
