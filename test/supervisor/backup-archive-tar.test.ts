@@ -158,6 +158,19 @@ t.test('damaged tars are refused with a message naming the problem', async (t) =
   await t.rejects(collect2(new TarStreamWriter().entry({ name: 'x', type: 'file', mode: 0o644, mtime: 0, size: 2 }, Buffer.from('longer'))), /grew/);
 });
 
+t.test('what node-tar would pass over is refused: a type a backup never holds, an extended header too large to be real', async (t) => {
+  const source = join(dir, 'labelled');
+  mkdirSync(source, { recursive: true });
+  writeFileSync(join(source, 'a.txt'), 'a');
+  const labelled = join(dir, 'labelled.tar');
+  gnuTar(['--format=gnu', '-V', 'tape one', '-cf', labelled, '-C', source, 'a.txt']);
+  await t.rejects(collect(readFileSync(labelled)), /tar entry tape one has a type \(TapeVolumeHeader\) a backup does not hold/, 'a GNU volume label');
+  const out = mkdtempSync(join(dir, 'labelled-'));
+  await t.rejects(extractInnerArchive(readFileSync(labelled), out, { compressed: false }), /TapeVolumeHeader/, 'extraction refuses it as well');
+  const huge = await streamTar([{ entry: { name: 'x'.repeat(1024 * 1024 + 1), type: 'file', mode: 0o644, mtime: 0, size: 1 }, data: Buffer.from('x') }]);
+  await t.rejects(collect(huge), /extended header of \d+ bytes is larger than any real one/);
+});
+
 async function scan(file: string) {
   const handle = await open(file, 'r');
   try {

@@ -24,6 +24,8 @@ const TYPES: Partial<Record<string, TarEntryType>> = {
   FIFO: 'fifo',
 };
 
+const unsupported = (entry: ReadEntry) => new TarFormatError(`tar entry ${entry.path} has a type (${entry.type ?? entry.header.typeKey}) a backup does not hold`);
+
 /**
  * node-tar keeps times as Dates, whole milliseconds; Python writes an mtime with its microseconds
  * in a PAX record. The record text node-tar read before the entry gives the digits back, taken
@@ -45,7 +47,7 @@ export function entryDescriber(parser: Parser): (entry: ReadEntry) => TarEntry {
   parser.on('ignoredEntry', () => (records = ''));
   return (entry) => {
     const type = TYPES[entry.type];
-    if (!type) throw new TarFormatError(`tar entry ${entry.path} has a type (${entry.type}) a backup does not hold`);
+    if (!type) throw unsupported(entry);
     const mtime = exactMtime(entry, records);
     records = '';
     return {
@@ -78,8 +80,8 @@ function formatError(error: Error & { tarCode?: string; entry?: ReadEntry }): Er
  * Writes `chunks` into a node-tar parser (a Parser, or an Unpack that extracts) with its
  * backpressure, then waits until it has settled — for an Unpack, every file written and closed —
  * and throws the first failure: the source's (a wrong password, a gzip CRC), one node-tar reports
- * (strict: every warning is one), or a refusal a filter emitted as an 'error'. Nothing is written
- * after a failure. Past the end-of-archive blocks the source is still read to its end, so gunzip
+ * (strict: every warning is one), or a refusal a filter emitted as an 'error'. Nothing more is
+ * handed to the parser after a failure. Past the end-of-archive blocks the source is still read to its end, so gunzip
  * and SecureTar check their trailers, but no longer handed to the parser.
  */
 export async function parse(parser: Parser, chunks: AsyncIterable<Buffer>): Promise<void> {
@@ -96,6 +98,13 @@ export async function parse(parser: Parser, chunks: AsyncIterable<Buffer>): Prom
     });
   });
   parser.on('error', (error: Error) => (failure ??= formatError(error)));
+  // node-tar passes quietly over what it cannot read; a restore must not: an entry of a type it
+  // does not know (a sparse file, a tape volume) would be missing, and past an extended header too
+  // large to be real the next entry would have its own name in place of the one the header meant
+  parser.on('ignoredEntry', (entry: ReadEntry) => {
+    if (entry.meta) failure ??= new TarFormatError(`tar extended header of ${entry.size} bytes is larger than any real one`);
+    else if (!TYPES[entry.type]) failure ??= unsupported(entry);
+  });
   parser.on('eof', () => (ended = true));
   parser.on('drain', () => wake?.());
   void settled.then(() => wake?.());
