@@ -6,7 +6,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, w
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { archiveEnd, encodeHeader, readTarStream, scanTarFile, TarFileWriter, TarStreamWriter, type TarEntry } from '../../actors/supervisor/backups/archive/tar.ts';
+import { archiveEnd, encodeHeader, TarFileWriter, TarStreamWriter, type TarEntry } from '../../actors/supervisor/backups/archive/tar.ts';
+import { scanTarFile } from '../../actors/supervisor/backups/archive/tar-read.ts';
+import { extractInnerArchive, listInnerArchive } from '../../actors/supervisor/backups/archive/extract.ts';
 import { gnuTar, py } from '../helpers/tar-reference.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'backup-tar-'));
@@ -87,19 +89,17 @@ t.test('Hearth reads tars Python wrote, PAX and GNU format alike', async (t) => 
   for (const format of ['pax', 'gnu']) {
     const file = join(dir, `py-${format}.tar`);
     py({ op: 'write', path: file, format, entries });
-    const got: Array<{ entry: TarEntry; data: Buffer }> = [];
-    for await (const { entry, data: body } of readTarStream(readFileSync(file))) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of body()) chunks.push(chunk);
-      got.push({ entry, data: Buffer.concat(chunks) });
-    }
-    t.same(got.map((g) => g.entry.name), entries.map((e) => e.name), `${format}: names (long, non-ASCII)`);
-    t.same(got.map((g) => g.entry.type), entries.map((e) => e.type), `${format}: types`);
-    t.same(got.map((g) => g.entry.mode), entries.map((e) => e.mode), `${format}: modes`);
+    const got = await listInnerArchive(readFileSync(file), { compressed: false });
+    const out = mkdtempSync(join(dir, `py-${format}-`));
+    await extractInnerArchive(readFileSync(file), out, { compressed: false });
+    t.same(got.map((g) => g.name), entries.map((e) => e.name), `${format}: names (long, non-ASCII)`);
+    t.same(got.map((g) => g.type), entries.map((e) => e.type), `${format}: types`);
+    t.same(got.map((g) => g.mode), entries.map((e) => e.mode), `${format}: modes`);
     // GNU format has no place for a fraction; PAX keeps it
-    t.same(got.map((g) => g.entry.mtime), entries.map((e) => (format === 'pax' ? e.mtime : Math.floor(e.mtime))), `${format}: mtimes`);
-    t.same(got[1].data, data, `${format}: data`);
-    t.equal(got[3].entry.linkname, 'l'.repeat(120), `${format}: long link target`);
+    t.same(got.map((g) => g.mtime), entries.map((e) => (format === 'pax' ? e.mtime : Math.floor(e.mtime))), `${format}: mtimes`);
+    t.same(readFileSync(join(out, 'dir/file')), data, `${format}: data`);
+    t.equal(statSync(join(out, 'dir/file')).mtimeMs, format === 'pax' ? 1600000001250 : 1600000001000, `${format}: the extracted file's mtime`);
+    t.equal(got[3].linkname, 'l'.repeat(120), `${format}: long link target`);
   }
 });
 
@@ -151,11 +151,24 @@ t.test('damaged tars are refused with a message naming the problem', async (t) =
   const bytes = await streamTar();
   const badSum = Buffer.from(bytes);
   badSum[0] ^= 1;
-  await t.rejects(collect(badSum), /bad checksum/);
+  await t.rejects(collect(badSum), /checksum/);
   await t.rejects(collect(bytes.subarray(0, 2000)), /truncated/);
   const streamed = new TarStreamWriter();
   await t.rejects(collect2(streamed.entry({ name: 'x', type: 'file', mode: 0o644, mtime: 0, size: 10 }, Buffer.from('short'))), /shrank/);
   await t.rejects(collect2(new TarStreamWriter().entry({ name: 'x', type: 'file', mode: 0o644, mtime: 0, size: 2 }, Buffer.from('longer'))), /grew/);
+});
+
+t.test('what node-tar would pass over is refused: a type a backup never holds, an extended header too large to be real', async (t) => {
+  const source = join(dir, 'labelled');
+  mkdirSync(source, { recursive: true });
+  writeFileSync(join(source, 'a.txt'), 'a');
+  const labelled = join(dir, 'labelled.tar');
+  gnuTar(['--format=gnu', '-V', 'tape one', '-cf', labelled, '-C', source, 'a.txt']);
+  await t.rejects(collect(readFileSync(labelled)), /tar entry tape one has a type \(TapeVolumeHeader\) a backup does not hold/, 'a GNU volume label');
+  const out = mkdtempSync(join(dir, 'labelled-'));
+  await t.rejects(extractInnerArchive(readFileSync(labelled), out, { compressed: false }), /TapeVolumeHeader/, 'extraction refuses it as well');
+  const huge = await streamTar([{ entry: { name: 'x'.repeat(1024 * 1024 + 1), type: 'file', mode: 0o644, mtime: 0, size: 1 }, data: Buffer.from('x') }]);
+  await t.rejects(collect(huge), /extended header of \d+ bytes is larger than any real one/);
 });
 
 async function scan(file: string) {
@@ -167,9 +180,7 @@ async function scan(file: string) {
   }
 }
 
-async function collect(bytes: Buffer): Promise<void> {
-  for await (const { data } of readTarStream(bytes)) for await (const chunk of data()) void chunk;
-}
+const collect = (bytes: Buffer) => listInnerArchive(bytes, { compressed: false });
 
 async function collect2(chunks: AsyncIterable<Buffer>): Promise<void> {
   for await (const chunk of chunks) void chunk;

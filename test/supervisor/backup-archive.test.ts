@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backupDate, backupSlug, nowMicros } from '../../actors/supervisor/backups/archive/backup-json.ts';
-import { extractInnerArchive, UnsafeArchiveError } from '../../actors/supervisor/backups/archive/inner.ts';
+import { extractInnerArchive, UnsafeArchiveError } from '../../actors/supervisor/backups/archive/extract.ts';
 import { BackupReader, coreConfigDir } from '../../actors/supervisor/backups/archive/reader.ts';
 import { appArchiveSources, BackupWriter, partialPath } from '../../actors/supervisor/backups/archive/writer.ts';
 import { InvalidPasswordError, SecureTarKeys } from '../../actors/supervisor/backups/securetar/securetar.ts';

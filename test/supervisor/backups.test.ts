@@ -20,9 +20,7 @@ function pythonMembers(path: string): string[] {
 }
 
 async function names(reader: BackupReader, part: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of reader.entries(part)) out.push(e.entry.name.replace(/^\.\//, ''));
-  return out;
+  return (await reader.entries(part)).map((e) => e.name.replace(/^\.\//, ''));
 }
 
 t.test('full and partial backups of a running core and an installed app', async (t) => {

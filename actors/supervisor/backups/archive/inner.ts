@@ -1,17 +1,17 @@
 /**
  * Inner archives of a backup (supervisor-wire §5.4/§5.5): a tar of folders and generated files,
  * gzip-compressed when the backup is, encrypted with SecureTar when it has a password; and the
- * way back, extracting into a directory without letting an archive write outside it.
+ * way back to the plain tar, which extract.ts unpacks.
  */
 import { createReadStream } from 'node:fs';
-import { chmod, chown, link, lchown, lstat, lutimes, mkdir, open, opendir, readlink, realpath, rm, symlink, utimes } from 'node:fs/promises';
-import { dirname, join, posix, relative, resolve, sep } from 'node:path';
+import { lstat, open, opendir, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { ByteSource } from '../securetar/bytes.ts';
 import { decrypt, encrypt, type SecureTarKeys } from '../securetar/securetar.ts';
 import { groupName, userName } from './owners.ts';
-import { readTarStream, TarFormatError, TarStreamWriter, type TarEntry, type TarEntryType } from './tar.ts';
+import { TarStreamWriter, type TarEntry, type TarEntryType } from './tar.ts';
 
 /** What goes into an inner archive, in order. */
 export type InnerSource =
@@ -39,17 +39,6 @@ export interface InnerOptions {
 export interface InnerSink {
   write(chunk: Buffer): Promise<void>;
   patch(offset: number, data: Buffer): Promise<void>;
-}
-
-export class UnsafeArchiveError extends Error {
-  readonly code = 'HEARTH_BACKUP_UNSAFE_ENTRY';
-  constructor(
-    readonly entryName: string,
-    problem: string,
-  ) {
-    super(`archive entry ${JSON.stringify(entryName)} ${problem}`);
-    this.name = 'UnsafeArchiveError';
-  }
 }
 
 /** v3 when Core is 2026.3.0 or newer (a pre-release of it counts as older), else v2 — the original's choice. */
@@ -215,140 +204,10 @@ export interface ExtractOptions {
   keys?: SecureTarKeys;
 }
 
-/** The plain tar entries of an inner archive's bytes (decrypted, decompressed). */
-export function innerEntries(source: ByteSource, options: ExtractOptions) {
-  let stream: AsyncIterable<Buffer> = toIterable(source);
+/** The plain tar bytes of an inner archive (decrypted, decompressed). */
+export function innerTarBytes(source: ByteSource, options: ExtractOptions): AsyncIterable<Buffer> {
+  let stream: AsyncIterable<Buffer> = source instanceof Uint8Array ? Readable.from([Buffer.from(source)]) : (source as AsyncIterable<Buffer>);
   if (options.keys) stream = decrypt(stream, options.keys);
-  if (options.compressed) stream = through(stream, createGunzip());
-  return readTarStream(stream);
+  if (options.compressed) stream = through(stream, createGunzip({ chunkSize: 256 * 1024 }));
+  return stream;
 }
-
-function toIterable(source: ByteSource): AsyncIterable<Buffer> {
-  if (source instanceof Uint8Array) return Readable.from([Buffer.from(source)]);
-  return source as AsyncIterable<Buffer>;
-}
-
-const inside = (root: string, path: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-
-/**
- * Extracts an inner archive into `target` (an existing, preferably empty directory). Refuses —
- * stopping at the entry — absolute names, names leaving the target, writing through a symlink,
- * links pointing outside it, and device files or FIFOs. Symlinks are made after everything else
- * and checked again once all exist, so no order of entries makes one lead out through another.
- * Modes, mtimes and (as root) owners are restored; directory mtimes last.
- */
-export async function extractInnerArchive(source: ByteSource, target: string, options: ExtractOptions): Promise<TarEntry[]> {
-  const root = await realpath(target);
-  const asRoot = process.getuid?.() === 0;
-  const directories: TarEntry[] = [];
-  const links: Array<{ entry: TarEntry; destination: string }> = [];
-  const extracted: TarEntry[] = [];
-  for await (const { entry, data } of innerEntries(source, options)) {
-    if (entry.type === 'character' || entry.type === 'block' || entry.type === 'fifo') throw new UnsafeArchiveError(entry.name, `is a ${entry.type === 'fifo' ? 'FIFO' : 'device file'}, which a backup does not restore`);
-    const destination = await safeDestination(root, entry.name);
-    extracted.push(entry);
-    if (entry.type === 'symlink') {
-      if (posix.isAbsolute(entry.linkname ?? '')) throw new UnsafeArchiveError(entry.name, `is a symlink pointing outside the target (${entry.linkname})`);
-      links.push({ entry, destination });
-      continue;
-    }
-    if (destination !== root) await clear(destination, entry.type === 'directory');
-    if (entry.type === 'directory') {
-      await mkdir(destination, { recursive: true });
-      directories.push({ ...entry, name: destination });
-    } else if (entry.type === 'hardlink') {
-      const linked = await safeDestination(root, entry.linkname ?? '');
-      const stats = await lstat(linked).catch(() => undefined);
-      if (!stats?.isFile()) throw new UnsafeArchiveError(entry.name, `is a hard link to ${JSON.stringify(entry.linkname)}, which is not a file extracted before it`);
-      await link(linked, destination);
-    } else {
-      const file = await open(destination, 'wx', 0o600);
-      try {
-        for await (const chunk of data()) await file.write(chunk);
-      } finally {
-        await file.close();
-      }
-    }
-    if (entry.type !== 'directory') await applyAttributes(destination, entry, asRoot);
-  }
-  for (const { entry, destination } of links) {
-    await safeDestination(root, entry.name);
-    if ((await lstat(destination).catch(() => undefined))?.isDirectory()) throw new UnsafeArchiveError(entry.name, 'is a symlink in place of a directory the archive filled');
-    await clear(destination, false);
-    if (!(await linkTarget(root, destination, entry.linkname ?? ''))) throw new UnsafeArchiveError(entry.name, `is a symlink pointing outside the target (${entry.linkname})`);
-    await symlink(entry.linkname ?? '', destination);
-    await applyAttributes(destination, entry, asRoot);
-  }
-  // a link made later can change where an earlier one leads: check them all as they now stand
-  for (const { entry, destination } of links) {
-    if (!(await linkTarget(root, destination, entry.linkname ?? ''))) {
-      await rm(destination, { force: true });
-      throw new UnsafeArchiveError(entry.name, `is a symlink leading outside the target through other links (${entry.linkname})`);
-    }
-  }
-  for (const directory of directories.reverse()) await applyAttributes(directory.name, directory, asRoot);
-  return extracted;
-}
-
-// the kernel's limit on links followed in one lookup
-const MAX_LINK_DEPTH = 40;
-
-/**
- * Where a symlink at `linkPath` with `target` leads, following the links already on disk as the
- * kernel would; undefined when any step leaves `root` (or the links loop).
- */
-async function linkTarget(root: string, linkPath: string, target: string, depth = 0): Promise<string | undefined> {
-  if (posix.isAbsolute(target) || depth > MAX_LINK_DEPTH) return undefined;
-  let current = dirname(linkPath);
-  for (const part of target.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') current = dirname(current);
-    else {
-      const next = join(current, part);
-      const stats = await lstat(next).catch(() => undefined);
-      const resolved = stats?.isSymbolicLink() ? await linkTarget(root, next, await readlink(next), depth + 1) : next;
-      if (!resolved) return undefined;
-      current = resolved;
-    }
-    if (!inside(root, current)) return undefined;
-  }
-  return current;
-}
-
-/** The absolute path for an entry name, or an UnsafeArchiveError; parents are created and checked for symlinks. */
-async function safeDestination(root: string, name: string): Promise<string> {
-  if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw new UnsafeArchiveError(name, 'has an absolute name');
-  const normal = posix.normalize(name || '.');
-  if (normal === '..' || normal.startsWith('../')) throw new UnsafeArchiveError(name, 'leaves the target directory (path traversal)');
-  const destination = resolve(root, normal);
-  if (!inside(root, destination)) throw new UnsafeArchiveError(name, 'leaves the target directory (path traversal)');
-  if (destination === root) return root;
-  const parent = dirname(destination);
-  await mkdir(parent, { recursive: true });
-  // a symlink among the parents (extracted earlier, or already there) would carry the write elsewhere
-  const real = await realpath(parent);
-  if (!inside(root, real) || relative(root, real) !== relative(root, parent)) throw new UnsafeArchiveError(name, 'would be written through a symlink');
-  return destination;
-}
-
-/** Makes room for an entry: a previous file or link at its place goes; an existing directory stays for a directory entry. */
-async function clear(path: string, forDirectory: boolean): Promise<void> {
-  const stats = await lstat(path).catch(() => undefined);
-  if (!stats) return;
-  if (stats.isDirectory() && forDirectory) return;
-  await rm(path, { recursive: stats.isDirectory(), force: true });
-}
-
-async function applyAttributes(path: string, entry: TarEntry, asRoot: boolean): Promise<void> {
-  if (entry.type === 'symlink') {
-    if (asRoot) await lchown(path, entry.uid ?? 0, entry.gid ?? 0);
-    await lutimes(path, entry.mtime, entry.mtime);
-    return;
-  }
-  if (asRoot) await chown(path, entry.uid ?? 0, entry.gid ?? 0);
-  // setuid/setgid/sticky are not restored from a backup (Python's "tar" extraction filter)
-  await chmod(path, entry.mode & 0o777);
-  await utimes(path, entry.mtime, entry.mtime);
-}
-
-export { TarFormatError };

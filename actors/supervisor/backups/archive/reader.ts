@@ -7,9 +7,11 @@ import { createReadStream } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BACKUP_JSON, LEGACY_BACKUP_JSON, parseBackupJson, type BackupMeta } from './backup-json.ts';
-import { extractInnerArchive, innerArchiveName, innerEntries } from './inner.ts';
+import { extractInnerArchive, listInnerArchive } from './extract.ts';
+import { innerArchiveName } from './inner.ts';
 import { InvalidPasswordError, passwordMatches, SecureTarKeys } from '../securetar/securetar.ts';
-import { scanTarFile, TarFormatError, type TarEntry } from './tar.ts';
+import { TarFormatError, type TarEntry } from './tar.ts';
+import { scanTarFile } from './tar-read.ts';
 
 /** A member of the outer tar. */
 export interface BackupMember {
@@ -118,10 +120,10 @@ export class BackupReader {
     return member;
   }
 
-  /** The entries of a part's inner archive, streamed. */
-  entries(part: string) {
+  /** The entries of a part's inner archive, read without extracting them. */
+  async entries(part: string): Promise<TarEntry[]> {
     const keys = this.partKeys(part);
-    return innerEntries(this.memberBytes(this.required(part)), { compressed: this.meta.compressed, keys });
+    return listInnerArchive(this.memberBytes(this.required(part)), { compressed: this.meta.compressed, keys });
   }
 
   /** Extracts a part into `target` (see extractInnerArchive for what is refused). */

@@ -1,11 +1,11 @@
 /**
- * A small POSIX (PAX) tar writer and reader, enough for the original's backups (supervisor-wire
- * §5.1/§5.4): headers laid out the way Python's `tarfile` writes them in PAX format, a streaming
- * entry writer for inner archives, a file writer whose member header is rewritten once its size is
- * known, and a streaming reader that also understands GNU long names and base-256 numbers.
+ * A small POSIX (PAX) tar writer, enough for the original's backups (supervisor-wire §5.1/§5.4):
+ * headers laid out the way Python's `tarfile` writes them in PAX format, a streaming entry writer
+ * for inner archives, and a file writer whose member header is rewritten once its size is known.
+ * Reading is node-tar's (tar-read.ts).
  */
 import type { FileHandle } from 'node:fs/promises';
-import { ByteReader, type ByteSource } from '../securetar/bytes.ts';
+import type { ByteSource } from '../securetar/bytes.ts';
 
 export const BLOCK = 512;
 /** Python's tarfile pads a closed archive to a whole record of 20 blocks. */
@@ -28,8 +28,6 @@ export interface TarEntry {
   gname?: string;
   devmajor?: number;
   devminor?: number;
-  /** PAX records read with the entry (writers ignore it) */
-  pax?: Record<string, string>;
 }
 
 export class TarFormatError extends Error {
@@ -41,7 +39,6 @@ export class TarFormatError extends Error {
 }
 
 const TYPE_FLAG: Record<TarEntryType, string> = { file: '0', hardlink: '1', symlink: '2', character: '3', block: '4', directory: '5', fifo: '6' };
-const FLAG_TYPE: Record<string, TarEntryType> = { '0': 'file', '\0': 'file', '7': 'file', '1': 'hardlink', '2': 'symlink', '3': 'character', '4': 'block', '5': 'directory', '6': 'fifo' };
 
 const isAscii = (text: string) => /^[\x00-\x7f]*$/.test(text);
 export const padding = (size: number) => (BLOCK - (size % BLOCK)) % BLOCK;
@@ -236,209 +233,5 @@ export class TarFileWriter {
 
   private assertIdle(): void {
     if (this.open !== undefined) throw new TarFormatError(`tar member ${this.open} is still being written`);
-  }
-}
-
-// ---- reading ----
-
-// names and PAX records of a real archive are far below this; a larger claim is a broken file
-const MAX_EXTENDED_HEADER = 1024 * 1024;
-
-function readText(block: Buffer, offset: number, width: number): string {
-  const field = block.subarray(offset, offset + width);
-  const end = field.indexOf(0);
-  return field.subarray(0, end === -1 ? width : end).toString('utf8');
-}
-
-function readNumber(block: Buffer, offset: number, width: number, field: string): number {
-  const raw = block.subarray(offset, offset + width);
-  if (raw[0] & 0x80) {
-    // GNU base-256: big-endian two's complement after the marker bit
-    let value = raw[0] & 0x3f;
-    const negative = (raw[0] & 0x40) !== 0;
-    for (let i = 1; i < width; i++) value = value * 256 + raw[i];
-    if (negative) throw new TarFormatError(`tar header field ${field} is negative`);
-    return value;
-  }
-  const text = raw.toString('latin1').replace(/[\0 ]+$/, '').replace(/^[\0 ]+/, '');
-  if (text === '') return 0;
-  if (!/^[0-7]+$/.test(text)) throw new TarFormatError(`tar header field ${field} is not an octal number (${JSON.stringify(text)})`);
-  return parseInt(text, 8);
-}
-
-function checksumMatches(block: Buffer): boolean {
-  const stored = readNumber(block, 148, 8, 'chksum');
-  let unsigned = 0;
-  let signed = 0;
-  for (let i = 0; i < BLOCK; i++) {
-    const byte = i >= 148 && i < 156 ? 0x20 : block[i];
-    unsigned += byte;
-    signed += byte > 127 ? byte - 256 : byte;
-  }
-  return stored === unsigned || stored === signed;
-}
-
-/** PAX records (`"%d key=value\n"`), checked for the lengths they claim. */
-export function parsePax(data: Buffer): Record<string, string> {
-  const out: Record<string, string> = {};
-  let at = 0;
-  while (at < data.length && data[at] !== 0) {
-    const space = data.indexOf(0x20, at);
-    const length = space === -1 ? NaN : Number(data.subarray(at, space).toString('latin1'));
-    if (!Number.isSafeInteger(length) || length <= 0 || at + length > data.length || data[at + length - 1] !== 0x0a) throw new TarFormatError('tar PAX header has a malformed record');
-    const record = data.subarray(space + 1, at + length - 1).toString('utf8');
-    const equals = record.indexOf('=');
-    if (equals <= 0) throw new TarFormatError('tar PAX header has a record without a key');
-    out[record.slice(0, equals)] = record.slice(equals + 1);
-    at += length;
-  }
-  return out;
-}
-
-/** A header as read: the entry, and where its data sits relative to the start of the archive. */
-export interface TarHeaderRead {
-  entry: TarEntry;
-  headerOffset: number;
-  dataOffset: number;
-}
-
-/**
- * Reads the next entry's headers, resolving PAX ('x'; 'g' is kept as defaults) and GNU long
- * name/link ('L'/'K') headers into the entry they describe. Like Python's tarfile, only regular
- * files own a data area.
- */
-async function nextHeader(
-  read: (size: number) => Promise<Buffer>,
-  position: () => number,
-  globals: Record<string, string>,
-): Promise<TarHeaderRead | undefined> {
-  let pax: Record<string, string> = {};
-  let longName: string | undefined;
-  let longLink: string | undefined;
-  let headerOffset = position();
-  for (;;) {
-    const block = await read(BLOCK);
-    if (block.length === 0) return undefined;
-    if (block.length < BLOCK) throw new TarFormatError('tar archive ends inside a header (truncated)');
-    if (block.every((byte) => byte === 0)) return undefined;
-    if (!checksumMatches(block)) throw new TarFormatError(`tar header at byte ${position() - BLOCK} has a bad checksum`);
-    const flag = String.fromCharCode(block[156]);
-    const size = readNumber(block, 124, 12, 'size');
-    if (flag === 'x' || flag === 'g' || flag === 'L' || flag === 'K') {
-      if (size > MAX_EXTENDED_HEADER) throw new TarFormatError(`tar extended header of ${size} bytes is larger than any real one`);
-      const data = await read(size + padding(size));
-      if (data.length < size + padding(size)) throw new TarFormatError('tar archive ends inside an extended header (truncated)');
-      const body = data.subarray(0, size);
-      if (flag === 'x') pax = { ...pax, ...parsePax(body) };
-      else if (flag === 'g') Object.assign(globals, parsePax(body));
-      else if (flag === 'L') longName = body.toString('utf8').replace(/\0+$/, '');
-      else longLink = body.toString('utf8').replace(/\0+$/, '');
-      if (flag === 'g') headerOffset = position();
-      continue;
-    }
-    const type = FLAG_TYPE[flag];
-    if (!type) throw new TarFormatError(`tar entry type ${JSON.stringify(flag)} is not supported`);
-    const records = { ...globals, ...pax };
-    const prefix = block.subarray(257, 263).toString('latin1') === 'ustar\0' ? readText(block, 345, 155) : '';
-    let name = records.path ?? longName ?? (prefix ? `${prefix}/${readText(block, 0, 100)}` : readText(block, 0, 100));
-    if (type === 'directory') name = name.replace(/\/+$/, '') || '/';
-    const number = (key: string, fallback: number) => {
-      if (records[key] === undefined) return fallback;
-      const value = Number(records[key]);
-      if (!Number.isFinite(value)) throw new TarFormatError(`tar PAX record ${key} is not a number`);
-      return value;
-    };
-    const entry: TarEntry = {
-      name,
-      type,
-      mode: readNumber(block, 100, 8, 'mode') & 0o7777,
-      uid: number('uid', readNumber(block, 108, 8, 'uid')),
-      gid: number('gid', readNumber(block, 116, 8, 'gid')),
-      size: type === 'file' ? number('size', size) : 0,
-      mtime: number('mtime', readNumber(block, 136, 12, 'mtime')),
-      linkname: records.linkpath ?? longLink ?? readText(block, 157, 100),
-      uname: records.uname ?? readText(block, 265, 32),
-      gname: records.gname ?? readText(block, 297, 32),
-      devmajor: readNumber(block, 329, 8, 'devmajor'),
-      devminor: readNumber(block, 337, 8, 'devminor'),
-    };
-    if (Object.keys(pax).length) entry.pax = pax;
-    if (!Number.isSafeInteger(entry.size) || entry.size < 0) throw new TarFormatError(`tar entry ${name} has an invalid size`);
-    return { entry, headerOffset, dataOffset: position() };
-  }
-}
-
-/**
- * Lists the members of an uncompressed tar file with their data offsets, reading only headers
- * (the data areas are skipped by position, so a large backup is scanned quickly).
- */
-export async function scanTarFile(file: FileHandle): Promise<TarHeaderRead[]> {
-  const { size: fileSize } = await file.stat();
-  let position = 0;
-  const read = async (size: number) => {
-    const buffer = Buffer.alloc(Math.min(size, Math.max(0, fileSize - position)));
-    let done = 0;
-    while (done < buffer.length) {
-      const { bytesRead } = await file.read(buffer, done, buffer.length - done, position + done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    position += done;
-    return buffer.subarray(0, done);
-  };
-  const members: TarHeaderRead[] = [];
-  const globals: Record<string, string> = {};
-  for (;;) {
-    const header = await nextHeader(read, () => position, globals);
-    if (!header) return members;
-    const end = header.dataOffset + header.entry.size;
-    if (end > fileSize) throw new TarFormatError(`tar member ${header.entry.name} runs past the end of the file (truncated)`);
-    members.push(header);
-    position = end + padding(header.entry.size);
-  }
-}
-
-/** One entry of a streamed tar: its data must be read (or left) before the next entry is asked for. */
-export interface TarStreamEntry {
-  entry: TarEntry;
-  data(): AsyncGenerator<Buffer>;
-}
-
-/** Reads a tar stream entry by entry (inner archives, after gunzip and decryption). */
-export async function* readTarStream(source: ByteSource): AsyncGenerator<TarStreamEntry> {
-  const reader = new ByteReader(source);
-  let position = 0;
-  const read = async (size: number) => {
-    const out = await reader.read(size);
-    position += out.length;
-    return out;
-  };
-  const globals: Record<string, string> = {};
-  try {
-    for (;;) {
-      const header = await nextHeader(read, () => position, globals);
-      if (!header) {
-        // read to the end: gunzip checks its CRC and SecureTar its final chunk only there, so a
-        // damaged trailer fails the extraction instead of passing unseen
-        while ((await reader.read(64 * 1024)).length > 0);
-        return;
-      }
-      const { size } = header.entry;
-      let left = size;
-      const data = async function* (): AsyncGenerator<Buffer> {
-        while (left > 0) {
-          const chunk = await read(Math.min(left, 64 * 1024));
-          if (chunk.length === 0) throw new TarFormatError(`tar archive ends inside ${header.entry.name} (truncated)`);
-          left -= chunk.length;
-          yield chunk;
-        }
-      };
-      yield { entry: header.entry, data };
-      for await (const rest of data()) void rest;
-      const pad = await read(padding(size));
-      if (pad.length < padding(size)) throw new TarFormatError(`tar archive ends inside ${header.entry.name}'s padding (truncated)`);
-    }
-  } finally {
-    await reader.close();
   }
 }
