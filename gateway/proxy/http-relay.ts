@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest } from '@trufflesuite/uws-js-unofficial';
 import type { HttpReply } from '../http.ts';
+import { requestBody } from '../request-body.ts';
 import { answer, incomingOf, statusLineOf, BUFFER_BELOW, MAX_BUFFERED_BODY, type ProxyIncoming, type ProxyRoute, type ProxyTarget } from './exchange.ts';
 
 /** The HTTP side of the proxy: one exchange relayed, bodies buffered or streamed both ways. */
@@ -26,7 +27,7 @@ export function relayHttp(route: ProxyRoute, res: UwsResponse, req: UwsRequest):
   });
   // the body must be taken now (uWS hands it out only to a handler attached in this callback);
   // it waits in a stream, uWS paused while nobody reads it
-  const body = hasBody(incoming.headers) ? bodyStream(res, state) : undefined;
+  const body = hasBody(incoming.headers) ? requestBody(res, () => state.aborted) : undefined;
   // a client gone while its body was awaited: whatever reads it stops
   state.cleanup = () => body?.destroy();
   const refuse = (reply: HttpReply) => {
@@ -59,28 +60,6 @@ interface ExchangeState {
   aborted: boolean;
   answered: boolean;
   cleanup: () => void;
-}
-
-function bodyStream(res: UwsResponse, state: ExchangeState): Readable {
-  let paused = false;
-  const stream = new Readable({
-    read() {
-      if (paused && !state.aborted) {
-        paused = false;
-        res.resume();
-      }
-    },
-  });
-  res.onData((chunk, isLast) => {
-    if (stream.destroyed) return;
-    // uWS reuses the chunk's memory after this callback returns
-    if (chunk.byteLength && !stream.push(Buffer.from(chunk.slice(0))) && !isLast && !state.aborted) {
-      paused = true;
-      res.pause();
-    }
-    if (isLast) stream.push(null);
-  });
-  return stream;
 }
 
 async function readAll(stream: Readable, limit: number): Promise<Buffer | undefined> {

@@ -166,7 +166,8 @@ t.test('upload of a downloaded backup into another data dir lists it; the same b
   const app = (await b.supervisor.tokens.issue({ name: 'plain app', kind: 'app', role: 'default' }, { id: 'x', parent_id: null, user_id: null })).token;
   const byApp = await fetch(`${b.base}/backups/new/upload`, { method: 'POST', headers: { Authorization: `Bearer ${app}` }, body: stranger });
   t.equal(byApp.status, 403, 'a default-role app: 403');
-  t.same(await readdir(join(b.dataDir, 'tmp')), [], 'nothing spooled or left behind');
+  t.same(await readdir(join(b.dataDir, 'backup')), ['moved.tar'], 'no partial file left behind');
+  t.same(await readdir(join(b.dataDir, 'tmp')).catch(() => []), [], 'nothing spooled');
 });
 
 t.test('one backup at a time; freeze and thaw; a frozen system refuses a backup', async (t) => {

@@ -1,0 +1,109 @@
+// POST /backups/new/upload as a hostile client sends it: forms past their limits, a client that
+// leaves mid-upload.
+import t from 'tap';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestSupervisor, type TestSupervisor } from '../helpers/supervisor.ts';
+import { BackupWriter } from '../../actors/supervisor/backups/archive/writer.ts';
+import { backupDate, nowMicros } from '../../actors/supervisor/backups/archive/backup-json.ts';
+
+const scratch = await mkdtemp(join(tmpdir(), 'hearth-upload-test-'));
+t.teardown(() => rm(scratch, { recursive: true, force: true }));
+
+/** A valid backup file whose backup.json says `slug`, whatever that is. */
+async function craftedBackup(slug: string, name = 'Crafted'): Promise<Buffer> {
+  const path = join(scratch, `${randomBytes(6).toString('hex')}.tar`);
+  const writer = await BackupWriter.create({ path, compressed: false });
+  await writer.finish({ slug, name, date: backupDate(nowMicros()), type: 'partial', supervisor_version: '2026.05.0' });
+  return readFile(path);
+}
+
+const hexSlug = () => randomBytes(4).toString('hex');
+
+/** multipart/form-data bytes: each part a name, an optional file name, and its content. */
+function multipart(parts: { name: string; filename?: string; content: Buffer | string }[]): { type: string; body: Buffer } {
+  const boundary = `----hearth${randomBytes(8).toString('hex')}`;
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const file = part.filename === undefined ? '' : `; filename="${part.filename}"`;
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${file}\r\n\r\n`), Buffer.from(part.content), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { type: `multipart/form-data; boundary=${boundary}`, body: Buffer.concat(chunks) };
+}
+
+async function post(s: TestSupervisor, form: { type: string; body: Buffer }, query = '') {
+  const res = await fetch(`${s.base}/backups/new/upload${query}`, { method: 'POST', headers: { Authorization: `Bearer ${s.supervisor.adminToken}`, 'Content-Type': form.type }, body: new Uint8Array(form.body) });
+  const text = await res.text();
+  return { status: res.status, body: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text };
+}
+
+const upload = (s: TestSupervisor, tar: Buffer, query = '') => post(s, multipart([{ name: 'file', filename: 'backup.tar', content: tar }]), query);
+
+/** Every file and folder under `dir`, sorted. */
+const everything = async (dir: string) => ((await readdir(dir, { recursive: true })) as string[]).sort();
+
+t.test('the form: the tar first, small fields after it, one file, limits answered clearly', async (t) => {
+  const s = await startTestSupervisor(t);
+  const backupDir = join(s.dataDir, 'backup');
+  const tar = await craftedBackup(hexSlug());
+
+  const withField = await post(s, multipart([{ name: 'file', filename: 'b.tar', content: tar }, { name: 'note', content: 'small' }]), '?filename=one.tar');
+  t.equal(withField.status, 200, 'a small field after the file is fine');
+  // the original takes the first part as the tar, whatever its headers say
+  const bare = await post(s, multipart([{ name: 'file', content: await craftedBackup(hexSlug()) }]), '?filename=two.tar');
+  t.equal(bare.status, 200, 'a first part without a file name is the tar');
+
+  const big = await post(s, multipart([{ name: 'file', filename: 'b.tar', content: tar }, { name: 'note', content: 'x'.repeat(2 * 1024 * 1024) }]), '?filename=three.tar');
+  t.same(big, { status: 413, body: { result: 'error', message: "Improperly formatted upload: the form field 'note' is larger than 65536 bytes" } });
+  const two = await post(s, multipart([{ name: 'file', filename: 'b.tar', content: tar }, { name: 'again', filename: 'c.tar', content: tar }]), '?filename=four.tar');
+  t.same(two, { status: 400, body: { result: 'error', message: 'Improperly formatted upload: the form has more than 1 file part' } });
+  const many = await post(s, multipart([{ name: 'file', filename: 'b.tar', content: tar }, ...Array.from({ length: 17 }, (_, i) => ({ name: `f${i}`, content: 'v' }))]), '?filename=five.tar');
+  t.same(many, { status: 413, body: { result: 'error', message: 'Improperly formatted upload: the form has more than 16 fields' } });
+  const cut = multipart([{ name: 'file', filename: 'b.tar', content: tar }]);
+  const truncated = await post(s, { type: cut.type, body: cut.body.subarray(0, cut.body.length - 200) }, '?filename=six.tar');
+  t.equal(truncated.status, 400, 'a body that ends inside the file part');
+  t.match(truncated.body.message, /^Improperly formatted upload: malformed multipart\/form-data body/);
+  const noBoundary = await post(s, { type: 'multipart/form-data', body: tar }, '?filename=seven.tar');
+  t.equal(noBoundary.status, 400);
+  t.match(noBoundary.body.message, /^Improperly formatted upload: not a multipart\/form-data body/);
+
+  t.same(await everything(backupDir), ['one.tar', 'two.tar'], 'only the good uploads, no partial file');
+});
+
+t.test('the file is written to the backup folder as it arrives; a client that leaves takes it with it', async (t) => {
+  const s = await startTestSupervisor(t);
+  const backupDir = join(s.dataDir, 'backup');
+  const form = multipart([{ name: 'file', filename: 'b.tar', content: Buffer.concat([await craftedBackup(hexSlug()), Buffer.alloc(4 * 1024 * 1024)]) }]);
+  const socket = connect(s.supervisor.port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(`POST /backups/new/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.supervisor.adminToken}\r\nContent-Type: ${form.type}\r\nContent-Length: ${form.body.length}\r\n\r\n`);
+  socket.write(form.body.subarray(0, 2 * 1024 * 1024));
+
+  let partial: string | undefined;
+  for (let i = 0; i < 100 && !partial; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const names = await readdir(backupDir).catch(() => [] as string[]);
+    const found = names.find((n) => n.endsWith('.tar.partial'));
+    if (found && (await stat(join(backupDir, found))).size > 1024 * 1024) partial = found;
+  }
+  t.ok(partial, `the part received so far is in the backup folder: ${partial}`);
+
+  socket.destroy();
+  let left: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = await readdir(backupDir);
+    if (left.length === 0) break;
+  }
+  t.same(left, [], 'no partial file once the client is gone');
+  t.equal((await s.json('GET', '/backups')).status, 200, 'still serving');
+
+  // the same upload whole: the partial file becomes the backup
+  const whole = await post(s, form, '?filename=whole.tar');
+  t.equal(whole.status, 200);
+  t.same(await readdir(backupDir), ['whole.tar']);
+});
