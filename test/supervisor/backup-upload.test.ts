@@ -1,9 +1,9 @@
-// POST /backups/new/upload as a hostile client sends it: forms past their limits, a client that
-// leaves mid-upload.
+// POST /backups/new/upload as a hostile client sends it: slugs and file names that would leave
+// the backup folder, forms past their limits, a client that leaves mid-upload.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSupervisor, type TestSupervisor } from '../helpers/supervisor.ts';
@@ -45,6 +45,37 @@ const upload = (s: TestSupervisor, tar: Buffer, query = '') => post(s, multipart
 
 /** Every file and folder under `dir`, sorted. */
 const everything = async (dir: string) => ((await readdir(dir, { recursive: true })) as string[]).sort();
+
+t.test('an upload cannot put a file outside the backup folder', async (t) => {
+  const s = await startTestSupervisor(t);
+  const canary = join(s.dataDir, 'canary');
+  await mkdir(canary);
+  await writeFile(join(canary, 'keep.txt'), 'canary');
+  await mkdir(join(s.dataDir, 'backup'), { recursive: true });
+  const before = { canary: await everything(canary), top: (await readdir(s.dataDir)).sort() };
+
+  for (const slug of ['../x', '../canary/x', '/tmp/x', 'x']) {
+    const res = await upload(s, await craftedBackup(slug));
+    t.equal(res.status, 400, `slug ${slug}: 400`);
+    t.equal(res.body.message, `Invalid backup slug ${JSON.stringify(slug)}: a backup's slug is 8 hexadecimal digits`);
+  }
+  const good = await craftedBackup(hexSlug());
+  // `../` anywhere in the query is the exploit filter's plain 400; the rest are the schema's
+  for (const filename of ['../x.tar', '../canary/x.tar']) {
+    t.same(await upload(s, good, `?filename=${encodeURIComponent(filename)}`), { status: 400, body: '400: Bad Request' }, `filename ${filename}: 400`);
+  }
+  for (const filename of ['a/b.tar', '..\\x.tar', '/tmp/x.tar', '..\\..\\x.tar']) {
+    const res = await upload(s, good, `?filename=${encodeURIComponent(filename)}`);
+    t.equal(res.status, 400, `filename ${filename}: 400`);
+    t.match(res.body.message, /^does not match regular expression .* @ data\['filename'\]/);
+  }
+
+  t.same(await everything(canary), before.canary, 'the canary folder is as it was');
+  t.same((await readdir(s.dataDir)).sort(), before.top, 'nothing new beside the backup folder');
+  const stray = (await everything(s.dataDir)).filter((p) => /\.tar(\.partial)?$/.test(p));
+  t.same(stray, [], 'no tar file anywhere under the data folder');
+  t.same((await s.json('GET', '/backups')).body.data.backups, [], 'no backup listed');
+});
 
 t.test('the form: the tar first, small fields after it, one file, limits answered clearly', async (t) => {
   const s = await startTestSupervisor(t);

@@ -21,7 +21,7 @@ import { CORE_BACKUP_EXCLUDE as CORE_LAYOUT_EXCLUDE } from '../../../store/backu
 import { BACKUP_FOLDERS, backupDate, backupSlug, nowMicros, type BackupFolder } from './archive/backup-json.ts';
 import { BackupWriter, appArchiveSources } from './archive/writer.ts';
 import { CLOUD, LOCAL } from './locations.ts';
-import type { BackupManager } from './manager.ts';
+import { backupFileIn, type BackupManager } from './manager.ts';
 
 /** What a backup reads besides the manager's locations. */
 export interface BackupSources {
@@ -99,7 +99,7 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
   const date = backupDate(nowMicros());
   const slug = backupSlug(request.name, date);
   const fileName = request.filename ?? `${slug}.tar`;
-  const path = join(dir, fileName);
+  const path = backupFileIn(dir, fileName);
   const release = manager.claim(jobName);
   let jobId = '';
   let started = false;

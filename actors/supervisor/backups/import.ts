@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../../../store/types.ts';
-import { SupervisorError, UNKNOWN_ERROR } from '../errors.ts';
+import { SupervisorError, UNKNOWN_ERROR, badRequest } from '../errors.ts';
 import { BackupReader } from './archive/reader.ts';
-import type { BackupMeta } from './archive/backup-json.ts';
+import { BACKUP_SLUG, type BackupMeta } from './archive/backup-json.ts';
 import type { BackupManager } from './manager.ts';
 
 export interface UploadRequest {
@@ -48,6 +48,8 @@ async function place(manager: BackupManager, request: UploadRequest, partial: st
     throw new SupervisorError(UNKNOWN_ERROR);
   }
   const { slug } = meta;
+  // the slug names the file when no filename is given
+  if (!BACKUP_SLUG.test(slug)) throw badRequest(`Invalid backup slug ${JSON.stringify(slug)}: a backup's slug is 8 hexadecimal digits`);
   const known = manager.get(slug);
   if (known && JSON.stringify(comparable(known.meta)) !== JSON.stringify(comparable(meta))) throw new SupervisorError(UNKNOWN_ERROR);
   const fileName = request.fileName ?? `${slug}.tar`;

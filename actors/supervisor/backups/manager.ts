@@ -21,6 +21,7 @@ import { BackupReader } from './archive/reader.ts';
 import { partialPath } from './archive/writer.ts';
 import type { BackupMeta } from './archive/backup-json.ts';
 import { CLOUD, LOCAL, cloudBackupDir, localBackupDir, sortLocations } from './locations.ts';
+import { insideFolder } from '../paths.ts';
 
 export { CLOUD, LOCAL, locationName, wireLocation } from './locations.ts';
 
@@ -361,7 +362,7 @@ export class BackupManager {
   async copyTo(source: string, location: string, fileName: string): Promise<string> {
     const dir = await this.locationDir(location);
     await mkdir(dir, { recursive: true });
-    const target = join(dir, fileName);
+    const target = backupFileIn(dir, fileName);
     if (await exists(target)) throw badRequest(`Cannot copy backup to ${target}, file already exists!`);
     await this.whileWriting(partialPath(target), async () => {
       await copyFile(source, partialPath(target));
@@ -373,7 +374,7 @@ export class BackupManager {
 
   /** Gives a complete backup file written in a location's folder its name there, and records it. */
   async adopt(file: string, location: string, fileName: string): Promise<string> {
-    const target = join(await this.locationDir(location), fileName);
+    const target = backupFileIn(await this.locationDir(location), fileName);
     if (await exists(target)) throw badRequest(`Cannot import backup to ${target}, file already exists!`);
     await rename(file, target);
     await this.learn(target, location);
@@ -392,6 +393,13 @@ export class BackupManager {
       this.writing.delete(partial);
     }
   }
+}
+
+/** A backup file's path in a location's folder; a name that would leave the folder is refused. */
+export function backupFileIn(dir: string, fileName: string): string {
+  const path = insideFolder(dir, fileName);
+  if (!path) throw badRequest(`The backup file name ${JSON.stringify(fileName)} does not stay in the backup folder`);
+  return path;
 }
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
