@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
 import { readMultipart } from './multipart.ts';
 import { BodyError, requestBody } from './request-body.ts';
+import { writeHead, type HeaderLine } from './response-head.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES, type Backlogged } from './output-budget.ts';
 import type { LoginAttempts } from '../actors/auth/ip-bans.ts';
 import { forwardedClient, type Forwarding } from './forwarded.ts';
@@ -479,6 +480,19 @@ export class Router {
   }
 
   /**
+   * The status line and headers: the original's defaults (a route may replace one, as the login
+   * page does X-Frame-Options, never send both), CORS, the answer's own. False when the answer
+   * was dropped for a 500 (a header that would split its line).
+   */
+  private head(res: UwsResponse, status: number, headers: Record<string, string> | undefined, cors: Record<string, string>): boolean {
+    const lines: HeaderLine[] = [];
+    for (const [k, v] of DEFAULT_HEADERS) if (headers?.[k] === undefined) lines.push([k, v]);
+    for (const k in cors) lines.push([k, cors[k]]);
+    if (headers) for (const k in headers) lines.push([k, headers[k]]);
+    return writeHead(res, statusLine(status), lines, this.log);
+  }
+
+  /**
    * Writes one complete answer. What the socket cannot take now is written as it drains
    * (`tryEnd`/`onWritable`); until then uWS reads no further pipelined request of this
    * connection, so a client that never reads holds one answer in memory, not thousands.
@@ -492,11 +506,7 @@ export class Router {
       state.bodyStream.destroy();
     }
     res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
-      // a route may replace a default (the login page: X-Frame-Options DENY), never send both
-      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers?.[k] === undefined) res.writeHeader(k, v);
-      for (const k in cors) res.writeHeader(k, cors[k]);
-      if (reply.headers) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+      if (!this.head(res, reply.status, reply.headers, cors)) return;
       if (request.method === 'HEAD') return void res.endWithoutBody();
       const body = reply.body ?? '';
       if (close) return void res.end(body, true);
@@ -523,12 +533,11 @@ export class Router {
       stream.destroy();
     };
     state.cleanup = () => stream.destroy();
+    let head = false;
     res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
-      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers[k] === undefined) res.writeHeader(k, v);
-      for (const k in cors) res.writeHeader(k, cors[k]);
-      for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+      head = this.head(res, reply.status, reply.headers, cors);
     });
+    if (!head) return finish();
     if (reply.size === 0) {
       finish();
       return void res.cork(() => res.end());
@@ -564,12 +573,11 @@ export class Router {
   }
 
   private stream(res: UwsResponse, state: Answering, reply: HttpStream, cors: Record<string, string>) {
+    let head = false;
     res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
-      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers?.[k] === undefined) res.writeHeader(k, v);
-      for (const k in cors) res.writeHeader(k, cors[k]);
-      for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+      head = this.head(res, reply.status, reply.headers, cors);
     });
+    if (!head) return void (state.aborted = true);
     // uWS keeps what the socket cannot take yet and sends it as the socket drains (no onWritable
     // handler here: with one, uWS would leave its buffer to the handler). That is the client's
     // backlog, counted here and in the budget shared by every connection: a write that goes

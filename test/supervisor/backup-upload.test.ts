@@ -1,5 +1,6 @@
 // POST /backups/new/upload as a hostile client sends it: slugs and file names that would leave
-// the backup folder, forms past their limits, a client that leaves mid-upload.
+// the backup folder or split a header line, forms past their limits, a client that leaves
+// mid-upload; and the download's Content-Disposition read off the socket as it is written.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
@@ -7,6 +8,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSupervisor, type TestSupervisor } from '../helpers/supervisor.ts';
+import { rawExchange } from '../fuzz/harness.ts';
 import { BackupWriter } from '../../actors/supervisor/backups/archive/writer.ts';
 import { backupDate, nowMicros } from '../../actors/supervisor/backups/archive/backup-json.ts';
 
@@ -46,6 +48,14 @@ const upload = (s: TestSupervisor, tar: Buffer, query = '') => post(s, multipart
 /** Every file and folder under `dir`, sorted. */
 const everything = async (dir: string) => ((await readdir(dir, { recursive: true })) as string[]).sort();
 
+/** The status line and header lines of an answer read off the socket, exactly as sent. */
+async function rawHead(s: TestSupervisor, path: string): Promise<string[]> {
+  const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.supervisor.adminToken}\r\nConnection: close\r\n\r\n`;
+  const { data } = await rawExchange(s.supervisor.port, [request]);
+  const text = data.toString('latin1');
+  return text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n');
+}
+
 t.test('an upload cannot put a file outside the backup folder', async (t) => {
   const s = await startTestSupervisor(t);
   const canary = join(s.dataDir, 'canary');
@@ -75,6 +85,49 @@ t.test('an upload cannot put a file outside the backup folder', async (t) => {
   const stray = (await everything(s.dataDir)).filter((p) => /\.tar(\.partial)?$/.test(p));
   t.same(stray, [], 'no tar file anywhere under the data folder');
   t.same((await s.json('GET', '/backups')).body.data.backups, [], 'no backup listed');
+});
+
+t.test('file names with control characters are refused: they would end up in a header', async (t) => {
+  const s = await startTestSupervisor(t);
+  const tar = await craftedBackup(hexSlug());
+  for (const filename of ['x\r\nSet-Cookie: a=b.tar', 'x\n.tar', 'x\u0000.tar', 'x\u007f.tar', 'x\t.tar']) {
+    const res = await upload(s, tar, `?filename=${encodeURIComponent(filename)}`);
+    t.equal(res.status, 400, `${JSON.stringify(filename)}: 400`);
+    t.match(res.body.message, /^contains control characters @ data\['filename'\]/);
+  }
+  const made = await s.json('POST', '/backups/new/partial', { body: { name: 'x', folders: [], filename: 'x\r\nSet-Cookie: a=b.tar' } });
+  t.equal(made.status, 400, 'a new backup with such a name: 400');
+  t.match(made.body.message, /^contains control characters @ data\['filename'\]/);
+  t.same(await readdir(join(s.dataDir, 'backup')).catch(() => []), [], 'nothing stored');
+});
+
+t.test("a download's Content-Disposition is RFC 6266, exactly, whatever the file is named", async (t) => {
+  const s = await startTestSupervisor(t);
+  const slug = hexSlug();
+  const name = `Sauvegarde d'été ☃ "50%".tar`;
+  const res = await upload(s, await craftedBackup(slug), `?filename=${encodeURIComponent(name)}`);
+  t.same(res, { status: 200, body: { result: 'ok', data: { slug } } });
+  t.ok(await stat(join(s.dataDir, 'backup', name)), 'stored under the name given');
+
+  const head = await rawHead(s, `/backups/${slug}/download`);
+  t.equal(head[0], 'HTTP/1.1 200 OK');
+  const disposition = head.filter((line) => /^content-disposition:/i.test(line));
+  t.same(disposition, [`content-disposition: attachment; filename="Sauvegarde d'_t_ _ _50__.tar"; filename*=UTF-8''Sauvegarde%20d%27%C3%A9t%C3%A9%20%E2%98%83%20%2250%25%22.tar`]);
+  const names = head.slice(1).map((line) => line.slice(0, line.indexOf(':')).toLowerCase()).sort();
+  t.same(names, ['content-disposition', 'content-length', 'content-type', 'date', 'referrer-policy', 'uwebsockets', 'x-content-type-options', 'x-frame-options'], 'no other header line');
+
+  // a file put in the folder by other means, named to split the header: still one line
+  const evil = 'x\r\nSet-Cookie: session=stolen.tar';
+  const other = hexSlug();
+  await writeFile(join(s.dataDir, 'backup', evil), await craftedBackup(other));
+  await s.json('POST', '/backups/reload');
+  const evilHead = await rawHead(s, `/backups/${other}/download`);
+  t.equal(evilHead[0], 'HTTP/1.1 200 OK');
+  t.notOk(evilHead.some((line) => /^set-cookie/i.test(line)), 'no injected header line');
+  t.same(
+    evilHead.filter((line) => /^content-disposition:/i.test(line)),
+    [`content-disposition: attachment; filename="x__Set-Cookie: session=stolen.tar"; filename*=UTF-8''x%0D%0ASet-Cookie%3A%20session%3Dstolen.tar`],
+  );
 });
 
 t.test('the form: the tar first, small fields after it, one file, limits answered clearly', async (t) => {

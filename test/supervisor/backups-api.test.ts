@@ -92,7 +92,7 @@ t.test('partial backups: plain, compressed, encrypted; list and info on both tre
   const dl = await s.call('GET', `/backups/${slug}/download`);
   t.equal(dl.status, 200);
   t.equal(dl.headers.get('content-type'), 'application/tar');
-  t.equal(dl.headers.get('content-disposition'), 'attachment; filename=Plain_one.tar');
+  t.equal(dl.headers.get('content-disposition'), `attachment; filename="Plain_one.tar"; filename*=UTF-8''Plain_one.tar`);
   t.same(Buffer.from(await dl.arrayBuffer()), await readFile(file));
   t.same((await s.json('GET', `/backups/${slug}/download?location=nomount`)).body, { result: 'error', message: `Backup ${slug} is not in location nomount` });
 

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, str, int, maybe, matching, boolean, dict, pyRepr, type Field } from '../schema.ts';
+import { validate, str, int, maybe, nameMatching, boolean, dict, pyRepr, type Field } from '../schema.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { BackupManager, CLOUD, locationName, wireLocation, type Backup } from '../../../actors/supervisor/backups/manager.ts';
 import { createBackup, type BackupRequest } from '../../../actors/supervisor/backups/create.ts';
@@ -12,6 +12,7 @@ import { importUpload } from '../../../actors/supervisor/backups/import.ts';
 import type { HttpRequest } from '../../http.ts';
 import { readMultipart } from '../../multipart.ts';
 import { BodyError } from '../../request-body.ts';
+import { attachment } from '../../content-disposition.ts';
 
 /**
  * Backups (supervisor-wire §5.9), role `backup`: list and info, options, reload, freeze/thaw,
@@ -24,8 +25,9 @@ const UPLOAD_MAX_BODY = 1024 ** 4;
 /** The tar is the first part; a few small fields may follow it (a browser's FormData adds none). */
 const UPLOAD_FORM = { fieldSize: 64 * 1024, fields: 16, files: 1 };
 
+/** The original's pattern (no path separators); the name also goes back out in a download's header */
 const FILENAME = /^[^\\/]+\.tar$/;
-const fileName = matching(FILENAME);
+const fileName = nameMatching(FILENAME);
 const invalid = (reason: string, key: string, value: unknown) => new SupervisorError(`${reason} @ data['${key}']. Got ${pyRepr(value)}`);
 
 const location: Field<string | null> = maybe(str);
@@ -263,7 +265,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
     }
     const file = copy.path.slice(copy.path.lastIndexOf('/') + 1);
     const name = file === `${backup.slug}.tar` ? `${backup.meta.name.replace(/[^A-Za-z0-9]+/g, '_')}.tar` : file;
-    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': `attachment; filename=${name}` }, file: copy.path, size });
+    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': attachment(name) }, file: copy.path, size });
   });
 }
 
