@@ -41,7 +41,7 @@ export class SupervisorListener {
     const facade = {
       add: (method: string, path: string, options: RouteOptions, handler: Handler) => {
         const key = `${method.toUpperCase()} ${path}`;
-        // the check before a spooled body is the generation's, as its handler is
+        // the check before a streamed body is read is the generation's, as its handler is
         table.set(key, options.admit ? Object.assign((req: HttpRequest) => handler(req), { admit: options.admit }) : handler);
         if (!this.installed.has(key)) {
           this.installed.add(key);

@@ -1,10 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
+import { readMultipart } from './multipart.ts';
+import { BodyError, requestBody } from './request-body.ts';
+import { writeHead, type HeaderLine } from './response-head.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES, type Backlogged } from './output-budget.ts';
 import type { LoginAttempts } from '../actors/auth/ip-bans.ts';
 import { forwardedClient, type Forwarding } from './forwarded.ts';
@@ -16,7 +17,7 @@ export type { Authenticator, Principal };
 
 const gzipAsync = promisify(gzip);
 
-/** A parsed request as route handlers see it. The body is read in full before the handler runs. */
+/** A parsed request as route handlers see it. The body is read in full before the handler runs (except on `streamBody` routes). */
 export interface HttpRequest {
   method: string;
   path: string;
@@ -26,8 +27,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   remoteIp: string;
   body: Buffer;
-  /** the spooled body (routes with `spoolDir`) */
-  bodyFile?: string;
+  /** the body as it arrives (routes with `streamBody`); it fails with a BodyError when the client leaves or sends too much */
+  bodyStream?: Readable;
   principal?: Principal;
 }
 
@@ -77,10 +78,10 @@ export interface RouteOptions {
   /** largest body in bytes; the router's limit, or 1 MiB for routes open to anyone */
   maxBody?: number;
   /**
-   * The body goes to a file in this folder as it arrives (an upload of gigabytes), named in
-   * `request.bodyFile`, removed once the handler has answered; `request.body` stays empty.
+   * The handler runs before the body is read and reads `request.bodyStream` itself (an upload of
+   * gigabytes, written where it belongs as it arrives); `request.body` stays empty.
    */
-  spoolDir?: string;
+  streamBody?: boolean;
   /** Asked before any body is read: an answer here is sent instead (a token check, so a stranger's upload is never stored). */
   admit?(request: HttpRequest): HttpReply | undefined;
 }
@@ -126,46 +127,23 @@ export function parseJson(req: HttpRequest): JsonRead {
   return readJson(req.body);
 }
 
+/** What a form may hold: token requests and the like, a few short fields. */
+const FORM_LIMITS = { fieldSize: 64 * 1024, fields: 64, files: 0 };
+
 /**
  * The request body's form fields: application/x-www-form-urlencoded, or multipart/form-data
  * (what a browser's FormData sends; the original's request.post() reads both, and
- * home-assistant-js-websocket posts its token requests that way). File parts are left out.
+ * home-assistant-js-websocket posts its token requests that way). File parts are left out; a
+ * multipart body that cannot be read has no fields.
  */
-export function parseFormBody(req: HttpRequest): URLSearchParams {
+export async function parseFormBody(req: HttpRequest): Promise<URLSearchParams> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('application/x-www-form-urlencoded')) return new URLSearchParams(req.body.toString('utf8'));
-  if (type.startsWith('multipart/form-data')) return parseMultipartFields(req.body, req.headers['content-type'] ?? '');
-  return new URLSearchParams();
-}
-
-/** The text fields of a multipart/form-data body; none when its boundary is missing or malformed. */
-export function parseMultipartFields(body: Buffer, contentType: string): URLSearchParams {
-  const fields = new URLSearchParams();
-  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  const mark = boundary?.[1] ?? boundary?.[2];
-  if (!mark) return fields;
-  const delimiter = Buffer.from(`--${mark}`);
-  let at = body.indexOf(delimiter);
-  while (at !== -1) {
-    const start = at + delimiter.length;
-    // the closing delimiter is `--boundary--`
-    if (body[start] === 0x2d && body[start + 1] === 0x2d) break;
-    const next = body.indexOf(delimiter, start);
-    if (next === -1) break;
-    const part = body.subarray(start, next);
-    const split = part.indexOf('\r\n\r\n');
-    if (split !== -1) {
-      const head = part.subarray(0, split).toString('utf8');
-      // the value ends with the CRLF that comes before the next delimiter
-      let value = part.subarray(split + 4);
-      if (value.length >= 2 && value[value.length - 2] === 0x0d && value[value.length - 1] === 0x0a) value = value.subarray(0, value.length - 2);
-      const disposition = /content-disposition:[^\r\n]*/i.exec(head)?.[0] ?? '';
-      const name = /\bname="([^"]*)"/i.exec(disposition)?.[1];
-      if (name !== undefined && !/\bfilename\*?=/i.test(disposition)) fields.append(name, value.toString('utf8'));
-    }
-    at = next;
-  }
-  return fields;
+  if (!type.startsWith('multipart/form-data')) return new URLSearchParams();
+  return readMultipart(req.body, { contentType: req.headers['content-type'], limits: FORM_LIMITS }).then(
+    (form) => form.fields,
+    () => new URLSearchParams(),
+  );
 }
 
 export interface RouterOptions {
@@ -408,7 +386,14 @@ export class Router {
       if (refused) return this.send(res, state, request, refused, cors, hasBody);
     }
     if (!hasBody) return this.run(res, state, request, handler, cors, EMPTY);
-    if (options.spoolDir) return this.spool(res, state, request, handler, cors, options.spoolDir, maxBody);
+    if (options.streamBody) {
+      const body = requestBody(res, () => state.aborted, maxBody);
+      // the handler may answer before reading it all, or never read it
+      body.on('error', () => {});
+      request.bodyStream = body;
+      state.cleanup = () => body.destroy(new BodyError(400, 'the client left before its body was sent'));
+      return this.run(res, state, request, handler, cors, EMPTY);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let tooBig = false;
@@ -422,58 +407,6 @@ export class Router {
       // uWS reuses the chunk's memory after this callback returns
       chunks.push(Buffer.from(chunk.slice(0)));
       if (isLast) this.run(res, state, request, handler, cors, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    });
-  }
-
-  /** Writes the body to a file as it arrives, then runs the handler; the file goes once it answered. */
-  private spool(res: UwsResponse, state: Answering, request: HttpRequest, handler: Handler, cors: Record<string, string>, dir: string, maxBody: number): void {
-    const path = join(dir, `body-${process.pid}-${randomUUID()}`);
-    let size = 0;
-    let failed = false;
-    let writes: Promise<unknown> = mkdir(dir, { recursive: true }).then(() => open(path, 'wx'));
-    const file = writes as Promise<FileHandle>;
-    const discard = () => void file.then((f) => f.close()).catch(() => {}).finally(() => rm(path, { force: true }).catch(() => {}));
-    const prior = state.cleanup;
-    state.cleanup = () => {
-      prior?.();
-      discard();
-    };
-    res.onData((chunk, isLast) => {
-      if (failed) return;
-      size += chunk.byteLength;
-      if (size > maxBody) {
-        failed = true;
-        discard();
-        return this.send(res, state, request, plainError(413), cors, true);
-      }
-      // uWS reuses the chunk's memory after this callback returns
-      const copy = Buffer.from(chunk.slice(0));
-      writes = writes.then(async () => (await file).write(copy));
-      if (!isLast) return;
-      writes
-        .then(async () => (await file).close())
-        .then(
-          () => {
-            request.bodyFile = path;
-            let result: HttpReply | HttpStream | HttpFile | Promise<HttpReply | HttpStream | HttpFile>;
-            try {
-              result = handler(request);
-            } catch (err) {
-              rm(path, { force: true }).catch(() => {});
-              return this.fail(res, state, request, err, cors);
-            }
-            Promise.resolve(result)
-              .finally(() => rm(path, { force: true }).catch(() => {}))
-              .then(
-                (r) => this.respond(res, state, request, r, cors),
-                (err) => this.fail(res, state, request, err, cors),
-              );
-          },
-          (err) => {
-            discard();
-            this.fail(res, state, request, err, cors);
-          },
-        );
     });
   }
 
@@ -547,6 +480,19 @@ export class Router {
   }
 
   /**
+   * The status line and headers: the original's defaults (a route may replace one, as the login
+   * page does X-Frame-Options, never send both), CORS, the answer's own. False when the answer
+   * was dropped for a 500 (a header that would split its line).
+   */
+  private head(res: UwsResponse, status: number, headers: Record<string, string> | undefined, cors: Record<string, string>): boolean {
+    const lines: HeaderLine[] = [];
+    for (const [k, v] of DEFAULT_HEADERS) if (headers?.[k] === undefined) lines.push([k, v]);
+    for (const k in cors) lines.push([k, cors[k]]);
+    if (headers) for (const k in headers) lines.push([k, headers[k]]);
+    return writeHead(res, statusLine(status), lines, this.log);
+  }
+
+  /**
    * Writes one complete answer. What the socket cannot take now is written as it drains
    * (`tryEnd`/`onWritable`); until then uWS reads no further pipelined request of this
    * connection, so a client that never reads holds one answer in memory, not thousands.
@@ -554,12 +500,13 @@ export class Router {
   private send(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply, cors: Record<string, string> = {}, close = false) {
     if (state.aborted) return;
     state.aborted = true; // one answer per request
+    // answered before its streamed body was read: what is left of it is not read on this connection
+    if (state.bodyStream && !state.bodyStream.readableEnded) {
+      close = true;
+      state.bodyStream.destroy();
+    }
     res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
-      // a route may replace a default (the login page: X-Frame-Options DENY), never send both
-      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers?.[k] === undefined) res.writeHeader(k, v);
-      for (const k in cors) res.writeHeader(k, cors[k]);
-      if (reply.headers) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+      if (!this.head(res, reply.status, reply.headers, cors)) return;
       if (request.method === 'HEAD') return void res.endWithoutBody();
       const body = reply.body ?? '';
       if (close) return void res.end(body, true);
@@ -586,12 +533,11 @@ export class Router {
       stream.destroy();
     };
     state.cleanup = () => stream.destroy();
+    let head = false;
     res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
-      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers[k] === undefined) res.writeHeader(k, v);
-      for (const k in cors) res.writeHeader(k, cors[k]);
-      for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+      head = this.head(res, reply.status, reply.headers, cors);
     });
+    if (!head) return finish();
     if (reply.size === 0) {
       finish();
       return void res.cork(() => res.end());
@@ -627,12 +573,11 @@ export class Router {
   }
 
   private stream(res: UwsResponse, state: Answering, reply: HttpStream, cors: Record<string, string>) {
+    let head = false;
     res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
-      for (const [k, v] of DEFAULT_HEADERS) if (reply.headers?.[k] === undefined) res.writeHeader(k, v);
-      for (const k in cors) res.writeHeader(k, cors[k]);
-      for (const k in reply.headers) res.writeHeader(k, reply.headers[k]);
+      head = this.head(res, reply.status, reply.headers, cors);
     });
+    if (!head) return void (state.aborted = true);
     // uWS keeps what the socket cannot take yet and sends it as the socket drains (no onWritable
     // handler here: with one, uWS would leave its buffer to the handler). That is the client's
     // backlog, counted here and in the budget shared by every connection: a write that goes
@@ -687,10 +632,11 @@ export class Router {
 const EMPTY = Buffer.alloc(0);
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-/** Where one request stands: answered or gone (`aborted`), and the stream's cleanup. */
+/** Where one request stands: answered or gone (`aborted`), the stream's cleanup, a streamed body. */
 interface Answering {
   aborted: boolean;
   cleanup: undefined | (() => void);
+  bodyStream?: Readable;
 }
 
 /**
@@ -700,6 +646,7 @@ interface Answering {
 class Exchange implements HttpRequest, Answering {
   params = NO_PARAMS;
   body = EMPTY;
+  bodyStream?: Readable;
   principal?: Principal;
   aborted = false;
   cleanup: undefined | (() => void) = undefined;

@@ -75,6 +75,15 @@ export function matching(re: RegExp): Field<string> {
   return { check: (v) => (typeof v !== 'string' ? fail('expected str') : re.test(v) ? v : fail(`does not match regular expression ${re.source}`)) };
 }
 
+/** A C0 control character or DEL. */
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/** A name `re` matches and without control characters: names end up in paths and in headers. */
+export function nameMatching(re: RegExp): Field<string> {
+  const pattern = matching(re);
+  return { check: (v) => (CONTROL.test(pattern.check(v)) ? fail('contains control characters') : (v as string)) };
+}
+
 /** null or the field. */
 export function maybe<T>(field: Field<T>): Field<T | null> {
   return { check: (v) => (v === null ? null : field.check(v)) };

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest } from '@trufflesuite/uws-js-unofficial';
 import type { HttpReply } from '../http.ts';
+import { headerLines, writeHead } from '../response-head.ts';
 
 /** What a proxy hop decides on, and the pieces its HTTP and WebSocket relays share. */
 
@@ -79,11 +80,9 @@ export function statusLineOf(status: number, message?: string): string {
 }
 
 /** Writes a refusal (a hop's 401, 503...), closing the connection when a body was left unread. */
-export function answer(res: UwsResponse, reply: HttpReply, closeConnection: boolean): void {
+export function answer(res: UwsResponse, reply: HttpReply, closeConnection: boolean, log: (line: string) => void): void {
   res.cork(() => {
-    res.writeStatus(statusLineOf(reply.status));
-    for (const k in reply.headers ?? {}) res.writeHeader(k, reply.headers![k]);
-    res.end(reply.body ?? '', closeConnection);
+    if (writeHead(res, statusLineOf(reply.status), headerLines(reply.headers), log)) res.end(reply.body ?? '', closeConnection);
   });
 }
 

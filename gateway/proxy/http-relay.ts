@@ -2,6 +2,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest } from '@trufflesuite/uws-js-unofficial';
 import type { HttpReply } from '../http.ts';
+import { requestBody } from '../request-body.ts';
+import { writeHead, type HeaderLine } from '../response-head.ts';
 import { answer, incomingOf, statusLineOf, BUFFER_BELOW, MAX_BUFFERED_BODY, type ProxyIncoming, type ProxyRoute, type ProxyTarget } from './exchange.ts';
 
 /** The HTTP side of the proxy: one exchange relayed, bodies buffered or streamed both ways. */
@@ -26,13 +28,13 @@ export function relayHttp(route: ProxyRoute, res: UwsResponse, req: UwsRequest):
   });
   // the body must be taken now (uWS hands it out only to a handler attached in this callback);
   // it waits in a stream, uWS paused while nobody reads it
-  const body = hasBody(incoming.headers) ? bodyStream(res, state) : undefined;
+  const body = hasBody(incoming.headers) ? requestBody(res, () => state.aborted) : undefined;
   // a client gone while its body was awaited: whatever reads it stops
   state.cleanup = () => body?.destroy();
   const refuse = (reply: HttpReply) => {
     if (state.aborted || state.answered) return;
     state.answered = true;
-    answer(res, reply, body !== undefined && !body.readableEnded);
+    answer(res, reply, body !== undefined && !body.readableEnded, route.log);
     body?.destroy();
   };
   Promise.resolve()
@@ -61,28 +63,6 @@ interface ExchangeState {
   cleanup: () => void;
 }
 
-function bodyStream(res: UwsResponse, state: ExchangeState): Readable {
-  let paused = false;
-  const stream = new Readable({
-    read() {
-      if (paused && !state.aborted) {
-        paused = false;
-        res.resume();
-      }
-    },
-  });
-  res.onData((chunk, isLast) => {
-    if (stream.destroyed) return;
-    // uWS reuses the chunk's memory after this callback returns
-    if (chunk.byteLength && !stream.push(Buffer.from(chunk.slice(0))) && !isLast && !state.aborted) {
-      paused = true;
-      res.pause();
-    }
-    if (isLast) stream.push(null);
-  });
-  return stream;
-}
-
 async function readAll(stream: Readable, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -108,20 +88,20 @@ function forward(route: ProxyRoute, res: UwsResponse, state: ExchangeState, inco
     if (!state.answered) {
       state.answered = true;
       route.log(`${route.name ?? 'ingress'} upstream ${target.host}:${target.port} unreachable: ${err.message}`);
-      return answer(res, { status: 502, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '502: Bad Gateway' }, true);
+      return answer(res, { status: 502, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '502: Bad Gateway' }, true, route.log);
     }
     // the answer had begun: all the client can be told is that it ends here
     res.close();
   });
-  upstream.on('response', (up) => respond(res, state, incoming, up, target.responseHeaders));
+  upstream.on('response', (up) => respond(route, res, state, incoming, up, target.responseHeaders));
   if (Buffer.isBuffer(payload)) upstream.end(payload);
   else if (payload) payload.pipe(upstream);
   else upstream.end();
 }
 
 /** The upstream's headers as the client gets them: each line copied except the skipped ones. */
-function responseHeaders(up: IncomingMessage, only?: ReadonlySet<string>): [string, string][] {
-  const out: [string, string][] = [];
+function responseHeaders(up: IncomingMessage, only?: ReadonlySet<string>): HeaderLine[] {
+  const out: HeaderLine[] = [];
   const raw = up.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
@@ -130,7 +110,7 @@ function responseHeaders(up: IncomingMessage, only?: ReadonlySet<string>): [stri
   return out;
 }
 
-function respond(res: UwsResponse, state: ExchangeState, incoming: ProxyIncoming, up: IncomingMessage, only?: ReadonlySet<string>): void {
+function respond(route: ProxyRoute, res: UwsResponse, state: ExchangeState, incoming: ProxyIncoming, up: IncomingMessage, only?: ReadonlySet<string>): void {
   if (state.aborted) return void up.destroy();
   state.answered = true;
   const status = up.statusCode ?? 502;
@@ -138,16 +118,17 @@ function respond(res: UwsResponse, state: ExchangeState, incoming: ProxyIncoming
   const sentType = up.headers['content-type'];
   // the media type alone, as the original sets it again from what the upstream sent
   const type = sentType ? sentType.split(';')[0].trim() : 'application/octet-stream';
-  const head = (extra: [string, string][] = []) => {
-    res.writeStatus(statusLineOf(status, up.statusMessage));
-    for (const [k, v] of headers) res.writeHeader(k, v);
-    for (const [k, v] of extra) res.writeHeader(k, v);
+  // false: the answer was dropped for a 500, and the upstream's is not read further
+  const head = (extra: HeaderLine[] = []) => {
+    if (writeHead(res, statusLineOf(status, up.statusMessage), [...headers, ...extra], route.log)) return true;
+    state.aborted = true;
+    up.destroy();
+    return false;
   };
   if (incoming.method === 'HEAD' || status === 204 || status === 304 || status < 200) {
     up.resume();
     return void res.cork(() => {
-      head(sentType ? [['Content-Type', type]] : []);
-      res.endWithoutBody();
+      if (head(sentType ? [['Content-Type', type]] : [])) res.endWithoutBody();
     });
   }
   const length = up.headers['content-length'];
@@ -157,13 +138,16 @@ function respond(res: UwsResponse, state: ExchangeState, incoming: ProxyIncoming
     up.on('end', () => {
       if (state.aborted) return;
       res.cork(() => {
-        head([['Content-Type', type]]);
-        res.end(Buffer.concat(chunks));
+        if (head([['Content-Type', type]])) res.end(Buffer.concat(chunks));
       });
     });
     return;
   }
-  res.cork(() => head([['Content-Type', type], ['X-Accel-Buffering', 'no']]));
+  let streaming = false;
+  res.cork(() => {
+    streaming = head([['Content-Type', type], ['X-Accel-Buffering', 'no']]);
+  });
+  if (!streaming) return;
   up.on('data', (chunk: Buffer) => {
     if (state.aborted) return;
     let ok = true;

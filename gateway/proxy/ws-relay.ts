@@ -120,7 +120,7 @@ function upgrade(route: ProxyRoute, res: UwsResponse, req: UwsRequest, context: 
     upstream?.terminate();
   });
   const refuse = (reply: HttpReply) => {
-    if (!aborted) answer(res, reply, true);
+    if (!aborted) answer(res, reply, true, route.log);
   };
   Promise.resolve()
     .then(() => route.plan(incoming))

@@ -178,7 +178,7 @@ function postToken(deps: AuthRouteDeps) {
 function tokenAnswer({ auth }: AuthRouteDeps) {
   return async (req: HttpRequest): Promise<HttpReply> => {
     // only form bodies count; a JSON body reads as no fields at all (→ unsupported_grant_type)
-    const form = parseFormBody(req);
+    const form = await parseFormBody(req);
     const field = (name: string) => form.get(name) ?? undefined;
     if (field('action') === 'revoke') return revoke(auth, field('token'));
     switch (field('grant_type')) {
@@ -201,7 +201,7 @@ async function revoke(auth: CoreAuthService, token: string | undefined): Promise
 }
 
 function postRevoke({ auth }: AuthRouteDeps) {
-  return (req: HttpRequest) => revoke(auth, parseFormBody(req).get('token') ?? undefined);
+  return async (req: HttpRequest) => revoke(auth, (await parseFormBody(req)).get('token') ?? undefined);
 }
 
 // POST /auth/link_user ----------------------------------------------------------------------

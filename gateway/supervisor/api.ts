@@ -40,8 +40,8 @@ export interface RouteSpec {
   v1Aliases?: string[];
   /** a larger body than the buffered 16 MiB (backup upload) */
   maxBody?: number;
-  /** the body spooled to a file in this folder (`call.req.bodyFile`), after the middleware admitted the caller */
-  spoolDir?: string;
+  /** the handler reads the body as it arrives (`call.req.bodyStream`), once the middleware admitted the caller */
+  streamBody?: boolean;
 }
 
 export interface TableEntry {
@@ -114,8 +114,8 @@ export class SupervisorApi {
 
   private install(method: string, path: string, tree: Tree, handler: SupervisorHandler, spec: RouteSpec) {
     this.entries.push({ method, path, tree });
-    const spooled = spec.spoolDir ? { spoolDir: spec.spoolDir, admit: (req: HttpRequest) => this.gate(req, tree).refused } : {};
-    this.router.add(method, path, { access: 'none', maxBody: spec.maxBody ?? MAX_BODY, ...spooled }, (req) => this.handle(req, tree, handler));
+    const streamed = spec.streamBody ? { streamBody: true, admit: (req: HttpRequest) => this.gate(req, tree).refused } : {};
+    this.router.add(method, path, { access: 'none', maxBody: spec.maxBody ?? MAX_BODY, ...streamed }, (req) => this.handle(req, tree, handler));
   }
 
   /** The middleware in the original's order: exploit filter, system state, token and role. */

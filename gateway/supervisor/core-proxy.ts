@@ -184,7 +184,7 @@ function upgrade(deps: () => CoreProxyDeps | undefined, res: UwsResponse, req: U
   const current = deps();
   let aborted = false;
   res.onAborted(() => (aborted = true));
-  const refuse = (reply: HttpReply) => !aborted && answer(res, reply, true);
+  const refuse = (reply: HttpReply) => !aborted && answer(res, reply, true, (line) => current?.warn(line));
   if (!current) return void refuse(plainError(503));
   const refused = gate(current, incoming);
   if (refused) return void refuse(refused);

@@ -91,7 +91,7 @@ t.test('partial backups: plain, compressed, encrypted; list and info on both tre
   const dl = await s.call('GET', `/backups/${slug}/download`);
   t.equal(dl.status, 200);
   t.equal(dl.headers.get('content-type'), 'application/tar');
-  t.equal(dl.headers.get('content-disposition'), 'attachment; filename=Plain_one.tar');
+  t.equal(dl.headers.get('content-disposition'), `attachment; filename="Plain_one.tar"; filename*=UTF-8''Plain_one.tar`);
   t.same(Buffer.from(await dl.arrayBuffer()), await readFile(file));
   t.same((await s.json('GET', `/backups/${slug}/download?location=nomount`)).body, { result: 'error', message: `Backup ${slug} is not in location nomount` });
 
@@ -165,7 +165,8 @@ t.test('upload of a downloaded backup into another data dir lists it; the same b
   const app = (await b.supervisor.tokens.issue({ name: 'plain app', kind: 'app', role: 'default' }, { id: 'x', parent_id: null, user_id: null })).token;
   const byApp = await fetch(`${b.base}/backups/new/upload`, { method: 'POST', headers: { Authorization: `Bearer ${app}` }, body: stranger });
   t.equal(byApp.status, 403, 'a default-role app: 403');
-  t.same(await readdir(join(b.dataDir, 'tmp')), [], 'nothing spooled or left behind');
+  t.same(await readdir(join(b.dataDir, 'backup')), ['moved.tar'], 'no partial file left behind');
+  t.same(await readdir(join(b.dataDir, 'tmp')).catch(() => []), [], 'nothing spooled');
 });
 
 t.test('one backup at a time; freeze and thaw; a frozen system refuses a backup', async (t) => {

@@ -363,11 +363,20 @@ export class BackupManager {
     const dir = await this.locationDir(location);
     await mkdir(dir, { recursive: true });
     const target = childPath(dir, fileName);
-    if (await stat(target).then(() => true, () => false)) throw badRequest(`Cannot copy backup to ${target}, file already exists!`);
+    if (await exists(target)) throw badRequest(`Cannot copy backup to ${target}, file already exists!`);
     await this.whileWriting(partialPath(target), async () => {
       await copyFile(source, partialPath(target));
       await rename(partialPath(target), target);
     });
+    await this.learn(target, location);
+    return target;
+  }
+
+  /** Gives a complete backup file written in a location's folder its name there, and records it. */
+  async adopt(file: string, location: string, fileName: string): Promise<string> {
+    const target = childPath(await this.locationDir(location), fileName);
+    if (await exists(target)) throw badRequest(`Cannot import backup to ${target}, file already exists!`);
+    await rename(file, target);
     await this.learn(target, location);
     return target;
   }
@@ -385,6 +394,8 @@ export class BackupManager {
     }
   }
 }
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
 
 function addCopy(into: Map<string, Backup>, meta: BackupMeta, copy: BackupCopy): void {
   const known = into.get(meta.slug);

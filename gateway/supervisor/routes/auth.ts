@@ -44,7 +44,7 @@ export function registerAuthRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
     const type = mediaType(headers['content-type']);
     let fields: Record<string, unknown>;
     if (type === 'application/json') fields = call.body();
-    else if (type === 'application/x-www-form-urlencoded') fields = Object.fromEntries(parseFormBody(call.req));
+    else if (type === 'application/x-www-form-urlencoded') fields = Object.fromEntries(await parseFormBody(call.req));
     else return raw(plainError(401, REALM));
     const username = fields.username || fields.user;
     const password = fields.password;

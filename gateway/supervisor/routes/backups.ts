@@ -1,15 +1,18 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, str, int, maybe, matching, boolean, dict, pyRepr, type Field } from '../../../actors/supervisor/schema.ts';
-import { SupervisorError, notFound, UNKNOWN_ERROR } from '../../../actors/supervisor/errors.ts';
+import { validate, str, int, maybe, nameMatching, boolean, dict, pyRepr, type Field } from '../../../actors/supervisor/schema.ts';
+import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { BackupManager, CLOUD, locationName, wireLocation, type Backup } from '../../../actors/supervisor/backups/manager.ts';
 import { createBackup, type BackupRequest } from '../../../actors/supervisor/backups/create.ts';
 import { BACKUP_FOLDERS, type BackupFolder } from '../../../actors/supervisor/backups/archive/backup-json.ts';
-import { BackupReader } from '../../../actors/supervisor/backups/archive/reader.ts';
-import { firstMultipartPartToFile } from '../multipart.ts';
+import { importUpload } from '../../../actors/supervisor/backups/import.ts';
+import type { HttpRequest } from '../../http.ts';
+import { readMultipart } from '../../multipart.ts';
+import { BodyError } from '../../request-body.ts';
+import { attachment } from '../../content-disposition.ts';
 
 /**
  * Backups (supervisor-wire §5.9), role `backup`: list and info, options, reload, freeze/thaw,
@@ -17,10 +20,14 @@ import { firstMultipartPartToFile } from '../multipart.ts';
  * live in backup-restore.ts.
  */
 
-/** An upload is spooled to a file as it arrives (never whole in memory); this only bounds the disk it takes. */
+/** An upload is written to its file as it arrives (never whole in memory); this only bounds the disk it takes. */
 const UPLOAD_MAX_BODY = 1024 ** 4;
+/** The tar is the first part; a few small fields may follow it (a browser's FormData adds none). */
+const UPLOAD_FORM = { fieldSize: 64 * 1024, fields: 16, files: 1 };
 
+/** The original's pattern (no path separators); the name also goes back out in a download's header */
 const FILENAME = /^[^\\/]+\.tar$/;
+const fileName = nameMatching(FILENAME);
 const invalid = (reason: string, key: string, value: unknown) => new SupervisorError(`${reason} @ data['${key}']. Got ${pyRepr(value)}`);
 
 const location: Field<string | null> = maybe(str);
@@ -157,7 +164,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
     const folderValues: readonly string[] = v1 ? [...BACKUP_FOLDERS, 'homeassistant'] : BACKUP_FOLDERS;
     const shape: Record<string, Field> = {
       name: str,
-      filename: matching(FILENAME),
+      filename: fileName,
       password: maybe(str),
       compressed: maybe(boolean),
       location: locations,
@@ -215,45 +222,13 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
   api.post(
     '/backups/new/upload',
     async (call) => {
-      const m = manager();
       const names = locationNames(call, call.query.getAll('location'));
       const filename = call.query.get('filename');
-      if (filename !== null && !FILENAME.test(filename)) throw invalid(`does not match regular expression ${FILENAME.source}`, 'filename', filename);
-      const [primary, ...others] = names.length ? names : [locationName(null)];
-      for (const location of [primary, ...others]) await m.locationDir(location);
-      const tmpDir = join(deps.dataDir, 'tmp');
-      await mkdir(tmpDir, { recursive: true });
-      const tmp = join(tmpDir, `upload-${deps.ids.uuidHex()}.tar`);
-      try {
-        const body = call.req.bodyFile;
-        const found = body ? await firstMultipartPartToFile(call.req.headers['content-type'], body, tmp) : false;
-        if (!found) throw new SupervisorError(UNKNOWN_ERROR);
-        let reader: BackupReader;
-        try {
-          reader = await BackupReader.open(tmp);
-        } catch (err) {
-          // the original's answer is its unknown error; the log says why
-          deps.logs.get('hearth.supervisor.backups').warning(`upload ${filename ?? '(no filename)'} refused: ${(err as Error).message}`);
-          throw new SupervisorError(UNKNOWN_ERROR);
-        }
-        const slug = reader.meta.slug;
-        const known = m.get(slug);
-        if (known && JSON.stringify(comparable(known.meta)) !== JSON.stringify(comparable(reader.meta))) throw new SupervisorError(UNKNOWN_ERROR);
-        const fileName = filename ?? `${slug}.tar`;
-        await deps.jobs.run({ name: 'backup_manager_import_backup', reference: slug, keep: true, context: deps.context() }, async () => {
-          for (const location of [primary, ...others]) {
-            if (m.get(slug)?.copies.has(location)) continue;
-            const target = join(await m.locationDir(location), fileName);
-            if (await stat(target).then(() => true, () => false)) throw new SupervisorError(UNKNOWN_ERROR);
-            await m.copyTo(tmp, location, fileName);
-          }
-        }).done;
-        return { slug };
-      } finally {
-        await rm(tmp, { force: true });
-      }
+      if (filename !== null) validate({ filename }, { filename: fileName });
+      const request = { locations: names.length ? names : [locationName(null)], fileName: filename, context: deps.context() };
+      return { slug: await importUpload(manager(), request, (file) => receiveUpload(call.req, file)) };
     },
-    { maxBody: UPLOAD_MAX_BODY, spoolDir: join(deps.dataDir, 'tmp') },
+    { maxBody: UPLOAD_MAX_BODY, streamBody: true },
   );
 
   api.get('/backups/:slug/info', (call) => {
@@ -290,7 +265,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
     }
     const file = copy.path.slice(copy.path.lastIndexOf('/') + 1);
     const name = file === `${backup.slug}.tar` ? `${backup.meta.name.replace(/[^A-Za-z0-9]+/g, '_')}.tar` : file;
-    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': `attachment; filename=${name}` }, file: copy.path, size });
+    return raw({ status: 200, headers: { 'content-type': 'application/tar', 'content-disposition': attachment(name) }, file: copy.path, size });
   });
 }
 
@@ -302,9 +277,15 @@ function listed(manager: BackupManager, tree: 'v1' | 'v2') {
     .map((b) => entry(manager, b, tree));
 }
 
-/** What must agree for an upload to be another copy of a known backup (not `protected`: that is per copy). */
-function comparable(meta: Backup['meta']) {
-  const { protected: _p, ...rest } = meta as Backup['meta'] & { docker?: unknown };
-  delete (rest as { docker?: unknown }).docker;
-  return rest;
+/** The upload's first part, written to `file` as it arrives; a body that is not such a form is the client's error. */
+async function receiveUpload(req: HttpRequest, file: string): Promise<void> {
+  const form = await readMultipart(req.bodyStream ?? req.body, {
+    contentType: req.headers['content-type'],
+    limits: UPLOAD_FORM,
+    fileFirst: true,
+    file: () => createWriteStream(file, { flags: 'wx' }),
+  }).catch((err) => {
+    throw err instanceof BodyError ? new SupervisorError(`Improperly formatted upload: ${err.message}`, { status: err.status }) : err;
+  });
+  if (form.files === 0) throw new SupervisorError('Improperly formatted upload: no file part');
 }

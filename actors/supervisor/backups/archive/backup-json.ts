@@ -78,6 +78,9 @@ export function backupSlug(name: string, date: string): string {
   return createHash('sha1').update(`${date} - ${name}`.toLowerCase(), 'utf8').digest('hex').slice(0, 8);
 }
 
+/** What backupSlug makes: an uploaded backup whose slug is anything else is refused (it names files). */
+export const BACKUP_SLUG = /^[0-9a-f]{8}$/;
+
 /** The bytes of a v2 `backup.json` (compact, as orjson writes it). */
 export function encodeBackupJson(meta: BackupMeta): Buffer {
   const checked = validateBackupMeta({ ...meta, version: 2 });
