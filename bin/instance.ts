@@ -238,7 +238,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   }
 
   const overrides = (entityId: string) => registries.entityOverrides(entityId);
-  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, logs.get('hearth.entities').warning, overrides));
+  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, logs.get('hearth.entities').warning, overrides, () => coreConfig.timeZone()));
   // a helper lives under its registry entry's entity id, which the user may have renamed
   const configureHelper = async (h: HelperActors, section: unknown, context: Context) => {
     const entries = await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, section), context);
