@@ -47,6 +47,7 @@ import { registerHassioIngress } from '../gateway/routes/hassio-ingress.ts';
 import { commandFor } from '../gateway/ws/commands.ts';
 import { FrontendUserData } from '../actors/frontend/user-data.ts';
 import { Panels } from '../actors/frontend/panels.ts';
+import { Translations } from '../actors/frontend/translations.ts';
 import { AppPanels } from '../actors/supervisor-client/app-panels.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
@@ -315,6 +316,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   deps.coreBackup = new CoreBackup({ log, dataDir, areas, say: logs.get('hearth.backup').info });
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
   deps.panels = new Panels({ fireEvent, say: logs.get('hearth.frontend') });
+  deps.translations = new Translations({ components: () => coreConfig.loadedComponents(), services: () => services.describe() });
   const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, say: logs.get('hearth.hassio'), context: systemContext });
   const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);

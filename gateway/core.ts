@@ -11,6 +11,7 @@ import type { SupervisorClient } from '../actors/supervisor-client/client.ts';
 import type { DiscoveryFlows } from '../actors/supervisor-client/discovery-flows.ts';
 import type { FrontendUserData } from '../actors/frontend/user-data.ts';
 import type { Panels } from '../actors/frontend/panels.ts';
+import type { Translations } from '../actors/frontend/translations.ts';
 import type { Registries } from '../actors/registries/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
@@ -59,6 +60,8 @@ export interface CoreDeps {
   frontendUserData?: FrontendUserData;
   /** the frontend's panels (get_panels) */
   panels?: Panels;
+  /** the backend's texts by domain and category (frontend/get_translations) */
+  translations?: Translations;
   /** backup/start and backup/end: the log export a backup of the core's data carries */
   coreBackup?: CoreBackup;
   clock: Clock;
