@@ -48,6 +48,7 @@ import { commandFor } from '../gateway/ws/commands.ts';
 import { FrontendUserData } from '../actors/frontend/user-data.ts';
 import { Panels } from '../actors/frontend/panels.ts';
 import { Translations } from '../actors/frontend/translations.ts';
+import { DeviceAutomations } from '../actors/device-automation/index.ts';
 import { AppPanels } from '../actors/supervisor-client/app-panels.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
@@ -316,6 +317,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   deps.coreBackup = new CoreBackup({ log, dataDir, areas, say: logs.get('hearth.backup').info });
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
   deps.panels = new Panels({ fireEvent, say: logs.get('hearth.frontend') });
+  deps.deviceAutomations = new DeviceAutomations({
+    getDevice: (id) => registries.getDevice(id),
+    entitiesOfDevice: (id) => registries.entitiesOfDevice(id),
+    getEntity: (id) => registries.getEntity(id),
+    state: (id) => entities.get(id),
+  });
   deps.translations = new Translations({ components: () => coreConfig.loadedComponents(), services: () => services.describe() });
   const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, say: logs.get('hearth.hassio'), context: systemContext });
   const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });

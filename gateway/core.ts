@@ -13,6 +13,7 @@ import type { FrontendUserData } from '../actors/frontend/user-data.ts';
 import type { Panels } from '../actors/frontend/panels.ts';
 import type { Translations } from '../actors/frontend/translations.ts';
 import type { Registries } from '../actors/registries/index.ts';
+import type { DeviceAutomations } from '../actors/device-automation/index.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
@@ -60,6 +61,8 @@ export interface CoreDeps {
   frontendUserData?: FrontendUserData;
   /** the frontend's panels (get_panels) */
   panels?: Panels;
+  /** what devices offer as automation actions, triggers and conditions (device_automation/*) */
+  deviceAutomations?: DeviceAutomations;
   /** the backend's texts by domain and category (frontend/get_translations) */
   translations?: Translations;
   /** backup/start and backup/end: the log export a backup of the core's data carries */

@@ -22,6 +22,7 @@ import { explorerCommands } from './explorer-commands.ts';
 import { frontendCommands } from './frontend-commands.ts';
 import { flowCommands } from './flow-commands.ts';
 import { backupCommands } from './backup-commands.ts';
+import { deviceAutomationCommands } from './device-automation-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command<D = CoreDeps> {
@@ -483,6 +484,7 @@ const commands: Record<string, Command> = {
   ...frontendCommands,
   ...flowCommands,
   ...backupCommands,
+  ...deviceAutomationCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));
