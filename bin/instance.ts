@@ -49,6 +49,7 @@ import { FrontendUserData } from '../actors/frontend/user-data.ts';
 import { Panels } from '../actors/frontend/panels.ts';
 import { Translations } from '../actors/frontend/translations.ts';
 import { DeviceAutomations } from '../actors/device-automation/index.ts';
+import { Tags } from '../actors/tags/tags.ts';
 import { AppPanels } from '../actors/supervisor-client/app-panels.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
@@ -217,6 +218,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   areas.push(mobileSensors.area);
   const frontendUserData = new FrontendUserData({ log, clock });
   areas.push(frontendUserData);
+  const tags = new Tags({ log, clock, entities, say: logs.get('hearth.tag').warning });
+  areas.push(tags);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -304,7 +307,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
   // read once: a supervisor hands its core the address and token in the container's environment
   const supervisorEndpoint = options.supervisor === undefined ? supervisorFromEnv(process.env) : (options.supervisor ?? undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'websocket_api', ...configured, ...platforms.components(), ...(supervisorEndpoint ? ['hassio'] : [])]);
+  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'device_automation', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'tag', 'websocket_api', ...configured, ...platforms.components(), ...(supervisorEndpoint ? ['hassio'] : [])]);
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
@@ -313,7 +316,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   bus.listen('state_changed', 'subscribed templates', (r) => r.stream.startsWith('entity/') && templates.stateChanged(r.data.entity_id, r.data.old_state, r.data.new_state));
   const intents = new IntentRegistry(logs.get('hearth.intent').warning);
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
-  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, tags, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
   deps.coreBackup = new CoreBackup({ log, dataDir, areas, say: logs.get('hearth.backup').info });
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
   deps.panels = new Panels({ fireEvent, say: logs.get('hearth.frontend') });

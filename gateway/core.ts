@@ -14,6 +14,7 @@ import type { Panels } from '../actors/frontend/panels.ts';
 import type { Translations } from '../actors/frontend/translations.ts';
 import type { Registries } from '../actors/registries/index.ts';
 import type { DeviceAutomations } from '../actors/device-automation/index.ts';
+import type { Tags } from '../actors/tags/tags.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
@@ -63,6 +64,8 @@ export interface CoreDeps {
   panels?: Panels;
   /** what devices offer as automation actions, triggers and conditions (device_automation/*) */
   deviceAutomations?: DeviceAutomations;
+  /** NFC and QR tags (tag/*), moved on by tag_scanned events */
+  tags?: Tags;
   /** the backend's texts by domain and category (frontend/get_translations) */
   translations?: Translations;
   /** backup/start and backup/end: the log export a backup of the core's data carries */

@@ -23,6 +23,7 @@ import { frontendCommands } from './frontend-commands.ts';
 import { flowCommands } from './flow-commands.ts';
 import { backupCommands } from './backup-commands.ts';
 import { deviceAutomationCommands } from './device-automation-commands.ts';
+import { tagCommands } from './tag-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command<D = CoreDeps> {
@@ -485,6 +486,7 @@ const commands: Record<string, Command> = {
   ...flowCommands,
   ...backupCommands,
   ...deviceAutomationCommands,
+  ...tagCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));
