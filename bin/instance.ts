@@ -340,7 +340,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
-  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent });
+  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent, tagName: (id) => tags.get(id)?.name ?? null });
   deps.mobile = mobile;
   // the app's sensors and device tracker: their webhook actions, get_config's entities, registry changes
   await mobileSensors.start({ actions: mobile.actions, newContext: systemContext });

@@ -24,6 +24,8 @@ export interface CoreActionDeps {
   conversation?: Conversation;
   runState(): string;
   fireEvent(eventType: string, data: Record<string, unknown>, origin: Origin, context: Context): Promise<EventRecord>;
+  /** a tag's name, which the original's tag_scanned event carries (null for a tag without one) */
+  tagName?(tagId: string): string | null;
   /** get_config's `entities`: the registration's entities by unique id (filled by the sensors part) */
   entitiesOf(registration: Registration): Record<string, { disabled: boolean }>;
 }
@@ -137,7 +139,8 @@ export function registerCoreActions(actions: WebhookActions, deps: CoreActionDep
 
   actions.register('scan_tag', async ({ registration, data, context }) => {
     if (!isObject(data) || extraKeys(data, ['tag_id']) || typeof data.tag_id !== 'string') return EMPTY_OK;
-    await deps.fireEvent('tag_scanned', { tag_id: data.tag_id, device_id: registration.core_device_id }, 'LOCAL', context);
+    const name = deps.tagName?.(data.tag_id) ?? null;
+    await deps.fireEvent('tag_scanned', { tag_id: data.tag_id, name, device_id: registration.core_device_id }, 'LOCAL', context);
     return EMPTY_OK;
   });
 }

@@ -83,6 +83,9 @@ t.test('tags: collection commands, scans, entity, restart', async (t) => {
     t.match(change.item.last_scanned, /^2026-11-28T07:30:00\.\d{6}\+00:00$/, 'the time of the scan event');
     const state = (await rest()('GET', '/api/states/tag.kitchen')).json;
     t.same([state.state, state.attributes.last_scanned_by_device_id], [change.item.last_scanned.slice(0, 23) + '+00:00', deviceId]);
+    const scans: any[] = [];
+    for await (const r of hearth.log.read({ gt: 0 })) if (r.type === 'tag_scanned') scans.push(r.data);
+    t.same(scans, [{ tag_id: 'kitchen-nfc', name: 'Kitchen door', device_id: deviceId }], "the scan event names the tag, as the original's does");
 
     t.equal((await rest()('POST', '/api/events/tag_scanned', { tag_id: 'garage-qr', device_id: 'by-hand' })).status, 200);
     const [made] = await nextChange((e) => e[0]?.tag_id === 'garage-qr');
