@@ -234,6 +234,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
     return record;
   };
+  tags.start({ fireEvent });
   if (logging.systemLog.fireEvent) {
     logs.onCaptured((entry) => {
       // the store reports its own failures: an event for each would fail, and report, again
@@ -340,7 +341,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
-  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent, tagName: (id) => tags.get(id)?.name ?? null });
+  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent, scanTag: (tagId, deviceId, context) => tags.scan(tagId, deviceId, context) });
   deps.mobile = mobile;
   // the app's sensors and device tracker: their webhook actions, get_config's entities, registry changes
   await mobileSensors.start({ actions: mobile.actions, newContext: systemContext });

@@ -1,6 +1,6 @@
 import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
-import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import type { Context, EventLog, EventRecord, Origin } from '../../store/types.ts';
 import { isoTime } from '../../store/time.ts';
 import { parseDatetime, toEpochMs } from '../history/time.ts';
 import { slugify, uniqueId } from '../entities/slug.ts';
@@ -74,6 +74,9 @@ export function tagTime(text: string): string | undefined {
 
 type Listener = (changes: TagChange[]) => void;
 
+/** Fires a bus event; resolves with its committed record. */
+export type FireEvent = (eventType: string, data: Record<string, unknown>, origin: Origin, context: Context) => Promise<EventRecord>;
+
 export interface TagsDeps {
   log: EventLog;
   clock: Clock;
@@ -91,6 +94,9 @@ export class Tags implements Area {
   private readonly tags = new Map<string, TagItem>();
   private readonly listeners = new Set<Listener>();
   private queue: Promise<unknown> = Promise.resolve();
+  /** the tag update each committed scan causes, by the scan's seq, until its scanner has waited for it */
+  private readonly following = new Map<number, Promise<void>>();
+  private fireEvent?: FireEvent;
 
   constructor(private readonly deps: TagsDeps) {
     deps.log.onCommit((records) => {
@@ -100,7 +106,10 @@ export class Tags implements Area {
           const change = this.apply(r);
           if (change) changes.push(change);
         } else if (r.stream === 'bus' && r.type === 'tag_scanned' && typeof r.data?.tag_id === 'string') {
-          this.serially(() => this.scanned(r)).catch((err) => deps.say?.(`tag ${r.data.tag_id}: scan not recorded: ${(err as Error).message}`));
+          const followed = this.serially(() => this.scanned(r)).catch((err) => deps.say?.(`tag ${r.data.tag_id}: scan not recorded: ${(err as Error).message}`));
+          this.following.set(r.seq, followed);
+          // nobody waits for a scan a client fired itself
+          void followed.then(() => setTimeout(() => this.following.delete(r.seq), 0));
         }
       }
       if (changes.length) for (const l of [...this.listeners]) l(changes);
@@ -135,6 +144,22 @@ export class Tags implements Area {
   restore(data: unknown): void {
     this.tags.clear();
     for (const tag of (data ?? []) as TagItem[]) this.tags.set(tag.tag_id, tag);
+  }
+
+  /** Gives the tags the bus, for scans (set once the bus is up). */
+  start(deps: { fireEvent: FireEvent }): void {
+    this.fireEvent = deps.fireEvent;
+  }
+
+  /**
+   * The original's async_scan_tag: fires `tag_scanned` (with the tag's name) and resolves once
+   * the tag's last scan it causes is committed, so the scanner's answer follows both.
+   */
+  async scan(tagId: string, deviceId: string | null, context: Context): Promise<void> {
+    if (!this.fireEvent) throw new Error('tags are not started');
+    const record = await this.fireEvent('tag_scanned', { tag_id: tagId, name: this.tags.get(tagId)?.name ?? null, device_id: deviceId }, 'LOCAL', context);
+    await this.following.get(record.seq);
+    this.following.delete(record.seq);
   }
 
   list(): TagItem[] {

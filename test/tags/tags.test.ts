@@ -76,6 +76,8 @@ t.test('tags: collection commands, scans, entity, restart', async (t) => {
     const reg = await register(rest());
     const deviceId = hearth.mobile.registrations.get(reg.webhook_id)!.core_device_id;
     t.equal((await hook(base, reg.webhook_id, { type: 'scan_tag', data: { tag_id: 'kitchen-nfc' } })).status, 200);
+    const listed = (await ask(c, { type: 'tag/list' })).result.find((x: any) => x.tag_id === 'kitchen-nfc');
+    t.equal(listed.device_id, deviceId, 'the answer to the scan comes after the tag has it');
     const [change] = await nextChange((e) => e[0]?.item?.device_id);
     t.equal(change.change_type, 'updated');
     t.same(Object.keys(change.item), ['id', 'tag_id', 'name', 'last_scanned', 'device_id']);
