@@ -18,6 +18,7 @@ export type ExtraField = Record<string, unknown> & { name: string };
 /** A template of what an entity offers: its `type` and any keys beside it. */
 export type Template = Record<string, string>;
 
+/** What a record is: something to do, something that starts an automation, something to check. */
 export type AutomationKind = 'action' | 'trigger' | 'condition';
 
 /**

@@ -16,6 +16,7 @@ const STRINGS_DIR = fileURLToPath(new URL('./strings/', import.meta.url));
 
 type Strings = Record<string, unknown>;
 
+/** Where the translations read the loaded domains and the services' texts. */
 export interface TranslationsDeps {
   /** the loaded components (get_config's list), answered when no integration is named */
   components(): string[];
@@ -49,6 +50,7 @@ function serviceStrings(description: ServiceDescription): Strings {
   return { name: description.name, description: description.description, ...(Object.keys(fields).length && { fields }) };
 }
 
+/** The translations of every domain Hearth has, by category. */
 export class Translations {
   private readonly strings: Map<string, Strings>;
 

@@ -14,6 +14,7 @@ import type { EntityActors } from '../entities/registry.ts';
  * holding the whole tag (`tag_created`, `tag_updated`), or `tag_removed`; restored at start.
  */
 
+/** Every tag's stream starts with this. */
 export const TAG_PREFIX = 'tag/';
 const SNAPSHOT_VERSION = 1;
 
@@ -77,6 +78,7 @@ type Listener = (changes: TagChange[]) => void;
 /** Fires a bus event; resolves with its committed record. */
 export type FireEvent = (eventType: string, data: Record<string, unknown>, origin: Origin, context: Context) => Promise<EventRecord>;
 
+/** What the tags need: the log, the clock, the entities their tag entities are written to. */
 export interface TagsDeps {
   log: EventLog;
   clock: Clock;
@@ -85,6 +87,7 @@ export interface TagsDeps {
   say?: (line: string) => void;
 }
 
+/** The tag collection: its records' projection, its changes, and the scans it follows. */
 export class Tags implements Area {
   readonly name = 'tags';
   readonly snapshotVersion = SNAPSHOT_VERSION;
