@@ -47,6 +47,9 @@ import { registerHassioIngress } from '../gateway/routes/hassio-ingress.ts';
 import { commandFor } from '../gateway/ws/commands.ts';
 import { FrontendUserData } from '../actors/frontend/user-data.ts';
 import { Panels } from '../actors/frontend/panels.ts';
+import { Translations } from '../actors/frontend/translations.ts';
+import { DeviceAutomations } from '../actors/device-automation/index.ts';
+import { Tags } from '../actors/tags/tags.ts';
 import { AppPanels } from '../actors/supervisor-client/app-panels.ts';
 import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
@@ -215,6 +218,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   areas.push(mobileSensors.area);
   const frontendUserData = new FrontendUserData({ log, clock });
   areas.push(frontendUserData);
+  const tags = new Tags({ log, clock, entities, say: logs.get('hearth.tag').warning });
+  areas.push(tags);
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -229,6 +234,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
     return record;
   };
+  tags.start({ fireEvent });
   if (logging.systemLog.fireEvent) {
     logs.onCaptured((entry) => {
       // the store reports its own failures: an event for each would fail, and report, again
@@ -238,7 +244,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   }
 
   const overrides = (entityId: string) => registries.entityOverrides(entityId);
-  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, logs.get('hearth.entities').warning, overrides));
+  const helpers = helperDomains.map((d) => new HelperActors(d, entities, clock, logs.get('hearth.entities').warning, overrides, () => coreConfig.timeZone()));
   // a helper lives under its registry entry's entity id, which the user may have renamed
   const configureHelper = async (h: HelperActors, section: unknown, context: Context) => {
     const entries = await registries.syncPlatform(h.domain.domain, helperEntries(h.domain, section), context);
@@ -302,7 +308,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
   // read once: a supervisor hands its core the address and token in the container's environment
   const supervisorEndpoint = options.supervisor === undefined ? supervisorFromEnv(process.env) : (options.supervisor ?? undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'websocket_api', ...configured, ...platforms.components(), ...(supervisorEndpoint ? ['hassio'] : [])]);
+  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'device_automation', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'tag', 'websocket_api', ...configured, ...platforms.components(), ...(supervisorEndpoint ? ['hassio'] : [])]);
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
@@ -311,10 +317,17 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   bus.listen('state_changed', 'subscribed templates', (r) => r.stream.startsWith('entity/') && templates.stateChanged(r.data.entity_id, r.data.old_state, r.data.new_state));
   const intents = new IntentRegistry(logs.get('hearth.intent').warning);
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
-  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
+  const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, tags, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
   deps.coreBackup = new CoreBackup({ log, dataDir, areas, say: logs.get('hearth.backup').info });
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
   deps.panels = new Panels({ fireEvent, say: logs.get('hearth.frontend') });
+  deps.deviceAutomations = new DeviceAutomations({
+    getDevice: (id) => registries.getDevice(id),
+    entitiesOfDevice: (id) => registries.entitiesOfDevice(id),
+    getEntity: (id) => registries.getEntity(id),
+    state: (id) => entities.get(id),
+  });
+  deps.translations = new Translations({ components: () => coreConfig.loadedComponents(), services: () => services.describe() });
   const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, say: logs.get('hearth.hassio'), context: systemContext });
   const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
@@ -328,7 +341,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
-  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent });
+  mobile.start({ services, entities, coreConfig, templates, conversation, runState: () => runState, fireEvent, scanTag: (tagId, deviceId, context) => tags.scan(tagId, deviceId, context) });
   deps.mobile = mobile;
   // the app's sensors and device tracker: their webhook actions, get_config's entities, registry changes
   await mobileSensors.start({ actions: mobile.actions, newContext: systemContext });

@@ -11,7 +11,10 @@ import type { SupervisorClient } from '../actors/supervisor-client/client.ts';
 import type { DiscoveryFlows } from '../actors/supervisor-client/discovery-flows.ts';
 import type { FrontendUserData } from '../actors/frontend/user-data.ts';
 import type { Panels } from '../actors/frontend/panels.ts';
+import type { Translations } from '../actors/frontend/translations.ts';
 import type { Registries } from '../actors/registries/index.ts';
+import type { DeviceAutomations } from '../actors/device-automation/index.ts';
+import type { Tags } from '../actors/tags/tags.ts';
 import type { Bus } from '../streams/bus.ts';
 import type { Logs } from '../actors/logging/logs.ts';
 import type { EntityFanout } from '../streams/entity-fanout.ts';
@@ -59,6 +62,12 @@ export interface CoreDeps {
   frontendUserData?: FrontendUserData;
   /** the frontend's panels (get_panels) */
   panels?: Panels;
+  /** what devices offer as automation actions, triggers and conditions (device_automation/*) */
+  deviceAutomations?: DeviceAutomations;
+  /** NFC and QR tags (tag/*), moved on by tag_scanned events */
+  tags?: Tags;
+  /** the backend's texts by domain and category (frontend/get_translations) */
+  translations?: Translations;
   /** backup/start and backup/end: the log export a backup of the core's data carries */
   coreBackup?: CoreBackup;
   clock: Clock;

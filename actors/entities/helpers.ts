@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Context } from '../../store/types.ts';
 import type { EntityActors } from './registry.ts';
 import type { Clock } from '../clock.ts';
-import type { HelperDomain, HelperItem } from './types.ts';
+import type { HelperDomain, HelperEnv, HelperItem } from './types.ts';
 import { ServiceError, type ServiceSpec } from '../services/types.ts';
 import { domainOf, jsonEqual } from './state.ts';
 import { noOverrides, withOverrides, type EntryFollower, type OverridesOf } from './overrides.ts';
@@ -27,7 +27,12 @@ export class HelperActors implements EntryFollower {
     private readonly clock: Clock,
     private readonly log: (line: string) => void,
     private readonly overrides: OverridesOf = noOverrides,
+    private readonly timeZone: () => string = () => 'UTC',
   ) {}
+
+  private env(): HelperEnv {
+    return { now: this.clock.now(), timeZone: this.timeZone() };
+  }
 
   /**
    * Applies a (re)loaded configuration: new items start, changed ones reconfigure, removed ones
@@ -45,7 +50,7 @@ export class HelperActors implements EntryFollower {
         existing.actor.send({ type: 'configure', config: item.config } as EventObject);
       } else {
         const restored = this.entities.get(entityId);
-        const actor = createActor(this.domain.machine, { input: this.domain.input(item, restored) });
+        const actor = createActor(this.domain.machine, { input: this.domain.input(item, restored, this.env()) });
         actor.start();
         this.items.set(entityId, { item, actor });
       }
@@ -68,7 +73,7 @@ export class HelperActors implements EntryFollower {
       if (current) await this.entities.remove(entityId, context);
       return;
     }
-    const rendered = this.domain.render(h.actor.getSnapshot(), h.item);
+    const rendered = this.domain.render(h.actor.getSnapshot(), h.item, this.env());
     const shown = { state: rendered.state, attributes: withOverrides(rendered.attributes, overrides) };
     // a restart with unchanged state writes nothing, so the log does not grow at each start
     if (current && current.state === shown.state && jsonEqual(current.attributes, shown.attributes)) return;
@@ -118,7 +123,7 @@ export class HelperActors implements EntryFollower {
     const h = this.items.get(entityId);
     if (!h) return;
     h.actor.stop();
-    h.actor = createActor(this.domain.machine, { snapshot: snapshot as any, input: this.domain.input(h.item, this.entities.get(entityId)) });
+    h.actor = createActor(this.domain.machine, { snapshot: snapshot as any, input: this.domain.input(h.item, this.entities.get(entityId), this.env()) });
     h.actor.start();
   }
 
@@ -132,7 +137,11 @@ export class HelperActors implements EntryFollower {
       schema: s.schema,
       supportsResponse: 'none' as const,
       access: 'entity' as const,
-      handler: async (call) => this.command(call.entityIds, s.toEvent(call.data), call.context),
+      handler: async (call) => {
+        const problem = s.refine?.(call.data);
+        if (problem) throw new ServiceError('invalid_format', problem);
+        return this.command(call.entityIds, s.toEvent(call.data, this.env()), call.context);
+      },
     }));
     specs.push({
       domain,

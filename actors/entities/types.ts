@@ -19,14 +19,27 @@ export interface HelperItem<C = Record<string, unknown>> {
   config: C;
 }
 
+/** What a helper may read besides its item: the time and the configured zone (machines read no clock). */
+export interface HelperEnv {
+  /** epoch ms */
+  now: number;
+  /** the core's time zone (IANA name) */
+  timeZone: string;
+}
+
 /** A service of a helper domain: its description for /api/services and how a call becomes a machine event. */
 export interface HelperService {
   service: string;
   description: ServiceDescription;
   /** TypeBox schema of the service data (without the target keys entity_id/device_id/area_id) */
   schema: TSchema;
+  /**
+   * What the schema cannot say (keys that exclude each other, the original's own parsers): the
+   * problem in the original's words, refused as invalid data before any entity is asked.
+   */
+  refine?(data: Record<string, any>): string | undefined;
   /** the event sent to each target entity's machine */
-  toEvent(data: Record<string, any>): EventObject;
+  toEvent(data: Record<string, any>, env: HelperEnv): EventObject;
 }
 
 /**
@@ -42,8 +55,8 @@ export interface HelperDomain<C = any> {
   parseConfig(section: unknown): HelperItem<C>[];
   machine: AnyStateMachine;
   /** the machine's input for an item, given its last state from the log (undefined on first start) */
-  input(item: HelperItem<C>, restored: EntityState | undefined): unknown;
+  input(item: HelperItem<C>, restored: EntityState | undefined, env: HelperEnv): unknown;
   /** the entity state the machine's current snapshot shows */
-  render(snapshot: { context: any; value: any }, item: HelperItem<C>): RenderedState;
+  render(snapshot: { context: any; value: any }, item: HelperItem<C>, env: HelperEnv): RenderedState;
   services: HelperService[];
 }

@@ -4,14 +4,10 @@
  * them: a time without an offset is a wall-clock time of the configured time zone.
  */
 
+import { daysIn, wallAsUtcMs, wallToEpochMs, type WallTime } from '../wall-clock.ts';
+
 /** A parsed date and time; `offsetMinutes` undefined when the text named no offset. */
-export interface ParsedDatetime {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
+export interface ParsedDatetime extends WallTime {
   micros: number;
   offsetMinutes: number | undefined;
 }
@@ -74,56 +70,11 @@ function fields(
   return { year, month, day, hour, minute, second, micros, offsetMinutes };
 }
 
-function daysIn(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** The wall-clock fields as if they were UTC, in epoch ms (years below 100 included). */
-function wallMs(p: ParsedDatetime): number {
-  const date = new Date(0);
-  date.setUTCFullYear(p.year, p.month - 1, p.day);
-  date.setUTCHours(p.hour, p.minute, p.second, 0);
-  return date.getTime() + p.micros / 1000;
-}
-
 /** Epoch ms (with microseconds) of a parsed time; one without an offset is read in `timeZone`. */
 export function toEpochMs(p: ParsedDatetime, timeZone: string): number {
-  const wall = wallMs(p);
+  const wall = wallAsUtcMs(p) + p.micros / 1000;
   if (p.offsetMinutes !== undefined) return wall - p.offsetMinutes * 60_000;
-  // the zone's offset at the guessed instant, checked once more where a change of offset lies between
-  const first = wall - zoneOffsetMs(wall, timeZone);
-  const offset = zoneOffsetMs(first, timeZone);
-  return wall - offset;
-}
-
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-/** How far `timeZone`'s wall clock is ahead of UTC at the instant `ms`. */
-function zoneOffsetMs(ms: number, timeZone: string): number {
-  let format = formats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      era: 'short',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formats.set(timeZone, format);
-  }
-  const at = Math.floor(ms / 1000) * 1000;
-  const part: Record<string, string> = {};
-  for (const { type, value } of format.formatToParts(at)) part[type] = value;
-  const year = part.era === 'BC' ? 1 - Number(part.year) : Number(part.year);
-  const wall = new Date(0);
-  wall.setUTCFullYear(year, Number(part.month) - 1, Number(part.day));
-  wall.setUTCHours(Number(part.hour), Number(part.minute), Number(part.second), 0);
-  return wall.getTime() - at;
+  return wallToEpochMs(p, timeZone) + p.micros / 1000;
 }
 
 /** `text` as epoch ms, or undefined when the original's parser refuses it. */

@@ -24,6 +24,8 @@ export interface CoreActionDeps {
   conversation?: Conversation;
   runState(): string;
   fireEvent(eventType: string, data: Record<string, unknown>, origin: Origin, context: Context): Promise<EventRecord>;
+  /** the tag component's scan: fires tag_scanned and records the tag's last scan */
+  scanTag(tagId: string, deviceId: string, context: Context): Promise<void>;
   /** get_config's `entities`: the registration's entities by unique id (filled by the sensors part) */
   entitiesOf(registration: Registration): Record<string, { disabled: boolean }>;
 }
@@ -137,7 +139,7 @@ export function registerCoreActions(actions: WebhookActions, deps: CoreActionDep
 
   actions.register('scan_tag', async ({ registration, data, context }) => {
     if (!isObject(data) || extraKeys(data, ['tag_id']) || typeof data.tag_id !== 'string') return EMPTY_OK;
-    await deps.fireEvent('tag_scanned', { tag_id: data.tag_id, device_id: registration.core_device_id }, 'LOCAL', context);
+    await deps.scanTag(data.tag_id, registration.core_device_id, context);
     return EMPTY_OK;
   });
 }

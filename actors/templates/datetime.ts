@@ -1,3 +1,4 @@
+import { zoneOffsetMs } from '../wall-clock.ts';
 import { TemplateError, typeError, valueError } from './errors.ts';
 import { Callable, MISSING, PyObject, float, isNumber, numberOf, pyRound, pyType, strRepr, type Ctx } from './values.ts';
 
@@ -18,31 +19,11 @@ export type Zone = { kind: 'fixed'; offset: number; name: string } | { kind: 'ia
 
 export const UTC: Zone = { kind: 'fixed', offset: 0, name: 'UTC' };
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(name: string): Intl.DateTimeFormat {
-  let f = formatters.get(name);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: name,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(name, f);
-  }
-  return f;
-}
-
 /** The zone of a configured name; UTC when the name is not a zone this runtime knows. */
 export function zoneNamed(name: string | undefined): Zone {
   if (!name || name === 'UTC' || name === 'Etc/UTC') return UTC;
   try {
-    formatter(name);
+    zoneOffsetMs(0, name);
     return { kind: 'iana', name };
   } catch {
     return UTC;
@@ -52,10 +33,7 @@ export function zoneNamed(name: string | undefined): Zone {
 /** Seconds east of UTC in force at an instant. */
 function offsetAt(zone: Zone, utcSec: number): number {
   if (zone.kind === 'fixed') return zone.offset;
-  const parts = formatter(zone.name).formatToParts(new Date(utcSec * 1000));
-  const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
-  const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) / 1000;
-  return wall - Math.floor(utcSec);
+  return zoneOffsetMs(utcSec * 1000, zone.name) / 1000;
 }
 
 /** The offset of a wall time in a zone (zoneinfo's fold 0). */

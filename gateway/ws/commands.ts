@@ -22,6 +22,8 @@ import { explorerCommands } from './explorer-commands.ts';
 import { frontendCommands } from './frontend-commands.ts';
 import { flowCommands } from './flow-commands.ts';
 import { backupCommands } from './backup-commands.ts';
+import { deviceAutomationCommands } from './device-automation-commands.ts';
+import { tagCommands } from './tag-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command<D = CoreDeps> {
@@ -483,6 +485,8 @@ const commands: Record<string, Command> = {
   ...frontendCommands,
   ...flowCommands,
   ...backupCommands,
+  ...deviceAutomationCommands,
+  ...tagCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));

@@ -30,6 +30,23 @@ export const frontendCommands: Record<string, Command> = {
     },
   },
 
+  // any signed-in user: the texts of the domains loaded here (or named), English for every language
+  'frontend/get_translations': {
+    schema: cmd({
+      language: Type.String(),
+      category: Type.String(),
+      integration: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+      config_flow: Type.Optional(Type.Boolean()),
+    }),
+    handle(conn, msg, deps) {
+      if (!deps.translations) throw new CommandError('not_supported', 'Translations are not kept here.');
+      // cv.ensure_list: one name or a list of them
+      const integrations = msg.integration === undefined ? undefined : [msg.integration].flat();
+      const resources = deps.translations.resources(msg.language, msg.category, integrations, msg.config_flow);
+      conn.result(msg.id, JSON.stringify({ resources }));
+    },
+  },
+
   'frontend/get_user_data': {
     schema: cmd({ key: Type.Optional(Type.String()) }),
     handle(conn, msg, deps) {

@@ -4,12 +4,12 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { counterDomain as domain } from '../../actors/entities/domains/counter.ts';
-import { givenHelper } from '../helpers/helper-domain.ts';
+import { TEST_ENV, givenHelper } from '../helpers/helper-domain.ts';
 
 const given = (section: unknown, restored?: string) => givenHelper(domain, section, restored);
 
 const service = (name: string) => domain.services.find((s) => s.service === name)!;
-const call = (name: string, data: Record<string, unknown> = {}) => service(name).toEvent(data);
+const call = (name: string, data: Record<string, unknown> = {}) => service(name).toEvent(data, TEST_ENV);
 
 t.test('config options', async (t) => {
   t.same(given({ test_1: {} }).shown, { state: '0', attributes: { editable: false, initial: 0, step: 1 } });

@@ -3,12 +3,12 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { inputButtonDomain as domain } from '../../actors/entities/domains/input_button.ts';
-import { givenHelper } from '../helpers/helper-domain.ts';
+import { TEST_ENV, givenHelper } from '../helpers/helper-domain.ts';
 
 const given = (section: unknown, restored?: string) => givenHelper(domain, section, restored);
 
 const press = domain.services[0];
-const at = (time: number) => ({ ...press.toEvent({}), time });
+const at = (time: number) => ({ ...press.toEvent({}, TEST_ENV), time });
 
 t.test('the state is the time of the last press', async (t) => {
   const h = given({ doorbell: { name: 'Doorbell', icon: 'mdi:bell' } });
@@ -21,7 +21,7 @@ t.test('the state is the time of the last press', async (t) => {
 
 t.test('a press without its time is refused', async (t) => {
   const h = given({ doorbell: null });
-  h.when(press.toEvent({}));
+  h.when(press.toEvent({}, TEST_ENV));
   t.equal(h.shown.state, 'unknown');
   t.same(h.rejected.map((r) => r.message), ['Press of input_button.doorbell carries no time']);
 });

@@ -5,12 +5,12 @@ import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { inputNumberDomain as domain } from '../../actors/entities/domains/input_number.ts';
 import { pyFloat, pyFloatState } from '../../machines/input_number.machine.ts';
-import { givenHelper } from '../helpers/helper-domain.ts';
+import { TEST_ENV, givenHelper } from '../helpers/helper-domain.ts';
 
 const given = (section: unknown, restored?: string) => givenHelper(domain, section, restored);
 
 const service = (name: string) => domain.services.find((s) => s.service === name)!;
-const call = (name: string, data: Record<string, unknown> = {}) => service(name).toEvent(data);
+const call = (name: string, data: Record<string, unknown> = {}) => service(name).toEvent(data, TEST_ENV);
 
 t.test('set_value within the range; out of it is refused with the original message', async (t) => {
   const h = given({ test_1: { initial: 50, min: 0, max: 100 } });

@@ -5,12 +5,12 @@ import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { inputSelectDomain as domain } from '../../actors/entities/domains/input_select.ts';
 import { pyListRepr } from '../../machines/input_select.machine.ts';
-import { givenHelper } from '../helpers/helper-domain.ts';
+import { TEST_ENV, givenHelper } from '../helpers/helper-domain.ts';
 
 const given = (section: unknown, restored?: string) => givenHelper(domain, section, restored);
 
 const service = (name: string) => domain.services.find((s) => s.service === name)!;
-const call = (name: string, data: Record<string, unknown> = {}) => service(name).toEvent(data);
+const call = (name: string, data: Record<string, unknown> = {}) => service(name).toEvent(data, TEST_ENV);
 const three = { test_1: { options: ['first option', 'middle option', 'last option'], initial: 'middle option' } };
 
 t.test('select_option; an unknown option is refused', async (t) => {

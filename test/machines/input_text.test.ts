@@ -5,12 +5,12 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { inputTextDomain as domain } from '../../actors/entities/domains/input_text.ts';
-import { givenHelper } from '../helpers/helper-domain.ts';
+import { TEST_ENV, givenHelper } from '../helpers/helper-domain.ts';
 
 const given = (section: unknown, restored?: string, objectId?: string) => givenHelper(domain, section, restored, objectId);
 
 const service = domain.services[0];
-const setValue = (value: unknown) => service.toEvent({ value });
+const setValue = (value: unknown) => service.toEvent({ value }, TEST_ENV);
 
 t.test('set_value', async (t) => {
   const section = { test_1: { initial: 'test', min: 3, max: 10 }, test_2: {} };

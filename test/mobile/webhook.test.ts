@@ -95,7 +95,7 @@ t.test('call_service, fire_event, scan_tag run as the registration user', async 
   const tag = await send({ type: 'scan_tag', data: { tag_id: 'kitchen-nfc' } });
   t.same([tag.status, tag.json], [200, {}]);
   const [scanned] = await records('tag_scanned');
-  t.same(scanned.data, { tag_id: 'kitchen-nfc', device_id: hearth.mobile.registrations.get(reg.webhook_id)!.core_device_id });
+  t.same(scanned.data, { tag_id: 'kitchen-nfc', name: null, device_id: hearth.mobile.registrations.get(reg.webhook_id)!.core_device_id }, 'an unknown tag has no name');
 });
 
 t.test('render_template parses results and reports errors inline', async (t) => {

@@ -2,6 +2,7 @@ import type { HelperDomain } from '../types.ts';
 import { counterDomain } from './counter.ts';
 import { inputBooleanDomain } from './input_boolean.ts';
 import { inputButtonDomain } from './input_button.ts';
+import { inputDatetimeDomain } from './input_datetime.ts';
 import { inputNumberDomain } from './input_number.ts';
 import { inputSelectDomain } from './input_select.ts';
 import { inputTextDomain } from './input_text.ts';
@@ -13,5 +14,6 @@ export const helperDomains: HelperDomain[] = [
   inputTextDomain,
   inputSelectDomain,
   inputButtonDomain,
+  inputDatetimeDomain,
   counterDomain,
 ];
