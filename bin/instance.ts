@@ -206,10 +206,6 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     registries,
     registrations: mobile.registrations,
     configEntryOf: (webhookId) => mobile.registrations.entries().find((e) => e.registration.webhook_id === webhookId)?.entry_id,
-    coreLocation: () => {
-      const c = coreConfig.asDict(runState);
-      return { name: String(c.location_name), latitude: Number(c.latitude), longitude: Number(c.longitude), radius: Number(c.radius) };
-    },
     say: logs.get('hearth.mobile_app').warning,
   });
   areas.push(mobileSensors.area);
