@@ -44,7 +44,7 @@ import { Explorer } from '../actors/explorer/explorer.ts';
 import { SupervisorClient, supervisorFromEnv, type SupervisorEndpoint } from '../actors/supervisor-client/client.ts';
 import { withSupervisorCommands } from '../gateway/ws/supervisor-commands.ts';
 import { registerHassioIngress } from '../gateway/routes/hassio-ingress.ts';
-import { commandFor } from '../gateway/ws/commands.ts';
+import { coreCommands } from '../gateway/ws/commands.ts';
 import { FrontendUserData } from '../actors/frontend/user-data.ts';
 import { Panels } from '../actors/frontend/panels.ts';
 import { AppPanels } from '../actors/supervisor-client/app-panels.ts';
@@ -295,10 +295,14 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   });
   await Promise.all(core.map((spec) => services.register(spec, systemContext())));
   await Promise.all(loggingServices({ logs, fireEvent }).map((spec) => services.register(spec, systemContext())));
-  const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
   // read once: a supervisor hands its core the address and token in the container's environment
   const supervisorEndpoint = options.supervisor === undefined ? supervisorFromEnv(process.env) : (options.supervisor ?? undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'websocket_api', ...configured, ...platforms.components(), ...(supervisorEndpoint ? ['hassio'] : [])]);
+  // the loaded components are read from what is registered: every domain with a service, the
+  // domains the platforms set up; routes and WebSocket commands are added where they are served
+  coreConfig.components.follow(() => services.domains());
+  coreConfig.components.follow(() => platforms.components());
+  // the event log is the recorder
+  coreConfig.components.follow(() => ['recorder']);
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
@@ -316,11 +320,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   // every loaded integration's intent platform, and the intent integration's own handlers
-  await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
+  await intentPlatforms.setup(['intent', ...coreConfig.components.list()]);
   const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), configIntents: async () => ((await loadConfiguration(dataDir)).sections.conversation as { intents?: unknown } | undefined)?.intents, log: logs.get('hearth.conversation').warning });
   deps.conversation = conversation;
-  // the frontend offers Assist when the conversation integration is loaded
-  coreConfig.setComponents([...coreConfig.loadedComponents(), 'conversation', 'intent']);
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
@@ -328,6 +330,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   deps.mobile = mobile;
   // the app's sensors and device tracker: their webhook actions, get_config's entities, registry changes
   await mobileSensors.start({ actions: mobile.actions, newContext: systemContext });
+  coreConfig.components.follow(() => mobileSensors.components());
   mobile.entitiesOf = (r) => mobileSensors.entitiesOf(r);
   followRegistryUpdates({ onCommit: (l) => log.onCommit(l), followers: () => [mobileSensors], newContext: systemContext, log: logs.get('hearth.mobile_app').warning });
   const mobilePush = new MobilePush({
@@ -359,7 +362,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const app = uWS.App();
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, httpLog.warning);
   const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
-  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded }, supervisorEndpoint ? withSupervisorCommands(commandFor) : undefined);
+  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded }, supervisorEndpoint ? withSupervisorCommands(coreCommands) : undefined);
   // the core's hop of ingress to the supervisor's proxy; without a supervisor the path is unknown (404)
   if (supervisorEndpoint) registerHassioIngress(app, { supervisorUrl: supervisorEndpoint.url, log: httpLog.warning });
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded });
@@ -378,6 +381,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerMobileAppRoutes(router, { clock, ids, mobile });
   if (hassio) registerHassioRoutes(router, { hassio, appPanels, auth, supervisorIp: supervisorIpOf(supervisorEndpoint?.url) });
   router.mount(app);
+  coreConfig.components.follow(() => router.components());
 
   const host = options.host ?? '0.0.0.0';
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, fail) => {

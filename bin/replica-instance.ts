@@ -143,6 +143,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   registerHistoryRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs, stopEvent: null });
   router.mount(app);
+  coreConfig.components.follow(() => router.components());
   const host = options.host ?? '0.0.0.0';
   const listenSocket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
     app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));

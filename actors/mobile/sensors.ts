@@ -7,7 +7,7 @@ import { stateString } from '../entities/state.ts';
 import { slugify } from '../entities/slug.ts';
 import type { EntityEntry, EntityInfo, EntityChanges } from '../registries/types.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
-import { checkLocation, checkSensorRegistration, checkSensorUpdate, looseSensorItem, type SensorRegistration, type SensorStateValue, type SensorType } from './sensor-schema.ts';
+import { checkLocation, checkSensorRegistration, checkSensorUpdate, looseSensorItem, SENSOR_TYPES, type SensorRegistration, type SensorStateValue, type SensorType } from './sensor-schema.ts';
 import { trackerAttributes, trackerDataOf, trackerState, zonesOf, type TrackerData } from './location.ts';
 import { EMPTY_OK, type Registration, type RegistrationsView, type WebhookActions, type WebhookCall, type WebhookReply } from './types.ts';
 
@@ -115,6 +115,11 @@ export class MobileSensors implements EntryFollower {
   private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: MobileSensorsDeps) {}
+
+  /** The entity domains in the components list: the original sets them up for each registration's entry. */
+  components(): string[] {
+    return this.deps.registrations.list().length === 0 ? [] : [...SENSOR_TYPES, 'device_tracker'];
+  }
 
   /** what the sensors remember of each registration, to find its tracker once it is deleted */
   private readonly known = new Map<string, { device_id: string; core_device_id: string }>();
