@@ -2,6 +2,7 @@
 // core runtime's hook, backups made, downloaded and uploaded through the API, and what a client
 // sees of a core (states, history) and of a folder (every file's hash).
 import type { Test } from 'tap';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -98,3 +99,21 @@ export async function populate(base: string) {
   return tokens;
 }
 
+/** An outer backup tar with the given backup.json and inner members (each a gzipped tar of `files`). */
+export function craftBackup(path: string, meta: Record<string, unknown>, members: Record<string, Record<string, string>>): void {
+  const script = `
+import io, json, sys, tarfile
+path, meta, members = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+def add(tar, name, data):
+    info = tarfile.TarInfo(name); info.size = len(data); info.mode = 0o644; info.mtime = 1700000000
+    tar.addfile(info, io.BytesIO(data))
+with tarfile.open(path, 'w') as outer:
+    for member, files in members.items():
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode='w:gz') as inner:
+            for name, text in files.items(): add(inner, name, text.encode())
+        add(outer, member, buf.getvalue())
+    add(outer, './backup.json', json.dumps(meta).encode())
+`;
+  execFileSync('python3', ['-c', script, path, JSON.stringify(meta), JSON.stringify(members)]);
+}

@@ -4,34 +4,14 @@
 // outside the supervisor's data; the canary must be exactly as it was, and the refusal must
 // say which field was wrong.
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
-import { jobDone, tree } from '../helpers/backups.ts';
+import { craftBackup, jobDone, tree } from '../helpers/backups.ts';
 import { childPath, isSlug, PathEscapeError } from '../../actors/supervisor/paths.ts';
 import { appConfigDir, appDataDir } from '../../actors/supervisor/apps/container-spec.ts';
 import { parseBackupJson } from '../../actors/supervisor/backups/archive/backup-json.ts';
-
-/** An outer backup tar with the given backup.json and inner members (each a gzipped tar of `files`). */
-function craftBackup(path: string, meta: Record<string, unknown>, members: Record<string, Record<string, string>>): void {
-  const script = `
-import io, json, sys, tarfile
-path, meta, members = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-def add(tar, name, data):
-    info = tarfile.TarInfo(name); info.size = len(data); info.mode = 0o644; info.mtime = 1700000000
-    tar.addfile(info, io.BytesIO(data))
-with tarfile.open(path, 'w') as outer:
-    for member, files in members.items():
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode='w:gz') as inner:
-            for name, text in files.items(): add(inner, name, text.encode())
-        add(outer, member, buf.getvalue())
-    add(outer, './backup.json', json.dumps(meta).encode())
-`;
-  execFileSync('python3', ['-c', script, path, JSON.stringify(meta), JSON.stringify(members)]);
-}
 
 const META = { slug: 'c0ffee00', version: 2, name: 'crafted', date: '2026-11-28T05:00:00+00:00', type: 'partial', supervisor_version: '2026.11.0', extra: {}, compressed: true, protected: false, homeassistant: null, folders: [], addons: [], repositories: [] };
 

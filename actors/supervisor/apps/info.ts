@@ -1,5 +1,4 @@
 import type { Caller, Tree } from '../access.ts';
-import { compareVersions } from '../updater/updater.ts';
 import { rating, readText, type AppStore } from './store.ts';
 import type { RepositoryApp } from './repository.ts';
 import type { InstalledApp } from './types.ts';
@@ -16,8 +15,9 @@ export function latestOf(app: InstalledApp, storeApp: RepositoryApp | null): str
   return storeApp?.config.version ?? app.user.version;
 }
 
+/** The original's `need_update` of an app: the store has another version, newer or not (a store may go back). */
 export function updateAvailable(app: InstalledApp, storeApp: RepositoryApp | null): boolean {
-  return storeApp !== null && compareVersions(storeApp.config.version, app.user.version) > 0;
+  return storeApp !== null && storeApp.config.version !== app.user.version;
 }
 
 /** One entry of GET /addons (v1) or /apps (v2). */
