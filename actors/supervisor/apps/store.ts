@@ -5,6 +5,8 @@ import { readRepository, type RepositoryApp, type RepositoryInfo } from './repos
 import { archOf, machineOf } from '../machine.ts';
 import { keyedError, notFound, SupervisorError } from '../errors.ts';
 import { versionOrder } from '../../version-order.ts';
+import { bothSpellings } from '../spellings.ts';
+import { roleOf } from './user-settings.ts';
 
 /** Hearth's own repository, shipped with it: slug `core` (the original's official repository). */
 export const BUILTIN_REPOSITORY_DIR = fileURLToPath(new URL('./builtin/', import.meta.url));
@@ -135,7 +137,7 @@ export class AppStore implements AppStoreView {
       build: c.image === null,
       description: c.description,
       documentation: app.documentation !== null,
-      homeassistant: c.homeassistant,
+      ...bothSpellings('homeassistant', c.homeassistant),
       icon: app.icon !== null,
       installed: false,
       logo: app.logo !== null,
@@ -156,9 +158,9 @@ export class AppStore implements AppStoreView {
       detached: false,
       docker_api: c.docker_api,
       full_access: c.full_access,
-      hassio_api: c.hassio_api,
-      hassio_role: c.hassio_role,
-      homeassistant_api: c.homeassistant_api,
+      ...bothSpellings('hassio_api', c.hassio_api),
+      ...bothSpellings('hassio_role', c.hassio_role, roleOf(c)),
+      ...bothSpellings('homeassistant_api', c.homeassistant_api),
       host_network: c.host_network,
       host_pid: c.host_pid,
       ingress: c.ingress,

@@ -10,6 +10,7 @@ import { createBackup, type BackupRequest } from '../../../actors/supervisor/bac
 import { BACKUP_FOLDERS, type BackupFolder } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { BackupReader } from '../../../actors/supervisor/backups/archive/reader.ts';
 import { firstMultipartPartToFile } from '../multipart.ts';
+import { bothSpellings } from '../../../actors/supervisor/spellings.ts';
 
 /**
  * Backups (supervisor-wire §5.9), role `backup`: list and info, options, reload, freeze/thaw,
@@ -77,8 +78,7 @@ function entry(manager: BackupManager, backup: Backup, tree: 'v1' | 'v2') {
     protected: primary.protected,
     location_attributes: attributes(backup),
     compressed: m.compressed,
-    // Hearth's contract calls the core `core`; the original's clients read `homeassistant`
-    content: { homeassistant: m.homeassistant !== null, core: m.homeassistant !== null, [tree === 'v1' ? 'addons' : 'apps']: apps, folders: m.folders },
+    content: { ...bothSpellings('homeassistant', m.homeassistant !== null), [tree === 'v1' ? 'addons' : 'apps']: apps, folders: m.folders },
   };
 }
 
@@ -97,15 +97,13 @@ function detail(manager: BackupManager, backup: Backup, tree: 'v1' | 'v2') {
     protected: primary.protected,
     location_attributes: attributes(backup),
     supervisor_version: m.supervisor_version,
-    homeassistant: m.homeassistant?.version ?? null,
-    core: m.homeassistant?.version ?? null,
+    ...bothSpellings('homeassistant', m.homeassistant?.version ?? null),
     location: wireLocation(shown[0]),
     locations: shown.map(wireLocation),
     [tree === 'v1' ? 'addons' : 'apps']: m.addons.map((a) => ({ slug: a.slug, name: a.name, version: a.version, size: a.size })),
     repositories: m.repositories,
     folders: m.folders,
-    homeassistant_exclude_database: m.homeassistant?.exclude_database ?? null,
-    core_exclude_database: m.homeassistant?.exclude_database ?? null,
+    ...bothSpellings('homeassistant_exclude_database', m.homeassistant?.exclude_database ?? null),
     extra: m.extra,
   };
 }
