@@ -30,6 +30,7 @@ import { Templates } from '../actors/templates/index.ts';
 import { templateHomeOf } from '../actors/registries/template-home.ts';
 import { platformRegistrarOf } from '../actors/registries/platform-registrar.ts';
 import { Router } from '../gateway/http.ts';
+import { listenExclusive } from '../gateway/listen.ts';
 import type { CoreDeps } from '../gateway/core.ts';
 import { registerApiRoutes } from '../gateway/routes/api.ts';
 import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
@@ -383,9 +384,33 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   router.mount(app);
   coreConfig.components.follow(() => router.components());
 
+  // what start set in motion, stopped: by stop(), and when the port is refused
+  const quiesce = async () => {
+    // channels end quietly: nothing is re-sent while the log closes
+    mobilePush.stop();
+    for (const c of ws.connections) c.close();
+    // no machine moves (a cover, a timer) once the log is closing
+    await platforms.stop();
+    conversation.stop();
+    await intentTimers.stop();
+  };
+  const close = async () => {
+    // keep-alive connections would otherwise still reach this stopped instance after a
+    // restart; close() (missing from the type definitions of this build) ends them all
+    (app as unknown as { close(): void }).close();
+    runState = 'STOPPED';
+    bus.complete();
+    await log.close();
+    logs.close();
+  };
+
   const host = options.host ?? '0.0.0.0';
-  const listenSocket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
-    app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
+  const listenSocket = await listenExclusive(app, host, options.port).catch(async (err) => {
+    coreLog.error((err as Error).message);
+    await quiesce();
+    await bans.settled();
+    await close();
+    throw err;
   });
   const port = uWS.us_socket_local_port(listenSocket);
 
@@ -468,25 +493,13 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         clearInterval(purgeTimer);
         await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
         uWS.us_listen_socket_close(listenSocket);
-        // channels end quietly: nothing is re-sent while the log closes
-        mobilePush.stop();
-        for (const c of ws.connections) c.close();
-        // no machine moves (a cover, a timer) once the log is closing
-        await platforms.stop();
-        conversation.stop();
-        await intentTimers.stop();
+        await quiesce();
         await exporter?.stop();
         await snapshotting;
         await bans.settled();
         await snapshot();
         await logSocket?.close();
-        // keep-alive connections would otherwise still reach this stopped instance after a
-        // restart; close() (missing from the type definitions of this build) ends them all
-        (app as unknown as { close(): void }).close();
-        runState = 'STOPPED';
-        bus.complete();
-        await log.close();
-        logs.close();
+        await close();
       })()),
   });
   return instance as Hearth;
