@@ -30,6 +30,7 @@ import { Templates } from '../actors/templates/index.ts';
 import { templateHomeOf } from '../actors/registries/template-home.ts';
 import { platformRegistrarOf } from '../actors/registries/platform-registrar.ts';
 import { Router } from '../gateway/http.ts';
+import { listenExclusive } from '../gateway/listen.ts';
 import type { CoreDeps } from '../gateway/core.ts';
 import { registerApiRoutes } from '../gateway/routes/api.ts';
 import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
@@ -44,7 +45,7 @@ import { Explorer } from '../actors/explorer/explorer.ts';
 import { SupervisorClient, supervisorFromEnv, type SupervisorEndpoint } from '../actors/supervisor-client/client.ts';
 import { withSupervisorCommands } from '../gateway/ws/supervisor-commands.ts';
 import { registerHassioIngress } from '../gateway/routes/hassio-ingress.ts';
-import { commandFor } from '../gateway/ws/commands.ts';
+import { coreCommands } from '../gateway/ws/commands.ts';
 import { FrontendUserData } from '../actors/frontend/user-data.ts';
 import { Panels } from '../actors/frontend/panels.ts';
 import { Translations } from '../actors/frontend/translations.ts';
@@ -209,10 +210,6 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     registries,
     registrations: mobile.registrations,
     configEntryOf: (webhookId) => mobile.registrations.entries().find((e) => e.registration.webhook_id === webhookId)?.entry_id,
-    coreLocation: () => {
-      const c = coreConfig.asDict(runState);
-      return { name: String(c.location_name), latitude: Number(c.latitude), longitude: Number(c.longitude), radius: Number(c.radius) };
-    },
     say: logs.get('hearth.mobile_app').warning,
   });
   areas.push(mobileSensors.area);
@@ -305,10 +302,14 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   });
   await Promise.all(core.map((spec) => services.register(spec, systemContext())));
   await Promise.all(loggingServices({ logs, fireEvent }).map((spec) => services.register(spec, systemContext())));
-  const configured = helperDomains.map((d) => d.domain).filter((d) => config.sections[d] !== undefined);
   // read once: a supervisor hands its core the address and token in the container's environment
   const supervisorEndpoint = options.supervisor === undefined ? supervisorFromEnv(process.env) : (options.supervisor ?? undefined);
-  coreConfig.setComponents(['api', 'auth', 'config', 'core', 'device_automation', 'history', 'http', 'logger', 'onboarding', 'recorder', 'system_log', 'tag', 'websocket_api', ...configured, ...platforms.components(), ...(supervisorEndpoint ? ['hassio'] : [])]);
+  // the loaded components are read from what is registered: every domain with a service, the
+  // domains the platforms set up; routes and WebSocket commands are added where they are served
+  coreConfig.components.follow(() => services.domains());
+  coreConfig.components.follow(() => platforms.components());
+  // the event log is the recorder
+  coreConfig.components.follow(() => ['recorder']);
 
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
@@ -327,17 +328,15 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     getEntity: (id) => registries.getEntity(id),
     state: (id) => entities.get(id),
   });
-  deps.translations = new Translations({ components: () => coreConfig.loadedComponents(), services: () => services.describe() });
+  deps.translations = new Translations({ components: () => coreConfig.components.list(), services: () => services.describe() });
   const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, say: logs.get('hearth.hassio'), context: systemContext });
   const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   // every loaded integration's intent platform, and the intent integration's own handlers
-  await intentPlatforms.setup(['intent', ...coreConfig.loadedComponents()]);
+  await intentPlatforms.setup(['intent', ...coreConfig.components.list()]);
   const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), configIntents: async () => ((await loadConfiguration(dataDir)).sections.conversation as { intents?: unknown } | undefined)?.intents, log: logs.get('hearth.conversation').warning });
   deps.conversation = conversation;
-  // the frontend offers Assist when the conversation integration is loaded
-  coreConfig.setComponents([...coreConfig.loadedComponents(), 'conversation', 'intent']);
   intentTimers.setCommandHook(conversation.timerCommandHook());
   await conversation.start();
   await Promise.all(conversation.services().map((spec) => services.register(spec, systemContext())));
@@ -345,6 +344,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   deps.mobile = mobile;
   // the app's sensors and device tracker: their webhook actions, get_config's entities, registry changes
   await mobileSensors.start({ actions: mobile.actions, newContext: systemContext });
+  coreConfig.components.follow(() => mobileSensors.components());
   mobile.entitiesOf = (r) => mobileSensors.entitiesOf(r);
   followRegistryUpdates({ onCommit: (l) => log.onCommit(l), followers: () => [mobileSensors], newContext: systemContext, log: logs.get('hearth.mobile_app').warning });
   const mobilePush = new MobilePush({
@@ -376,7 +376,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const app = uWS.App();
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, httpLog.warning);
   const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
-  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded }, supervisorEndpoint ? withSupervisorCommands(commandFor) : undefined);
+  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded }, supervisorEndpoint ? withSupervisorCommands(coreCommands) : undefined);
   // the core's hop of ingress to the supervisor's proxy; without a supervisor the path is unknown (404)
   if (supervisorEndpoint) registerHassioIngress(app, { supervisorUrl: supervisorEndpoint.url, log: httpLog.warning });
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded });
@@ -395,10 +395,35 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   registerMobileAppRoutes(router, { clock, ids, mobile });
   if (hassio) registerHassioRoutes(router, { hassio, appPanels, auth, supervisorIp: supervisorIpOf(supervisorEndpoint?.url) });
   router.mount(app);
+  coreConfig.components.follow(() => router.components());
+
+  // what start set in motion, stopped: by stop(), and when the port is refused
+  const quiesce = async () => {
+    // channels end quietly: nothing is re-sent while the log closes
+    mobilePush.stop();
+    for (const c of ws.connections) c.close();
+    // no machine moves (a cover, a timer) once the log is closing
+    await platforms.stop();
+    conversation.stop();
+    await intentTimers.stop();
+  };
+  const close = async () => {
+    // keep-alive connections would otherwise still reach this stopped instance after a
+    // restart; close() (missing from the type definitions of this build) ends them all
+    (app as unknown as { close(): void }).close();
+    runState = 'STOPPED';
+    bus.complete();
+    await log.close();
+    logs.close();
+  };
 
   const host = options.host ?? '0.0.0.0';
-  const listenSocket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
-    app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
+  const listenSocket = await listenExclusive(app, host, options.port).catch(async (err) => {
+    coreLog.error((err as Error).message);
+    await quiesce();
+    await bans.settled();
+    await close();
+    throw err;
   });
   const port = uWS.us_socket_local_port(listenSocket);
 
@@ -481,25 +506,13 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
         clearInterval(purgeTimer);
         await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
         uWS.us_listen_socket_close(listenSocket);
-        // channels end quietly: nothing is re-sent while the log closes
-        mobilePush.stop();
-        for (const c of ws.connections) c.close();
-        // no machine moves (a cover, a timer) once the log is closing
-        await platforms.stop();
-        conversation.stop();
-        await intentTimers.stop();
+        await quiesce();
         await exporter?.stop();
         await snapshotting;
         await bans.settled();
         await snapshot();
         await logSocket?.close();
-        // keep-alive connections would otherwise still reach this stopped instance after a
-        // restart; close() (missing from the type definitions of this build) ends them all
-        (app as unknown as { close(): void }).close();
-        runState = 'STOPPED';
-        bus.complete();
-        await log.close();
-        logs.close();
+        await close();
       })()),
   });
   return instance as Hearth;

@@ -23,6 +23,7 @@ import { REPLICA_AREAS, type ReplicaSnapshot } from '../actors/replica/snapshots
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Router } from '../gateway/http.ts';
+import { listenExclusive } from '../gateway/listen.ts';
 import type { ReadDeps } from '../gateway/core.ts';
 import { registerReadApiRoutes } from '../gateway/routes/api.ts';
 import { registerStreamRoute } from '../gateway/routes/stream.ts';
@@ -143,9 +144,19 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   registerHistoryRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs, stopEvent: null });
   router.mount(app);
+  coreConfig.components.follow(() => router.components());
+  const close = async () => {
+    (app as unknown as { close(): void }).close();
+    bus.complete();
+    await log.close();
+    logs.close();
+  };
   const host = options.host ?? '0.0.0.0';
-  const listenSocket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
-    app.listen(host, options.port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${options.port} (port in use?)`))));
+  const listenSocket = await listenExclusive(app, host, options.port).catch(async (err) => {
+    say.error((err as Error).message);
+    await follower.stop();
+    await close();
+    throw err;
   });
   const port = uWS.us_socket_local_port(listenSocket);
   // `hearth replay --data <replica data>` reads the replica's copy while it runs
@@ -171,10 +182,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
         await snapshotting;
         await snapshot();
         await logSocket?.close();
-        (app as unknown as { close(): void }).close();
-        bus.complete();
-        await log.close();
-        logs.close();
+        await close();
       })()),
   };
 }

@@ -1,5 +1,6 @@
 import uWS from '@trufflesuite/uws-js-unofficial';
 import { Router, plainError, type Handler, type HttpRequest, type RouteOptions } from '../gateway/http.ts';
+import { listenExclusive } from '../gateway/listen.ts';
 import { serveProxy, type ProxyIncoming, type ProxyPlan } from '../gateway/proxy/relay.ts';
 import { isIngressProxyPath } from '../gateway/supervisor/ingress-proxy.ts';
 import { serveCoreProxy, type CoreProxyDeps } from '../gateway/supervisor/core-proxy.ts';
@@ -62,9 +63,7 @@ export class SupervisorListener {
   /** Listens once; later calls keep the socket. */
   async listen(host: string, port: number): Promise<number> {
     if (this.socket) return this.port;
-    this.socket = await new Promise<uWS.us_listen_socket>((ok, fail) => {
-      this.app.listen(host, port, (s) => (s ? ok(s) : fail(new Error(`HEARTH_LISTEN: cannot listen on ${host}:${port} (port in use?)`))));
-    });
+    this.socket = await listenExclusive(this.app, host, port);
     this.port = uWS.us_socket_local_port(this.socket);
     return this.port;
   }

@@ -71,6 +71,14 @@ export type Handler = (req: HttpRequest) => HttpReply | HttpStream | HttpFile | 
 /** Who may call a route. */
 export type Access = 'none' | 'user' | 'admin';
 
+/** Where a route module adds its routes: the router, or the router as one component (`Router.of`). */
+export interface Routes {
+  add(method: string, pattern: string, options: RouteOptions, handler: Handler): void;
+  get(pattern: string, options: RouteOptions, handler: Handler): void;
+  post(pattern: string, options: RouteOptions, handler: Handler): void;
+  delete(pattern: string, options: RouteOptions, handler: Handler): void;
+}
+
 export interface RouteOptions {
   access: Access;
   /** CORS open to any origin (token endpoint, revoke, webhooks) */
@@ -199,8 +207,10 @@ const CORS_HEADERS = 'Origin, Accept, X-Requested-With, Content-Type, Authorizat
  * 405 with `Allow` for a known path and the wrong method, 413 past the body limit, bearer and
  * admin checks, gzip when the client accepts it, CORS, and the original's default headers.
  */
-export class Router {
+export class Router implements Routes {
   private routes: Route[] = [];
+  /** the components whose routes were added through `of` */
+  private readonly claimed = new Set<string>();
   private readonly gzipCache = new Map<string, { body: string; zipped: Buffer }>();
   /** routes without parameters, found by one lookup */
   private readonly exact = new Map<string, Route>();
@@ -233,6 +243,25 @@ export class Router {
     route.methods.set(method.toUpperCase(), entry);
     if (this.app) this.install(this.app, route, method.toUpperCase(), entry);
     return this;
+  }
+
+  /** The router as a component's: the routes added through it make the component a loaded one. */
+  of(component: string): Routes {
+    const add = (method: string, pattern: string, options: RouteOptions, handler: Handler) => {
+      this.claimed.add(component);
+      this.add(method, pattern, options, handler);
+    };
+    return {
+      add,
+      get: (pattern, options, handler) => add('GET', pattern, options, handler),
+      post: (pattern, options, handler) => add('POST', pattern, options, handler),
+      delete: (pattern, options, handler) => add('DELETE', pattern, options, handler),
+    };
+  }
+
+  /** The components that serve routes here, and http, which serves them all. */
+  components(): string[] {
+    return this.routes.length === 0 ? [] : ['http', ...this.claimed];
   }
 
   get(pattern: string, options: RouteOptions, handler: Handler) {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Context, EventLog } from '../../store/types.ts';
 import { CORE_VERSION } from '../version.ts';
 import { validateCore } from './configuration.ts';
+import { LoadedComponents } from './components.ts';
 
 const METRIC = { length: 'km', accumulated_precipitation: 'mm', area: 'm²', mass: 'g', pressure: 'Pa', temperature: '°C', volume: 'L', wind_speed: 'm/s' };
 const US_CUSTOMARY = { length: 'mi', accumulated_precipitation: 'in', area: 'ft²', mass: 'lb', pressure: 'psi', temperature: '°F', volume: 'gal', wind_speed: 'mph' };
@@ -35,7 +36,8 @@ export class CoreConfig {
   private yaml: Record<string, unknown> = {};
   private fromYaml = false;
   private overrides: Partial<Location> = {};
-  private components: string[] = [];
+  /** what this instance has loaded: its parts add themselves as sources */
+  readonly components = new LoadedComponents();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; configDir: string }) {}
 
@@ -46,14 +48,6 @@ export class CoreConfig {
   load(section: Record<string, unknown>, fromYaml: boolean): void {
     this.yaml = validateCore(section);
     this.fromYaml = fromYaml;
-  }
-
-  setComponents(components: string[]): void {
-    this.components = [...new Set(components)].sort();
-  }
-
-  loadedComponents(): string[] {
-    return this.components;
   }
 
   /** The configured time zone (IANA name): times given without an offset are its wall-clock times. */
@@ -78,7 +72,7 @@ export class CoreConfig {
     return {
       allowlist_external_dirs: dirs,
       allowlist_external_urls: (y.allowlist_external_urls as string[] | undefined) ?? [],
-      components: this.components,
+      components: this.components.list(),
       config_dir: this.deps.configDir,
       config_source: this.fromYaml ? 'yaml' : 'default',
       country: y.country ?? null,

@@ -7,8 +7,8 @@ import { stateString } from '../entities/state.ts';
 import { slugify } from '../entities/slug.ts';
 import type { EntityEntry, EntityInfo, EntityChanges } from '../registries/types.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
-import { checkLocation, checkSensorRegistration, checkSensorUpdate, looseSensorItem, type SensorRegistration, type SensorStateValue, type SensorType } from './sensor-schema.ts';
-import { trackerAttributes, trackerDataOf, trackerState, zonesOf, type TrackerData, type ZoneView } from './location.ts';
+import { checkLocation, checkSensorRegistration, checkSensorUpdate, looseSensorItem, SENSOR_TYPES, type SensorRegistration, type SensorStateValue, type SensorType } from './sensor-schema.ts';
+import { trackerAttributes, trackerDataOf, trackerState, zonesOf, type TrackerData } from './location.ts';
 import { EMPTY_OK, type Registration, type RegistrationsView, type WebhookActions, type WebhookCall, type WebhookReply } from './types.ts';
 
 /**
@@ -52,8 +52,6 @@ export interface MobileSensorsDeps {
   entities: EntityActors;
   registries: SensorRegistries;
   registrations: RegistrationsView;
-  /** the core location (zone.home when there is no zone.home entity) */
-  coreLocation(): { name: string; latitude: number; longitude: number; radius: number };
   /** the config entry of a registration (its entities belong to it) */
   configEntryOf?(webhookId: string): string | undefined;
   /** the user's overrides of an entity (name, icon, device class) */
@@ -117,6 +115,11 @@ export class MobileSensors implements EntryFollower {
   private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: MobileSensorsDeps) {}
+
+  /** The entity domains in the components list: the original sets them up for each registration's entry. */
+  components(): string[] {
+    return this.deps.registrations.list().length === 0 ? [] : [...SENSOR_TYPES, 'device_tracker'];
+  }
 
   /** what the sensors remember of each registration, to find its tracker once it is deleted */
   private readonly known = new Map<string, { device_id: string; core_device_id: string }>();
@@ -348,19 +351,9 @@ export class MobileSensors implements EntryFollower {
 
   private async showTracker(entry: EntityEntry, reg: Registration, context: Context): Promise<void> {
     const data = this.locations.get(reg.webhook_id);
-    const state = trackerState(data, this.zones());
+    const state = trackerState(data, zonesOf(this.deps.entities.states()));
     const attributes = withOverrides(trackerAttributes(data, reg.device_name), this.overridesOf(entry.entity_id));
     await this.deps.entities.write(entry.entity_id, { state, attributes, force_update: false }, context);
-  }
-
-  /** The zones from the zone entities; zone.home from the core location when it has no entity. */
-  private zones(): ZoneView[] {
-    const zones = zonesOf(this.deps.entities.states());
-    if (!zones.some((z) => z.entity_id === 'zone.home') && !this.deps.entities.has('zone.home')) {
-      const home = this.deps.coreLocation();
-      zones.unshift({ entity_id: 'zone.home', name: home.name, latitude: home.latitude, longitude: home.longitude, radius: home.radius, passive: false });
-    }
-    return zones;
   }
 
   // ---- get_config ----

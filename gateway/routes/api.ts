@@ -17,10 +17,11 @@ function readBody(req: HttpRequest, invalid: string): { ok: true; value: unknown
 }
 
 /** The REST API of the core (core-api §4.3): states, events, services, config, components. */
-export function registerApiRoutes(router: Router, deps: CoreDeps): void {
+export function registerApiRoutes(root: Router, deps: CoreDeps): void {
+  registerReadApiRoutes(root, deps);
+  const router = root.of('api');
   const user = { access: 'user' as const };
   const admin = { access: 'admin' as const };
-  registerReadApiRoutes(router, deps);
 
   router.post('/api/states/:entity_id', admin, async (req) => {
     const entityId = req.params.entity_id;
@@ -114,7 +115,8 @@ export function registerApiRoutes(router: Router, deps: CoreDeps): void {
 }
 
 /** The routes of §4.3 that only read (all a read replica serves of the REST API). */
-export function registerReadApiRoutes(router: Router, deps: ReadDeps): void {
+export function registerReadApiRoutes(root: Router, deps: ReadDeps): void {
+  const router = root.of('api');
   const user = { access: 'user' as const };
 
   router.get('/api/', user, () => message(200, 'API running.'));
@@ -125,7 +127,7 @@ export function registerReadApiRoutes(router: Router, deps: ReadDeps): void {
 
   router.get('/api/config', user, () => json(200, deps.coreConfig.asDict(deps.runState())));
 
-  router.get('/api/components', user, () => json(200, deps.coreConfig.loadedComponents()));
+  router.get('/api/components', user, () => json(200, deps.coreConfig.components.list()));
 
   router.get('/api/states', user, (req) => json(200, readableStatesJson(deps.entities, req.principal!.permissions)));
 

@@ -220,7 +220,8 @@ function postLinkUser({ auth }: AuthRouteDeps) {
 }
 
 /** Registers /auth/providers, /auth/login_flow[/:flow_id], /auth/token and /auth/revoke. */
-export function registerAuthRoutes(router: Router, deps: AuthRouteDeps): void {
+export function registerAuthRoutes(root: Router, deps: AuthRouteDeps): void {
+  const router = root.of('auth');
   router.get('/auth/providers', { access: 'none' }, getProviders(deps));
   router.post('/auth/login_flow', { access: 'none' }, postLoginFlow(deps));
   router.get('/auth/login_flow/:flow_id', { access: 'none' }, getLoginFlowStep);

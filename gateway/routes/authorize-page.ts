@@ -34,7 +34,8 @@ function asset(body: string, contentType: string, headers: Record<string, string
  * no-referrer comes with every answer of the router, so the query never leaks to the app the
  * page sends the user back to.
  */
-export function registerAuthorizePage(router: Router): void {
+export function registerAuthorizePage(root: Router): void {
+  const router = root.of('auth');
   const html = asset(page('authorize.html'), 'text/html; charset=utf-8', {
     'Content-Security-Policy': AUTHORIZE_CSP,
     'X-Frame-Options': 'DENY',

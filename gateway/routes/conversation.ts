@@ -25,7 +25,8 @@ export function processBodyProblem(data: Record<string, unknown>, conversation: 
 }
 
 /** POST /api/conversation/process (core-wire §5.6): one turn with an agent, its ConversationResult. */
-export function registerConversationRoutes(router: Router, deps: Pick<CoreDeps, 'clock' | 'ids'> & { conversation: Conversation }): void {
+export function registerConversationRoutes(root: Router, deps: Pick<CoreDeps, 'clock' | 'ids'> & { conversation: Conversation }): void {
+  const router = root.of('conversation');
   router.post('/api/conversation/process', { access: 'user' }, async (req) => {
     const read = parseJson(req);
     if (!read.ok) return message(400, 'Invalid JSON.');

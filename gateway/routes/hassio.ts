@@ -43,7 +43,8 @@ export function supervisorIpOf(url: string | undefined): string | undefined {
   }
 }
 
-export function registerHassioRoutes(router: Router, deps: HassioRouteDeps): void {
+export function registerHassioRoutes(root: Router, deps: HassioRouteDeps): void {
+  const router = root.of('hassio');
   const fromSupervisor = (req: HttpRequest) =>
     deps.hassio.isSupervisor(req.principal?.userId) && (deps.supervisorIp === undefined || bare(req.remoteIp) === bare(deps.supervisorIp));
 

@@ -18,7 +18,8 @@ export function historyContext(deps: ReadDeps, principal: Principal): RequestCon
 }
 
 /** GET /api/history/period[/{timestamp}] (core-api §4.3 rule 6): any user; unreadable entities are left out. */
-export function registerHistoryRoutes(router: Router, deps: ReadDeps): void {
+export function registerHistoryRoutes(root: Router, deps: ReadDeps): void {
+  const router = root.of('history');
   const user = { access: 'user' as const };
   const period = async (timestamp: string | undefined, req: HttpRequest) => {
     const checked = periodRequest(timestamp, req.query, historyContext(deps, req.principal!));

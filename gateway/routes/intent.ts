@@ -29,7 +29,8 @@ const HandleBody = TypeCompiler.Compile(
  * the original answers some with a 500): a failed match `no_valid_targets`, a handler's error,
  * an unknown intent type or invalid slots `failed_to_handle`, anything unexpected `unknown`.
  */
-export function registerIntentRoutes(router: Router, deps: Pick<CoreDeps, 'intents' | 'coreConfig' | 'clock' | 'ids'>): void {
+export function registerIntentRoutes(root: Router, deps: Pick<CoreDeps, 'intents' | 'coreConfig' | 'clock' | 'ids'>): void {
+  const router = root.of('intent');
   router.post('/api/intent/handle', { access: 'user' }, async (req) => {
     const body = readJsonBody(req, HandleBody);
     if (!body.ok) return body.reply;

@@ -10,7 +10,8 @@ export interface LoggingRouteDeps {
  * `GET /api/error_log` (admin): the log file as plain text, as the original serves
  * home-assistant.log. Like the original, the route exists only when there is a file to serve.
  */
-export function registerLoggingRoutes(router: Router, deps: LoggingRouteDeps): void {
+export function registerLoggingRoutes(root: Router, deps: LoggingRouteDeps): void {
+  const router = root.of('api');
   if (deps.logs.filePath === undefined) return;
   router.get('/api/error_log', { access: 'admin' }, () => {
     let body: string | undefined;

@@ -9,8 +9,12 @@ import { registrationInputOf, type Mobile, type RegistrationEntry } from '../../
  */
 export function registerMobileAppRoutes(router: Router, deps: Pick<CoreDeps, 'clock' | 'ids'> & { mobile: Mobile }): void {
   const { mobile } = deps;
+  // the original serves these through three integrations, each of them then loaded
+  const mobileApp = router.of('mobile_app');
+  const webhook = router.of('webhook');
+  const config = router.of('config');
 
-  router.post('/api/mobile_app/registrations', { access: 'user' }, async (req) => {
+  mobileApp.post('/api/mobile_app/registrations', { access: 'user' }, async (req) => {
     const read = parseJson(req);
     if (!read.ok) return message(400, read.problem === 'depth' ? `Invalid JSON: ${read.message}.` : 'Invalid JSON.');
     const checked = registrationInputOf(read.value ?? {});
@@ -27,19 +31,19 @@ export function registerMobileAppRoutes(router: Router, deps: Pick<CoreDeps, 'cl
     return json(answer.status, answer.body);
   };
   const open = { access: 'none' as const, corsAnyOrigin: true };
-  router.post('/api/webhook/:webhook_id', open, hook);
-  router.add('PUT', '/api/webhook/:webhook_id', open, hook);
+  webhook.post('/api/webhook/:webhook_id', open, hook);
+  webhook.add('PUT', '/api/webhook/:webhook_id', open, hook);
   // the original allows only POST and PUT for these webhooks; HEAD tells a client the URL is served
-  router.get('/api/webhook/:webhook_id', open, () => ({ status: 405, body: '' }));
-  router.add('HEAD', '/api/webhook/:webhook_id', open, () => ({ status: 200, body: '' }));
+  webhook.get('/api/webhook/:webhook_id', open, () => ({ status: 405, body: '' }));
+  webhook.add('HEAD', '/api/webhook/:webhook_id', open, () => ({ status: 200, body: '' }));
 
-  router.get('/api/config/config_entries/entry', { access: 'admin' }, (req) => {
+  config.get('/api/config/config_entries/entry', { access: 'admin' }, (req) => {
     const domain = req.query.get('domain');
     if (domain !== null && domain !== 'mobile_app') return json(200, []);
     return json(200, mobile.registrations.entries().map(entryJson));
   });
 
-  router.delete('/api/config/config_entries/entry/:entry_id', { access: 'admin' }, async (req) => {
+  config.delete('/api/config/config_entries/entry/:entry_id', { access: 'admin' }, async (req) => {
     const entry = mobile.registrations.entryOf(req.params.entry_id);
     if (!entry) return message(404, 'Invalid entry specified');
     await mobile.delete(entry.registration.webhook_id, newContext(deps, req.principal!.userId, req.principal!.refreshTokenId));

@@ -79,7 +79,8 @@ function postIntegration({ auth }: OnboardingRouteDeps) {
 }
 
 /** Registers /api/onboarding and its step views. */
-export function registerOnboardingRoutes(router: Router, deps: OnboardingRouteDeps): void {
+export function registerOnboardingRoutes(root: Router, deps: OnboardingRouteDeps): void {
+  const router = root.of('onboarding');
   router.get('/api/onboarding', { access: 'none' }, getStatus(deps));
   router.get('/api/onboarding/installation_type', { access: 'none' }, getInstallationType(deps));
   router.post('/api/onboarding/users', { access: 'none' }, postUser(deps));

@@ -19,7 +19,8 @@ export const STREAM_PING_MS = 50_000;
 export const STOP_EVENT = 'core_stop';
 
 /** GET /api/stream: bus events as Server-Sent Events (admin), optionally restricted by type. */
-export function registerStreamRoute(router: Router, deps: ReadDeps, options: { pingMs?: number; stopEvent?: string | null } = {}): void {
+export function registerStreamRoute(root: Router, deps: ReadDeps, options: { pingMs?: number; stopEvent?: string | null } = {}): void {
+  const router = root.of('api');
   const pingMs = options.pingMs ?? STREAM_PING_MS;
   // a replica passes on the primary's core_stop without ending its own streams (null)
   const stopEvent = options.stopEvent === undefined ? STOP_EVENT : options.stopEvent;

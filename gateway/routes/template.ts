@@ -4,7 +4,8 @@ import { isObject } from '../body.ts';
 import type { CoreDeps } from '../core.ts';
 
 /** POST /api/template (core-api §2.8): renders a template to plain text; admins only, as the original. */
-export function registerTemplateRoutes(router: Router, deps: Pick<CoreDeps, 'templates'>): void {
+export function registerTemplateRoutes(root: Router, deps: Pick<CoreDeps, 'templates'>): void {
+  const router = root.of('api');
   router.post('/api/template', { access: 'admin' }, (req) => {
     const read = parseJson(req);
     if (!read.ok) return message(400, `Error rendering template: ${read.message}`);

@@ -103,7 +103,8 @@ function getProtectedResource(deps: WellKnownRouteDeps) {
 }
 
 /** The OAuth discovery documents: open to anyone, no CORS (the original's views do not allow it). */
-export function registerWellKnownRoutes(router: Router, deps: WellKnownRouteDeps): void {
+export function registerWellKnownRoutes(root: Router, deps: WellKnownRouteDeps): void {
+  const router = root.of('auth');
   router.get('/.well-known/oauth-authorization-server', { access: 'none' }, getAuthorizationServer(deps));
   router.get('/.well-known/oauth-protected-resource', { access: 'none' }, getProtectedResource(deps));
 }

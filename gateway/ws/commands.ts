@@ -489,12 +489,16 @@ const commands: Record<string, Command> = {
   ...tagCommands,
 };
 
+/** The commands a WebSocket server answers: each found by its type, and all of them listed. */
+export interface CommandTable<D = CoreDeps> {
+  get(type: string): Command<D> | undefined;
+  types(): Iterable<string>;
+}
+
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));
 
-/** The command of a message type; only the commands above, never a member every object has. */
-export function commandFor(type: string): Command | undefined {
-  return byType.get(type);
-}
+/** The core's commands: only those above, never a member every object has. */
+export const coreCommands: CommandTable = { get: (type) => byType.get(type), types: () => byType.keys() };
 
 /**
  * Validates a command message against its schema as it is, without converting anything, so the

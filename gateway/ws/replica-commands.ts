@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ReadDeps } from '../core.ts';
 import { CommandError } from './connection.ts';
-import { commandFor, readCommands, type Command } from './commands.ts';
+import { coreCommands, readCommands, type Command, type CommandTable } from './commands.ts';
 
 const readTable = new Map(Object.entries(readCommands));
 
@@ -10,12 +10,12 @@ const readTable = new Map(Object.entries(readCommands));
  * command of the primary that changes the home is refused with the original's `not_supported`
  * and a message that says where to send it; anything else is an unknown command, as anywhere.
  */
-export function replicaCommands(stream: string): (type: string) => Command<ReadDeps> | undefined {
+export function replicaCommands(stream: string): CommandTable<ReadDeps> {
   const refused = new Map<string, Command<ReadDeps>>();
-  return (type) => {
+  const get = (type: string) => {
     const read = readTable.get(type);
     if (read) return read;
-    if (!commandFor(type)) return undefined;
+    if (!coreCommands.get(type)) return undefined;
     let command = refused.get(type);
     if (!command) {
       command = {
@@ -29,4 +29,6 @@ export function replicaCommands(stream: string): (type: string) => Command<ReadD
     }
     return command;
   };
+  // the refused ones are no part of what a replica serves
+  return { get, types: () => readTable.keys() };
 }

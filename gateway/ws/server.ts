@@ -1,7 +1,8 @@
 import type { TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 import type { CoreDeps, ReadDeps } from '../core.ts';
 import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
-import { commandFor, checkCommand, type Command } from './commands.ts';
+import { coreCommands, checkCommand, type CommandTable } from './commands.ts';
+import { componentsOfCommands } from './command-components.ts';
 import { isObject, readJson } from '../body.ts';
 import type { OutputBudget } from '../output-budget.ts';
 import { forwardedClient, type Forwarding } from '../forwarded.ts';
@@ -23,8 +24,10 @@ export function registerWebSocket<D extends ReadDeps = CoreDeps>(
   budget?: OutputBudget,
   gate: WsGate = {},
   // a read replica serves its own table: the read commands and its answer to writes
-  lookup: (type: string) => Command<D> | undefined = commandFor as (type: string) => Command<D> | undefined,
+  commands: CommandTable<D> = coreCommands as unknown as CommandTable<D>,
 ): { connections: Set<Connection> } {
+  // what the table serves is loaded: its command families are listed components
+  deps.coreConfig.components.follow(() => componentsOfCommands(commands.types()));
   const connLimits: WsLimits = { ...WS_LIMITS, ...limits };
   const scheduler = new FlushScheduler();
   const connections = new Set<Connection>();
@@ -144,7 +147,7 @@ export function registerWebSocket<D extends ReadDeps = CoreDeps>(
     };
     try {
       if (id <= conn.lastId) return conn.error(id, 'id_reuse', 'Identifier values have to increase.');
-      const command = lookup(type);
+      const command = commands.get(type);
       if (!command) return conn.error(id, 'unknown_command', 'Unknown command.');
       conn.lastId = id;
       if (command.admin && !conn.principal!.isAdmin) return conn.error(id, 'unauthorized', 'Unauthorized');

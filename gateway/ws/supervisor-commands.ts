@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import type { Command, CommandTable } from './commands.ts';
 import { CommandError } from './connection.ts';
 import { SupervisorApiError } from '../../actors/supervisor-client/client.ts';
 
@@ -45,6 +45,9 @@ export const supervisorApiCommand: Command = {
  * The command table with `supervisor/api` added, for a core a supervisor runs; a core without
  * one keeps the table as it is, so the command is unknown there as in the original.
  */
-export function withSupervisorCommands(lookup: (type: string) => Command | undefined): (type: string) => Command | undefined {
-  return (type) => (type === 'supervisor/api' ? supervisorApiCommand : lookup(type));
+export function withSupervisorCommands(table: CommandTable): CommandTable {
+  return {
+    get: (type) => (type === 'supervisor/api' ? supervisorApiCommand : table.get(type)),
+    types: () => [...table.types(), 'supervisor/api'],
+  };
 }

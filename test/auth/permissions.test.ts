@@ -168,7 +168,8 @@ input_number:
   volume: { min: 0, max: 10 }
 `;
 const CONFIG = `core:\n  name: Home${GROUPS_YAML}${HELPERS_YAML}`;
-const ALL_IDS = ['input_boolean.hall', 'input_boolean.kids_room', 'input_boolean.porch', 'input_number.volume', 'sensor.outside'];
+// zone.home is there in every home
+const ALL_IDS = ['input_boolean.hall', 'input_boolean.kids_room', 'input_boolean.porch', 'input_number.volume', 'sensor.outside', 'zone.home'];
 const UNAUTHORIZED_WS = { code: 'unauthorized', message: 'Unauthorized' };
 
 let nextId = 1;

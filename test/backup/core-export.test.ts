@@ -181,7 +181,8 @@ t.test('a damaged export refuses to start and leaves the files as they were', as
   const manifest = await readManifest(found.manifest);
   const dataFile = join(copy, CORE_EXPORT_DIR, manifest.file);
   const bytes = await readFile(dataFile);
-  bytes[bytes.length >> 1] ^= 0x01;
+  // the last byte is inside the last entry's value: the framing stays whole, only the hash can tell
+  bytes[bytes.length - 1] ^= 0x01;
   await writeFile(dataFile, bytes);
   // the core's own log file gets its lines; the data is what must stay as it was
   const files = async () => (await readdir(copy, { recursive: true })).filter((f) => f !== 'hearth.log').sort();

@@ -74,7 +74,7 @@ t.test('REST API of the core', async (t) => {
     const upper = await call('GET', '/api/states/SENSOR.KITCHEN_TEMP');
     t.equal(upper.status, 200, 'reads fall back to the lower-cased id');
     const all = await call('GET', '/api/states');
-    t.same(all.json.map((s: any) => s.entity_id), ['sensor.kitchen_temp', 'sensor.zero', 'sensor.flag']);
+    t.same(all.json.map((s: any) => s.entity_id), ['zone.home', 'sensor.kitchen_temp', 'sensor.zero', 'sensor.flag'], 'the home zone, then the states written');
   });
 
   t.test('state write errors', async (t) => {

@@ -61,7 +61,7 @@ t.test('templates on a real Hearth', async (t) => {
     t.match(await render('{{ states.input_boolean.porch.last_changed }}|{{ states.input_boolean.porch.last_updated.isoformat() }}'), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{6})?\+00:00\|\d{4}-\d\d-\d\dT/);
     t.match(await render('{{ states.input_boolean.porch.context.id }}'), /^[0-9A-Z]{26}$/);
     t.equal(await render("{{ states.input_number.level.attributes.max }} {{ states.sensor.temp.attributes['unit_of_measurement'] }}"), '100 °C');
-    t.equal(await render('{{ states.input_boolean | count }} {{ states | count }}'), '2 7');
+    t.equal(await render('{{ states.input_boolean | count }} {{ states | count }}'), '2 8', 'zone.home counts too');
     t.equal(await render("{{ states.input_boolean | map(attribute='entity_id') | join(',') }}"), 'input_boolean.porch,input_boolean.hall');
     t.equal(await render("{{ states.input_boolean | selectattr('state', 'eq', 'on') | map(attribute='name') | list }}"), "['Hall']");
     t.equal(await render('{{ states.sensor.missing }}|{{ states.sensor.missing.state }}'), 'None|');

@@ -30,13 +30,20 @@ export async function spawnHearth(args: string[], env: Record<string, string> = 
   return { child, base, output: () => out, exited };
 }
 
-/** Runs `node bin/hearth.js <args>` to its end: the exit code and everything it printed. */
-export function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+/**
+ * Runs `node bin/hearth.js <args>` to its end: the exit code and everything it printed. One
+ * still running after `timeoutMs` is killed, and its code is null.
+ */
+export function runToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
     let out = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
-    child.on('exit', (code) => resolve({ code, out }));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
   });
 }

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSupervisor, type Supervisor, type SupervisorOptions } from '../../bin/supervisor-instance.ts';
+import { enableV2 } from './fixture-apps.ts';
 
 export interface TestSupervisor {
   supervisor: Supervisor;
@@ -55,4 +56,13 @@ export async function startTestSupervisor(
       return { status: res.status, body };
     },
   };
+}
+
+/** A supervisor serving both trees: the v2 flag is read at start, so it is set, then started again. */
+export async function startTestSupervisorWithV2(t: { teardown(fn: () => unknown): void }, options: Partial<SupervisorOptions> = {}): Promise<TestSupervisor> {
+  const dataDir = options.dataDir ?? (await supervisorDataDir());
+  const first = await startTestSupervisor(t, { ...options, dataDir });
+  await enableV2(first.supervisor);
+  await first.supervisor.stop();
+  return startTestSupervisor(t, { ...options, dataDir });
 }

@@ -27,7 +27,6 @@ async function build(dir?: string) {
   const sensors = new MobileSensors({
     log, clock, entities, registries,
     registrations: { get: (id) => (id === reg.webhook_id ? reg : undefined), list: () => [reg] },
-    coreLocation: () => ({ name: 'Home', latitude: 52.37, longitude: 4.89, radius: 100 }),
   });
   for await (const r of log.read()) {
     if (entities.area.owns(r)) entities.area.evolve(r);
@@ -84,6 +83,8 @@ t.test('register, update, disable, and a restart', async (t) => {
   t.equal(h.entities.get('device_tracker.my_phone')!.state, 'unknown');
   t.same(h.sensors.entitiesOf(h.reg), { battery_level: { disabled: false }, charging: { disabled: false }, 'phone-1': { disabled: false } });
 
+  // the home zone the zone platform always shows
+  await h.entities.write('zone.home', { state: '0', attributes: { latitude: 52.37, longitude: 4.89, radius: 100, passive: false, friendly_name: 'Home' }, force_update: false }, { id: 'z', parent_id: null, user_id: null });
   await h.call('update_location', { gps: [52.3701, 4.8901], gps_accuracy: 10, battery: 80 });
   t.equal(h.entities.get('device_tracker.my_phone')!.state, 'home');
   t.same(h.entities.get('device_tracker.my_phone')!.attributes, { source_type: 'gps', battery_level: 80, latitude: 52.3701, longitude: 4.8901, gps_accuracy: 10, friendly_name: 'My Phone' });

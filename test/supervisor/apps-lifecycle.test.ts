@@ -2,26 +2,18 @@
 // repository, its options refused and set, started (its options in /data/options.json, its
 // token and SUPERVISOR in the environment), its logs and stats, stopped, uninstalled with and
 // without its public config folder. Both trees answer.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startTestSupervisor, type TestSupervisor } from '../helpers/supervisor.ts';
+import { startTestSupervisor, startTestSupervisorWithV2 } from '../helpers/supervisor.ts';
 import { appPrefix, appRecords, docker, eventually } from '../helpers/apps.ts';
 
 const ECHO = 'core_hearth_echo';
 
-/** A supervisor serving both trees (the v2 flag is read at start). */
-async function withV2(t: Test, prefix: string): Promise<TestSupervisor> {
-  const first = await startTestSupervisor(t, { appContainerPrefix: prefix });
-  t.equal((await first.json('POST', '/supervisor/options', { body: { feature_flags: { supervisor_v2_api: true } } })).status, 200);
-  await first.supervisor.stop();
-  return startTestSupervisor(t, { dataDir: first.dataDir, appContainerPrefix: prefix, host: '0.0.0.0' });
-}
-
 t.test('install, options, start, logs, stats, stop and uninstall of the echo app on both trees', async (t) => {
   const prefix = appPrefix(t, 'life');
-  const s = await withV2(t, prefix);
+  const s = await startTestSupervisorWithV2(t, { appContainerPrefix: prefix, host: '0.0.0.0' });
   const container = `${prefix}${ECHO}`;
 
   // not installed yet: v1 shows the store's record, v2 refuses
@@ -43,7 +35,7 @@ t.test('install, options, start, logs, stats, stop and uninstall of the echo app
 
   const info = (await s.json('GET', `/addons/${ECHO}/info`)).body.data;
   // supervisor-wire §8.8, in order; v1 adds `advanced`
-  const v2Keys = 'name slug hostname dns description long_description stage repository version_latest protected rating boot_config boot options schema arch machine homeassistant url detached available build network network_description host_network host_pid host_ipc host_uts host_dbus privileged full_access apparmor icon logo changelog documentation stdin hassio_api hassio_role auth_api homeassistant_api gpio usb uart kernel_modules devicetree udev docker_api video audio startup services discovery translations ingress signed state webui ingress_entry ingress_url ingress_port ingress_panel audio_input audio_output auto_update ip_address version update_available watchdog devices system_managed system_managed_config_entry'.split(' ');
+  const v2Keys = 'name slug hostname dns description long_description stage repository version_latest protected rating boot_config boot options schema arch machine homeassistant core url detached available build network network_description host_network host_pid host_ipc host_uts host_dbus privileged full_access apparmor icon logo changelog documentation stdin hassio_api supervisor_api hassio_role supervisor_role auth_api homeassistant_api core_api gpio usb uart kernel_modules devicetree udev docker_api video audio startup services discovery translations ingress signed state webui ingress_entry ingress_url ingress_port ingress_panel audio_input audio_output auto_update ip_address version update_available watchdog devices system_managed system_managed_config_entry'.split(' ');
   t.same(Object.keys(info), [...v2Keys.slice(0, 6), 'advanced', ...v2Keys.slice(6)]);
   t.match(info, { name: 'Echo', slug: ECHO, hostname: 'core-hearth-echo', dns: ['core-hearth-echo.local.hass.io'], state: 'stopped', version: '1.0.0', version_latest: '1.0.0', update_available: false, boot: 'auto', boot_config: 'auto', protected: true, watchdog: false, ingress: true, ingress_port: 8099, build: true, detached: false, options: { greeting: 'Hello from Hearth' }, schema: [{ name: 'greeting', required: true, type: 'string' }] });
   t.match(info.ingress_entry, /^\/api\/hassio_ingress\/[A-Za-z0-9_-]{43}$/);
@@ -55,7 +47,7 @@ t.test('install, options, start, logs, stats, stop and uninstall of the echo app
   const v1list = (await s.json('GET', '/addons')).body.data;
   t.same(Object.keys(v1list), ['addons']);
   t.same(v1list.addons.map((a: any) => a.slug), [ECHO]);
-  t.same(Object.keys(v1list.addons[0]), ['name', 'slug', 'description', 'advanced', 'stage', 'version', 'version_latest', 'update_available', 'available', 'detached', 'homeassistant', 'state', 'repository', 'build', 'url', 'icon', 'logo', 'system_managed']);
+  t.same(Object.keys(v1list.addons[0]), ['name', 'slug', 'description', 'advanced', 'stage', 'version', 'version_latest', 'update_available', 'available', 'detached', 'homeassistant', 'core', 'state', 'repository', 'build', 'url', 'icon', 'logo', 'system_managed']);
   const v2list = (await s.json('GET', '/v2/apps')).body.data;
   t.same(Object.keys(v2list), ['apps']);
   t.notOk('advanced' in v2list.apps[0]);

@@ -67,7 +67,9 @@ t.test('SecureTar v3 from Core 2026.3.0, v2 before, for pre-releases and the lan
     ['2025.12.0', 2],
     ['landingpage', 2],
     [null, 2],
-    ['dev', 2],
+    // a container tag ranks above every number in the original's order
+    ['dev', 3],
+    ['no-version', 2],
   ];
   for (const [version, expected] of table) t.equal(secureTarVersionFor(version), expected, String(version));
 });

@@ -8,18 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import { mkdir, readFile, readdir, writeFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startTestSupervisor, supervisorDataDir, type TestSupervisor } from '../helpers/supervisor.ts';
-import { enableV2 } from '../helpers/fixture-apps.ts';
+import { startTestSupervisor, startTestSupervisorWithV2, supervisorDataDir } from '../helpers/supervisor.ts';
 import { BackupReader } from '../../actors/supervisor/backups/archive/reader.ts';
 import type { MountSystem } from '../../actors/supervisor/mounts/system.ts';
-
-async function withV2(t: Parameters<typeof startTestSupervisor>[0], dataDir?: string): Promise<TestSupervisor> {
-  const dir = dataDir ?? (await supervisorDataDir());
-  const first = await startTestSupervisor(t, { dataDir: dir });
-  await enableV2(first.supervisor);
-  await first.supervisor.stop();
-  return startTestSupervisor(t, { dataDir: dir });
-}
 
 async function seedFolders(dataDir: string) {
   await mkdir(join(dataDir, 'share', 'sub'), { recursive: true });
@@ -35,7 +26,7 @@ function pythonMembers(path: string): string[] {
 }
 
 t.test('partial backups: plain, compressed, encrypted; list and info on both trees; download; delete', async (t) => {
-  const s = await withV2(t);
+  const s = await startTestSupervisorWithV2(t);
   await seedFolders(s.dataDir);
 
   const plain = await s.json('POST', '/backups/new/partial', { body: { name: 'Plain one', folders: ['share'], compressed: false } });
@@ -111,7 +102,7 @@ t.test('partial backups: plain, compressed, encrypted; list and info on both tre
 });
 
 t.test('validation: filename, folders, location, keys per tree; options; cloud location is the core\'s', async (t) => {
-  const s = await withV2(t);
+  const s = await startTestSupervisorWithV2(t);
   t.same((await s.json('POST', '/backups/new/full', { body: { filename: 'a/b.tar' } })).body.message, "does not match regular expression ^[^\\\\/]+\\.tar$ @ data['filename']. Got 'a/b.tar'");
   t.match((await s.json('POST', '/backups/new/partial', { body: { folders: ['etc'] } })).body.message, /@ data\['folders'\]/);
   t.match((await s.json('POST', '/v2/backups/new/partial', { body: { addons: ['x'] } })).body.message, /extra keys not allowed @ data\['addons'\]/);

@@ -42,7 +42,7 @@ t.test('the store on v1', async (t) => {
   const slugs = store.body.data.addons.map((a: { slug: string }) => a.slug);
   t.same(slugs, ['core_hearth_echo', 'core_hearth_mqtt', 'core_hearth_stdin_logger', `${hash}_pics`]);
   const pics = store.body.data.addons[3];
-  t.same(Object.keys(pics), ['advanced', 'arch', 'available', 'build', 'description', 'documentation', 'homeassistant', 'icon', 'installed', 'logo', 'name', 'repository', 'slug', 'stage', 'update_available', 'url', 'version_latest', 'version']);
+  t.same(Object.keys(pics), ['advanced', 'arch', 'available', 'build', 'description', 'documentation', 'homeassistant', 'core', 'icon', 'installed', 'logo', 'name', 'repository', 'slug', 'stage', 'update_available', 'url', 'version_latest', 'version']);
   t.match(pics, { arch: ['amd64', 'aarch64', 'armv7'], build: false, documentation: false, icon: true, logo: true, installed: false, repository: hash, version_latest: '2.0.0', version: null, update_available: false, homeassistant: null, url: null });
   t.match(store.body.data.addons[0], { name: 'Echo', build: true, documentation: true, icon: false, logo: false, repository: 'core' });
 
@@ -52,8 +52,8 @@ t.test('the store on v1', async (t) => {
 
   const one = await s.json('GET', `/store/addons/${hash}_pics`);
   t.equal(one.status, 200);
-  t.same(Object.keys(one.body.data).slice(18), ['apparmor', 'auth_api', 'detached', 'docker_api', 'full_access', 'hassio_api', 'hassio_role', 'homeassistant_api', 'host_network', 'host_pid', 'ingress', 'long_description', 'rating', 'signed']);
-  t.match(one.body.data, { apparmor: 'default', detached: false, hassio_api: true, hassio_role: 'manager', long_description: 'Long text', rating: 4, signed: false });
+  t.same(Object.keys(one.body.data).slice(19), ['apparmor', 'auth_api', 'detached', 'docker_api', 'full_access', 'hassio_api', 'supervisor_api', 'hassio_role', 'supervisor_role', 'homeassistant_api', 'core_api', 'host_network', 'host_pid', 'ingress', 'long_description', 'rating', 'signed']);
+  t.match(one.body.data, { apparmor: 'default', detached: false, hassio_api: true, supervisor_api: true, hassio_role: 'manager', supervisor_role: 'manager', long_description: 'Long text', rating: 4, signed: false });
   t.match((await s.json('GET', '/store/addons/core_hearth_echo')).body.data, { ingress: true, rating: 7, long_description: null });
   t.same(await s.json('GET', '/store/addons/bad'), { status: 404, body: { result: 'error', message: 'App bad does not exist in the store', error_key: 'store_app_not_found_error', extra_fields: { app: 'bad' } } });
 

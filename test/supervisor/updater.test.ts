@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
-import { CHANNELS, DEFAULT_UPDATER_SOURCE, compareVersions, parseChannelDocument } from '../../actors/supervisor/updater/updater.ts';
+import { CHANNELS, DEFAULT_UPDATER_SOURCE, parseChannelDocument } from '../../actors/supervisor/updater/updater.ts';
 import { CORE_VERSION, SUPERVISOR_VERSION } from '../../actors/version.ts';
 import { manualClock } from '../../actors/clock.ts';
 import { spawnHearth } from '../helpers/process.ts';
@@ -41,20 +41,6 @@ t.test('channel documents: what is read and what is refused', async (t) => {
     ['{"channel":', /^Can't parse versions: /],
   ];
   for (const [text, why] of refused) t.throws(() => parseChannelDocument(text, 'beta', 'generic-aarch64'), why, text);
-});
-
-t.test('versions order as numbers, a release after its pre-releases', async (t) => {
-  const table: [string, string, number][] = [
-    ['2026.11.0', '2026.11.0', 0],
-    ['2026.11.0', '2026.10.9', 1],
-    ['2026.9.0', '2026.10.0', -1],
-    ['2026.11.0b1', '2026.11.0', -1],
-    ['2026.11.0b2', '2026.11.0b10', -1],
-    ['2026.11.0.dev20261101', '2026.11.0', -1],
-    ['2026.11', '2026.11.0', 0],
-    ['2027.1.0', '2026.12.5', 1],
-  ];
-  for (const [a, b, want] of table) t.equal(compareVersions(a, b), want, `${a} vs ${b}`);
 });
 
 t.test('an http(s) source with {channel}; a channel change reads that channel\'s document; each channel keeps its versions', async (t) => {

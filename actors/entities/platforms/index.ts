@@ -49,9 +49,9 @@ export class VirtualPlatforms {
     const platformDeps: PlatformDeps = { ...deps, registrar: deps.registrar ?? noRegistrar };
     for (const domain of platformDomains) this.actors.set(domain.domain, new PlatformActors(domain, platformDeps));
     this.elsewhere = deps.elsewhere ?? new Set();
-    // set_location moves the home zone, as the original's core config update does
+    // set_location and reload_core_config move the home zone, as the original's core config update does
     deps.onCommit?.((records) => {
-      if (this.actors.get('zone')!.entityIds().length === 0 || !records.some((r) => r.stream === 'core/config')) return;
+      if (!this.deps.coreLocation || !records.some((r) => r.type === 'core_config_updated')) return;
       // the core config takes the new location once its record is committed: read it after
       setImmediate(() => {
         const zones = this.entries(zoneDomain, this.sections);
@@ -60,12 +60,16 @@ export class VirtualPlatforms {
     });
   }
 
-  /** A domain's entries; the zones begin with zone.home when persons or zones are configured. */
+  /** A domain's entries; the zones begin with zone.home, which the original's core always has. */
   private entries(domain: PlatformDomain, sections: Record<string, unknown>): PlatformEntry[] {
     const entries = parsePlatformSection(domain, sections[domain.domain], this.elsewhere);
-    const located = sections.zone !== undefined || sections.person !== undefined;
-    if (domain === zoneDomain && located && this.deps.coreLocation) return [homeZone(this.deps.coreLocation()), ...entries];
+    if (domain === zoneDomain && this.deps.coreLocation) return [homeZone(this.deps.coreLocation()), ...entries];
     return entries;
+  }
+
+  /** Whether a domain has entities: a section of its own, or zone.home. */
+  private present(domain: PlatformDomain, sections: Record<string, unknown>): boolean {
+    return sections[domain.domain] !== undefined || (domain === zoneDomain && this.deps.coreLocation !== undefined);
   }
 
   /**
@@ -76,8 +80,9 @@ export class VirtualPlatforms {
   async configure(sections: Record<string, unknown>, context: Context): Promise<void> {
     const parsed: Array<[PlatformActors, PlatformEntry[]]> = platformDomains.map((d) => [this.actors.get(d.domain)!, this.entries(d, sections)]);
     this.sections = sections;
-    const fresh = platformDomains.filter((d) => (sections[d.domain] !== undefined || (d === zoneDomain && sections.person !== undefined)) && !this.registered.has(d.domain));
-    if (fresh.length && !this.registered.has(VIRTUAL)) {
+    const fresh = platformDomains.filter((d) => this.present(d, sections) && !this.registered.has(d.domain));
+    // zone.home alone is no virtual entity the user configured: virtual.reload waits for a section
+    if (!this.registered.has(VIRTUAL) && platformDomains.some((d) => sections[d.domain] !== undefined)) {
       this.registered.add(VIRTUAL);
       await this.deps.services.register(this.reloadSpec(), context);
     }

@@ -1,11 +1,11 @@
 import type { Caller, Tree } from '../access.ts';
-import { compareVersions } from '../updater/updater.ts';
 import { rating, readText, type AppStore } from './store.ts';
 import type { RepositoryApp } from './repository.ts';
 import type { InstalledApp } from './types.ts';
 import type { AppManager } from './manager.ts';
 import { uiSchema } from './options-schema.ts';
-import { effectiveBoot, effectiveNetwork, hostnameOf } from './user-settings.ts';
+import { effectiveBoot, effectiveNetwork, hostnameOf, roleOf } from './user-settings.ts';
+import { bothSpellings } from '../spellings.ts';
 
 /**
  * What the app routes answer of installed apps: the listing entry (supervisor-wire §4.15) and
@@ -16,8 +16,9 @@ export function latestOf(app: InstalledApp, storeApp: RepositoryApp | null): str
   return storeApp?.config.version ?? app.user.version;
 }
 
+/** The original's `need_update` of an app: the store has another version, newer or not (a store may go back). */
 export function updateAvailable(app: InstalledApp, storeApp: RepositoryApp | null): boolean {
-  return storeApp !== null && compareVersions(storeApp.config.version, app.user.version) > 0;
+  return storeApp !== null && storeApp.config.version !== app.user.version;
 }
 
 /** One entry of GET /addons (v1) or /apps (v2). */
@@ -34,7 +35,7 @@ export function listEntry(app: InstalledApp, storeApp: RepositoryApp | null, sto
     update_available: updateAvailable(app, storeApp),
     available: storeApp && store ? store.available(storeApp) : false,
     detached: storeApp === null,
-    homeassistant: c.homeassistant,
+    ...bothSpellings('homeassistant', c.homeassistant),
     state: app.state,
     repository: app.repository,
     build: c.image === null,
@@ -95,7 +96,7 @@ export async function installedInfo(manager: AppManager, store: AppStore | undef
     schema: uiSchema(manager.schemaOf(c)),
     arch: c.arch,
     machine: c.machine,
-    homeassistant: c.homeassistant,
+    ...bothSpellings('homeassistant', c.homeassistant),
     url: c.url,
     detached: storeApp === null,
     available: storeApp && store ? store.available(storeApp) : false,
@@ -115,10 +116,10 @@ export async function installedInfo(manager: AppManager, store: AppStore | undef
     changelog: storeApp?.changelog != null,
     documentation: storeApp?.documentation != null,
     stdin: c.stdin,
-    hassio_api: c.hassio_api,
-    hassio_role: c.hassio_role,
+    ...bothSpellings('hassio_api', c.hassio_api),
+    ...bothSpellings('hassio_role', c.hassio_role, roleOf(c)),
     auth_api: c.auth_api,
-    homeassistant_api: c.homeassistant_api,
+    ...bothSpellings('homeassistant_api', c.homeassistant_api),
     gpio: c.gpio,
     usb: c.usb,
     uart: c.uart,

@@ -4,7 +4,9 @@ import { resolve } from 'node:path';
 import { readRepository, type RepositoryApp, type RepositoryInfo } from './repository.ts';
 import { archOf, machineOf } from '../machine.ts';
 import { keyedError, notFound, SupervisorError } from '../errors.ts';
-import { compareVersions } from '../updater/updater.ts';
+import { versionOrder } from '../../version-order.ts';
+import { bothSpellings } from '../spellings.ts';
+import { roleOf } from './user-settings.ts';
 
 /** Hearth's own repository, shipped with it: slug `core` (the original's official repository). */
 export const BUILTIN_REPOSITORY_DIR = fileURLToPath(new URL('./builtin/', import.meta.url));
@@ -120,7 +122,8 @@ export class AppStore implements AppStoreView {
       throw keyedError(400, 'app_not_supported_machine_type_error', 'App {app} not supported on this machine, supported machine types: {machine_types}', { ...fields, machine_types: c.machine.join(', ') });
     }
     const core = this.options.coreVersion?.() ?? null;
-    if (c.homeassistant && core && compareVersions(core, c.homeassistant) < 0) {
+    // a core that cannot be ordered against it (on its landing page) is not held back, as in the original
+    if (c.homeassistant && core && (versionOrder(core, c.homeassistant) ?? 0) < 0) {
       throw keyedError(400, 'app_not_supported_home_assistant_version_error', 'App {app} not supported on this system, requires Home Assistant version {version} or greater', { ...fields, version: c.homeassistant });
     }
   }
@@ -134,7 +137,7 @@ export class AppStore implements AppStoreView {
       build: c.image === null,
       description: c.description,
       documentation: app.documentation !== null,
-      homeassistant: c.homeassistant,
+      ...bothSpellings('homeassistant', c.homeassistant),
       icon: app.icon !== null,
       installed: false,
       logo: app.logo !== null,
@@ -155,9 +158,9 @@ export class AppStore implements AppStoreView {
       detached: false,
       docker_api: c.docker_api,
       full_access: c.full_access,
-      hassio_api: c.hassio_api,
-      hassio_role: c.hassio_role,
-      homeassistant_api: c.homeassistant_api,
+      ...bothSpellings('hassio_api', c.hassio_api),
+      ...bothSpellings('hassio_role', c.hassio_role, roleOf(c)),
+      ...bothSpellings('homeassistant_api', c.homeassistant_api),
       host_network: c.host_network,
       host_pid: c.host_pid,
       ingress: c.ingress,

@@ -13,6 +13,7 @@ import type { Resolution } from '../resolution/types.ts';
 import type { UpdaterView } from '../updater/types.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { CORE_VERSION } from '../../version.ts';
+import { isNewer } from '../../version-order.ts';
 import type { CoreRuntimeView } from './types.ts';
 import { CORE_CONTAINER_PORT, CORE_IMAGE, ensureCoreImage, hostArch, imageExists } from './image.ts';
 import { MIGRATION_MESSAGE, offlineMigrationRunning } from './migration.ts';
@@ -115,14 +116,6 @@ const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 export const stripAnsi = (s: string) => s.replace(ANSI, '');
 const PORT_CONFLICT = /0\.0\.0\.0:(\d+).*(?:address already in use|port is already allocated)/;
 
-/** `2026.11.0` against `2026.10.2`: positive when a is newer. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.b-]/).map((x) => Number.parseInt(x, 10) || 0);
-  const pb = b.split(/[.b-]/).map((x) => Number.parseInt(x, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
-}
-
 export class CoreRuntime implements CoreRuntimeView {
   readonly containerName: string;
   readonly dataDir: string;
@@ -176,7 +169,7 @@ export class CoreRuntime implements CoreRuntimeView {
     return {
       version: s.version,
       version_latest: latest,
-      update_available: s.version !== null && latest !== null && compareVersions(latest, s.version) > 0,
+      update_available: isNewer(latest, s.version),
       machine,
       ip_address: ip,
       arch,

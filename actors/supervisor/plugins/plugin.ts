@@ -11,7 +11,7 @@ import { SupervisorError } from '../errors.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
 import { createActor } from 'xstate';
 import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
-import { isNewer } from '../updater/updater.ts';
+import { isNewer } from '../../version-order.ts';
 import { CORE_VERSION } from '../../version.ts';
 import { ensurePluginImage, pluginImage } from './images.ts';
 import type { PluginNetwork } from './network.ts';

@@ -1,5 +1,6 @@
 import { access, readFile } from 'node:fs/promises';
 import type { Engine, EngineInfo } from '../docker/engine.ts';
+import { versionOrder } from '../../version-order.ts';
 
 /**
  * The evaluations: what makes this system unsupported or unhealthy, with the original's reason
@@ -46,20 +47,9 @@ export async function insideLxc(): Promise<boolean> {
   return env.includes('container=lxc') || exists('/dev/lxd/sock');
 }
 
-/** The numeric parts of a version (`20.10.24+dfsg1` -> [20, 10, 24]). */
-export function versionParts(version: string): number[] {
-  return (version.match(/^\d+(\.\d+)*/)?.[0] ?? '0').split('.').map(Number);
-}
-
-export function olderThan(version: string, minimum: string): boolean {
-  const a = versionParts(version);
-  const b = versionParts(minimum);
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const x = a[i] ?? 0;
-    const y = b[i] ?? 0;
-    if (x !== y) return x < y;
-  }
-  return false;
+/** The engine's version is new enough: one that cannot be ordered is not, as in the original. */
+function supportedEngine(version: string): boolean {
+  return (versionOrder(version, MINIMUM_DOCKER_VERSION) ?? -1) >= 0;
 }
 
 export const MINIMUM_DOCKER_VERSION = '24.0.0';
@@ -86,7 +76,7 @@ export function evaluate(f: SystemFacts): { unsupported: string[]; unhealthy: st
   if (f.connectivityCheck === false) unsupported.add('connectivity_check');
   if (f.engine === null) unhealthy.add('docker');
   else {
-    if (olderThan(f.engine.version, MINIMUM_DOCKER_VERSION)) unsupported.add('docker_version');
+    if (!supportedEngine(f.engine.version)) unsupported.add('docker_version');
     if (!STORAGE_DRIVERS.has(f.engine.storageDriver) || f.engine.loggingDriver !== 'journald') unsupported.add('docker_configuration');
     if (!['1', '2'].includes(f.engine.cgroupVersion)) unsupported.add('cgroup_version');
   }

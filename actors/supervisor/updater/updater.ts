@@ -198,28 +198,3 @@ function sameVersions(a: ChannelVersions, b: ChannelVersions): boolean {
   return (Object.keys(b) as UpdateComponent[]).every((k) => a[k] === b[k]);
 }
 
-/**
- * Orders two versions the way the channel file's readers do: numeric parts compared as numbers
- * (`2026.10.0` < `2026.11.0`), a release after its pre-releases (`2026.11.0b1` < `2026.11.0`).
- */
-export function compareVersions(a: string, b: string): number {
-  const split = (v: string) => {
-    const m = /^v?(\d+(?:\.\d+)*)(.*)$/.exec(v.trim());
-    return m ? { nums: m[1].split('.').map(Number), rest: m[2] } : { nums: [], rest: v };
-  };
-  const x = split(a);
-  const y = split(b);
-  for (let i = 0; i < Math.max(x.nums.length, y.nums.length); i++) {
-    const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  if (x.rest === y.rest) return 0;
-  if (x.rest === '') return 1;
-  if (y.rest === '') return -1;
-  return x.rest.localeCompare(y.rest, 'en', { numeric: true }) < 0 ? -1 : 1;
-}
-
-/** Whether `latest` is newer than `installed` (false when either is unknown). */
-export function isNewer(latest: string | null | undefined, installed: string | null | undefined): boolean {
-  return !!latest && !!installed && compareVersions(latest, installed) > 0;
-}

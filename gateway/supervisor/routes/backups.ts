@@ -13,6 +13,7 @@ import type { HttpRequest } from '../../http.ts';
 import { readMultipart } from '../../multipart.ts';
 import { BodyError } from '../../request-body.ts';
 import { attachment } from '../../content-disposition.ts';
+import { bothSpellings } from '../../../actors/supervisor/spellings.ts';
 
 /**
  * Backups (supervisor-wire §5.9), role `backup`: list and info, options, reload, freeze/thaw,
@@ -84,8 +85,7 @@ function entry(manager: BackupManager, backup: Backup, tree: 'v1' | 'v2') {
     protected: primary.protected,
     location_attributes: attributes(backup),
     compressed: m.compressed,
-    // Hearth's contract calls the core `core`; the original's clients read `homeassistant`
-    content: { homeassistant: m.homeassistant !== null, core: m.homeassistant !== null, [tree === 'v1' ? 'addons' : 'apps']: apps, folders: m.folders },
+    content: { ...bothSpellings('homeassistant', m.homeassistant !== null), [tree === 'v1' ? 'addons' : 'apps']: apps, folders: m.folders },
   };
 }
 
@@ -104,15 +104,13 @@ function detail(manager: BackupManager, backup: Backup, tree: 'v1' | 'v2') {
     protected: primary.protected,
     location_attributes: attributes(backup),
     supervisor_version: m.supervisor_version,
-    homeassistant: m.homeassistant?.version ?? null,
-    core: m.homeassistant?.version ?? null,
+    ...bothSpellings('homeassistant', m.homeassistant?.version ?? null),
     location: wireLocation(shown[0]),
     locations: shown.map(wireLocation),
     [tree === 'v1' ? 'addons' : 'apps']: m.addons.map((a) => ({ slug: a.slug, name: a.name, version: a.version, size: a.size })),
     repositories: m.repositories,
     folders: m.folders,
-    homeassistant_exclude_database: m.homeassistant?.exclude_database ?? null,
-    core_exclude_database: m.homeassistant?.exclude_database ?? null,
+    ...bothSpellings('homeassistant_exclude_database', m.homeassistant?.exclude_database ?? null),
     extra: m.extra,
   };
 }

@@ -4,7 +4,7 @@ import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { SUPERVISOR_VERSION, CORE_VERSION } from '../../../actors/version.ts';
 import { archOf, hostname, machineId, machineOf, operatingSystem } from '../../../actors/supervisor/machine.ts';
 import { supervisorSettings } from '../../../actors/supervisor/supervisor-settings.ts';
-import { isNewer } from '../../../actors/supervisor/updater/updater.ts';
+import { isNewer } from '../../../actors/version-order.ts';
 import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
 import { appUpdates } from '../../../actors/supervisor/apps/info.ts';
 import { currentFeatures } from './host.ts';

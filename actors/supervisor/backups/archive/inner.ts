@@ -12,6 +12,10 @@ import type { ByteSource } from '../securetar/bytes.ts';
 import { decrypt, encrypt, type SecureTarKeys } from '../securetar/securetar.ts';
 import { groupName, userName } from './owners.ts';
 import { TarStreamWriter, type TarEntry, type TarEntryType } from './tar.ts';
+import { versionOrder } from '../../../version-order.ts';
+
+/** The first core whose backups are SecureTar v3. */
+const SECURETAR_V3_MIN_CORE = '2026.3.0';
 
 /** What goes into an inner archive, in order. */
 export type InnerSource =
@@ -43,11 +47,8 @@ export interface InnerSink {
 
 /** v3 when Core is 2026.3.0 or newer (a pre-release of it counts as older), else v2 — the original's choice. */
 export function secureTarVersionFor(coreVersion: string | null | undefined): 2 | 3 {
-  const match = coreVersion && coreVersion !== 'landingpage' ? /^(\d+)\.(\d+)\.(\d+)(.*)$/.exec(coreVersion) : null;
-  if (!match) return 2;
-  const [year, month, patch] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const order = year - 2026 || month - 3 || patch;
-  return order > 0 || (order === 0 && match[4] === '') ? 3 : 2;
+  if (!coreVersion || coreVersion === 'landingpage') return 2;
+  return (versionOrder(coreVersion, SECURETAR_V3_MIN_CORE) ?? -1) >= 0 ? 3 : 2;
 }
 
 // Python's tarfile: gzip level 6 for a seekable plain tar, 9 (its stream default) under encryption

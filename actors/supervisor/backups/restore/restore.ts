@@ -19,7 +19,7 @@ import { RESTORE_CONDITIONS } from '../../jobs/conditions.ts';
 import type { JobHandle, Jobs } from '../../jobs/types.ts';
 import type { AppManager } from '../../apps/manager.ts';
 import type { CoreRuntime, CoreSettings } from '../../core/runtime.ts';
-import { compareVersions } from '../../core/runtime.ts';
+import { compareVersions } from '../../../version-order.ts';
 import type { Mounts } from '../../mounts/mounts.ts';
 import { parseMount } from '../../mounts/body.ts';
 import { SUPERVISOR_VERSION } from '../../../version.ts';
