@@ -64,7 +64,7 @@ import { TimerManager } from '../actors/intents/timers/manager.ts';
 import { registerTimerIntents } from '../actors/intents/timers/handlers.ts';
 import { IntentRegistry } from '../actors/intents/registry.ts';
 import { IntentPlatforms } from '../actors/intents/platforms.ts';
-import { builtinIntents } from '../actors/intents/builtin/index.ts';
+import { builtinIntents, domainIntents } from '../actors/intents/builtin/index.ts';
 import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { Conversation } from '../actors/conversation/index.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
@@ -333,6 +333,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
+  for (const [domain, platform] of Object.entries(domainIntents)) await intentPlatforms.registerIntentPlatform(domain, platform);
   // every loaded integration's intent platform, and the intent integration's own handlers
   await intentPlatforms.setup(['intent', ...coreConfig.components.list()]);
   const conversation = new Conversation({ configDir: dataDir, intents, templates, entities, registries, eventLog: log, clock, ids, language: () => String(coreConfig.asDict(runState).language ?? 'en'), configIntents: async () => ((await loadConfiguration(dataDir)).sections.conversation as { intents?: unknown } | undefined)?.intents, log: logs.get('hearth.conversation').warning });

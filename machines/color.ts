@@ -137,3 +137,9 @@ export const COLOR_NAMES: Record<string, RGB> = {
   tomato: [255, 99, 71], turquoise: [64, 224, 208], violet: [238, 130, 238], wheat: [245, 222, 179], white: [255, 255, 255],
   whitesmoke: [245, 245, 245], yellow: [255, 255, 0], yellowgreen: [154, 205, 50], homeassistant: [3, 169, 244],
 };
+
+/** The colour a name stands for (spaces and case ignored, as the original's color_name_to_rgb), or undefined. */
+export function colorNameToRgb(name: string): RGB | undefined {
+  const key = name.replaceAll(' ', '').toLowerCase();
+  return Object.hasOwn(COLOR_NAMES, key) ? [...COLOR_NAMES[key]] : undefined;
+}

@@ -1,7 +1,7 @@
 // How the original's light services turn their data into a light's new settings: brightness
 // steps and percentages, colour names, conversion of a colour to a mode the light supports,
 // brightness 0 meaning off, and dropping what the light cannot do. Pure.
-import { COLOR_NAMES, hsToRgb, hsToXy, kelvinToHs, kelvinToRgb, pyRound, rgbToHs, rgbToXy, xyToHs, xyToKelvin, xyToRgb, type HS, type RGB, type XY } from './color.ts';
+import { colorNameToRgb, hsToRgb, hsToXy, kelvinToHs, kelvinToRgb, pyRound, rgbToHs, rgbToXy, xyToHs, xyToKelvin, xyToRgb, type HS, type RGB, type XY } from './color.ts';
 
 export type ColorMode = 'onoff' | 'brightness' | 'color_temp' | 'hs' | 'xy' | 'rgb';
 
@@ -129,9 +129,8 @@ export function resolveTurnOn(config: LightConfig, current: LightSettings, isOn:
     p.brightness = Math.max(0, Math.min(255, brightness));
   }
   if (p.color_name !== undefined) {
-    const name = p.color_name.replaceAll(' ', '').toLowerCase();
     // an unknown colour name falls back to white, as the original does (with a warning)
-    p.rgb_color = Object.hasOwn(COLOR_NAMES, name) ? [...COLOR_NAMES[name]] : [255, 255, 255];
+    p.rgb_color = colorNameToRgb(p.color_name) ?? [255, 255, 255];
     delete p.color_name;
   }
   if (p.brightness_pct !== undefined) {

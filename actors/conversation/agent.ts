@@ -12,7 +12,7 @@ import type { Registries } from '../registries/index.ts';
 import type { Templates } from '../templates/index.ts';
 import type { ChatLogs } from './chat-log.ts';
 import { loadSentenceFiles, responsesOf, type LoadedSentenceFile } from './sentence-files.ts';
-import { prepareList, sentencesFromConfig, type PreparedList } from './sentences/index.ts';
+import { MISSING, prepareList, sentencesFromConfig, type PreparedList } from './sentences/index.ts';
 import { buildRecognizer, type DynamicListValue, type Recognition, type Recognizer } from './recognizer.ts';
 
 /** The default agent's id, and the legacy id the original also accepts (its brand word made `core`). */
@@ -219,14 +219,16 @@ export class DefaultAgent {
     const lists = this.lists();
     const recognition = model.recognizer.recognize(text, lists, context) ?? model.recognizer.recognize(text, lists, context, true);
     if (!recognition) return undefined;
-    // words in place of a name, area or floor nobody has are worth an answer; other lists are not
-    if (Object.keys(recognition.unmatchedSlots).some((slot) => !UNMATCHABLE.has(slot))) return undefined;
+    // words in place of a name, area or floor nobody has are worth an answer; other lists are not,
+    // and a context key the block wants (its domain) is no words said
+    const said = Object.entries(recognition.unmatchedSlots).filter(([, u]) => u.text !== MISSING);
+    if (Object.keys(recognition.unmatchedSlots).length && (said.length === 0 || said.some(([slot]) => !UNMATCHABLE.has(slot)))) return undefined;
     return { recognition, model };
   }
 
   /** The error sentence for words no name, area or floor has: the place first, then the thing. */
   private unmatchedError(r: Recognition): [string, Record<string, string>] {
-    const unmatched = r.unmatchedSlots;
+    const unmatched = Object.fromEntries(Object.entries(r.unmatchedSlots).filter(([, u]) => u.text !== MISSING));
     const said = (slot: string) => r.slots[slot]?.text || String(r.slots[slot]?.value ?? '');
     if (unmatched.area) return ['no_area', { area: unmatched.area.text }];
     if (unmatched.floor) return ['no_floor', { floor: unmatched.floor.text }];

@@ -44,6 +44,11 @@ export interface ServiceIntentOptions {
   deviceClasses?: string[];
   /** spoken on success, `{}` replaced by the first floor's, area's or entity's name */
   speech?: string;
+  /**
+   * The matched states the service is called on (the original's handlers that override
+   * async_handle_states): the media player intents remember what a pause reached and resume it.
+   */
+  targets?(intent: Intent, states: EntityState[], constraints: MatchConstraints): EntityState[];
 }
 
 /** The standard targeting slots of a service intent (the original's ServiceIntentHandler). */
@@ -139,6 +144,7 @@ export function serviceIntentHandler(home: IntentHome, options: ServiceIntentOpt
       if (options.requiredDomains && slotDomains?.length) constraints.domains = options.requiredDomains.filter((d) => slotDomains.includes(d));
       if (!hasConstraints(constraints)) throw new IntentHandleError('Service handler cannot target all devices');
       const result = matchTargets(home, constraints, preferences);
+      if (options.targets) result.states = options.targets(intent, result.states, constraints);
       return handleStates(intent, result);
     },
   };

@@ -28,13 +28,18 @@ export const stringList =
     return list;
   };
 
+/** vol.Coerce(float): a number, or a string that reads as one. */
+export const float: SlotValidator = (v) => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  if (!Number.isFinite(n)) throw new Error('expected float');
+  return n;
+};
+
 /** vol.All(vol.Coerce(int), vol.Range(min, max)). */
 export const intRange =
   (min: number, max: number): SlotValidator =>
   (v) => {
-    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-    if (!Number.isFinite(n)) throw new Error('expected int');
-    const i = Math.trunc(n);
+    const i = Math.trunc(float(v) as number);
     if (i < min || i > max) throw new Error(`value must be between ${min} and ${max}`);
     return i;
   };

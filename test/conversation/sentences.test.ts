@@ -441,6 +441,49 @@ intents:
   t.same(one.unmatchedSlots, { area: { name: 'area', text: 'attic', list: 'area' } }, 'the matched name kept, the area unmatched');
 });
 
+t.test('unknown words run to the words after them; the match with the most template words said is kept', async (t) => {
+  const r = engine(`
+intents:
+  TurnOn:
+    data:
+      - sentences: ["turn on [the] {name} [<where>]"]
+      - sentences: ["turn on [the] {name} [scene]"]
+        requires_context:
+          domain: scene
+      - sentences: ["turn on [the] lights <where>"]
+        slots:
+          domain: light
+          name: all
+  SetLevel:
+    data:
+      - sentences: ["set [the] {name} [level] [<where>] to {pct}[%]"]
+  IsIt:
+    data:
+      - sentences: ["is [the] {name} {state}"]
+lists:
+  pct:
+    range: {type: percentage, from: 0, to: 100}
+  state:
+    values: ["on", "off"]
+expansion_rules:
+  where: "(in [the] {area} | on [the] {floor} | [the] {floor})"
+`);
+  const unknown = (text: string) => {
+    const res = r.recognize(text, { lists, allowUnmatched: true });
+    if (!res) return null;
+    const said = (slots: Record<string, { text: string }>) => Object.fromEntries(Object.entries(slots).map(([k, v]) => [k, v.text]));
+    return { intent: res.intent, slots: said(res.slots), unmatched: said(res.unmatchedSlots) };
+  };
+  t.same(unknown('turn on the disco ball'), { intent: 'TurnOn', slots: {}, unmatched: { name: 'disco ball' } }, 'the whole name, not "disco" and a floor "ball"');
+  t.same(unknown('turn on the disco ball in the kitchen'), { intent: 'TurnOn', slots: { area: 'kitchen' }, unmatched: { name: 'disco ball' } }, 'the name ends where "in" is said');
+  t.same(unknown('turn on the lights in the attic'), { intent: 'TurnOn', slots: { domain: '', name: '' }, unmatched: { area: 'attic' } }, 'more template words said: the lights of an unknown area');
+  t.same(hit(r, 'set the garage door level to 50%', { lists }), { intent: 'SetLevel', name: 'cover.garage', pct: 50 }, 'the template word after a name is no floor');
+  t.same(unknown('set the garage door levels to 50%'), { intent: 'SetLevel', slots: { name: 'garage door', pct: '50' }, unmatched: { floor: 'levels' } }, 'after a name said, words no template has are the next slot\'s');
+  t.same(unknown('set the garage door to 150%'), { intent: 'SetLevel', slots: { name: 'garage door' }, unmatched: { pct: '150' } }, 'a number out of range is an unmatched number');
+  t.same(unknown('is the toaster on'), { intent: 'IsIt', slots: { state: 'on' }, unmatched: { name: 'toaster' } }, 'unknown words end where a value of the next list is said');
+  t.equal(unknown('switch off the disco ball'), null, 'no template fits the words around: no match');
+});
+
 t.test('template syntax errors name the problem', async (t) => {
   t.throws(() => parseTemplate('turn on (the'), TemplateSyntaxError);
   t.throws(() => parseTemplate('turn on [the'), /a "\[" without its "\]"/);

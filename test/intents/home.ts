@@ -12,7 +12,7 @@ light:
   - { platform: virtual, name: Bedroom Light, unique_id: bedroom_light }
   - { platform: virtual, name: Reading Lamp, unique_id: reading_lamp_1 }
   - { platform: virtual, name: Reading Lamp, unique_id: reading_lamp_2 }
-  - { platform: virtual, name: Hall Light }
+  - { platform: virtual, name: Hall Light, supported_color_modes: [hs] }
 switch:
   - { platform: virtual, name: Kettle, device_class: outlet, unique_id: kettle }
 cover:
@@ -33,13 +33,17 @@ sensor:
 climate:
   - { platform: virtual, name: Thermostat, hvac_modes: ['off', heat], current_temperature: 19.5, unique_id: thermostat }
   - { platform: virtual, name: Bedroom heater, hvac_modes: ['off', heat], current_temperature: 17, unique_id: bedroom_heater }
+media_player:
+  - { platform: virtual, name: TV, device_class: tv, initial: playing, unique_id: tv }
+  - { platform: virtual, name: Speaker, device_class: speaker, initial: playing, unique_id: speaker }
 `;
 
 /**
  * Floors: ground (alias downstairs), upstairs. Areas: kitchen (ground, alias cookhouse,
  * temperature sensor), living room (ground), bedroom (upstairs), empty attic (upstairs). The two
  * Reading Lamps sit in the living room and the bedroom; the lights, kettle, thermostat and heater
- * in their rooms; Kitchen Light has the alias "worktop light".
+ * in their rooms, the TV and the speaker (both playing) in the living room; Kitchen Light has the
+ * alias "worktop light".
  */
 export async function startHome(t: { teardown(fn: () => unknown): void }) {
   const h = await startTestHearth(t, { config: CONFIG });
@@ -68,6 +72,8 @@ export async function startHome(t: { teardown(fn: () => unknown): void }) {
   await place('climate.thermostat', 'living_room');
   await place('climate.bedroom_heater', 'bedroom');
   await place('cover.garage_door', 'living_room');
+  await place('media_player.tv', 'living_room');
+  await place('media_player.speaker', 'living_room');
   const handle = async (name: string, data?: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
     const res = await rest('POST', '/api/intent/handle', { name, ...(data ? { data } : {}), ...extra });
     if (res.status !== 200) throw new Error(`intent/handle ${name}: ${res.status} ${res.text}`);

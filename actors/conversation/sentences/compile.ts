@@ -6,6 +6,7 @@
 import { normalizeInput, normalizeTemplateText, normalizeText, type NormalizedInput } from './normalize.ts';
 import { asPrepared, inRange, numberFromDigits, numberFromWords, prepareList, type PreparedList } from './lists.ts';
 import { parseTemplate, TemplateSyntaxError, type TemplateNode } from './parse.ts';
+import { replaces, worthRanking, type MatchQuality } from './rank.ts';
 import { SentenceFileError } from './yaml.ts';
 import type { ContextRule, DynamicListValue, IntentBlock, MatchedSlot, RangeSpec, RecognizeResult, SentenceFile, SlotList } from './types.ts';
 
@@ -25,13 +26,17 @@ export interface RecognizeOptions {
   lists?: MatchLists;
   /** the match-time context (e.g. `{area: <the device's area>}`), checked by requires/excludes_context */
   context?: Record<string, unknown>;
-  /** when nothing matches strictly, answer the best match whose list slots took any words (reported in `unmatchedSlots`) */
+  /**
+   * when nothing matches strictly, answer the match the original would: list slots where no value
+   * is said take the words up to the template's next words (reported in `unmatchedSlots`), and of
+   * all such matches the one with the most template text and known values wins (rank.ts)
+   */
   allowUnmatched?: boolean;
 }
 
 /** Recognises sentences against compiled sentence files. */
 export interface Recognizer {
-  /** the first matching block (in merge order), or null */
+  /** the first matching block (in merge order), or null; with `allowUnmatched`, see there */
   recognize(text: string, options?: RecognizeOptions): RecognizeResult | null;
   /** every matching block in order, one result each (for debugging) */
   recognizeAll(text: string, options?: RecognizeOptions): RecognizeResult[];
@@ -133,11 +138,21 @@ interface Capture {
   slot: string;
   list: string;
   value: unknown;
-  /** [start, end) in the normalised input */
+  /** [start, end) in the normalised input; `to` is -1 while unknown words are still open */
   from: number;
   to: number;
   context?: Record<string, unknown>;
-  unmatched?: boolean;
+  /** `words`: no value of the list was said there; `range`: a number outside the list's range */
+  unmatched?: 'words' | 'range';
+}
+
+/** One complete match of a template. */
+interface Found {
+  caps: Capture[];
+  context: Record<string, unknown>;
+  extra: ContextCheck;
+  /** template characters matched (spaces not counted) */
+  literal: number;
 }
 
 interface Run {
@@ -149,7 +164,13 @@ interface Run {
   caps: Capture[];
   allowUnmatched: boolean;
   steps: number;
-  found: { caps: Capture[]; context: Record<string, unknown>; extra: ContextCheck } | null;
+  /** template characters matched on the way so far */
+  literal: number;
+  /** unknown words for a list slot that end where the template's next words are found */
+  open: Capture | null;
+  /** strict: the first match; with `collect`, every match is handed over and the search goes on */
+  found: Found | null;
+  collect: ((found: Found) => void) | null;
 }
 
 type K = (p: number) => boolean;
@@ -174,6 +195,14 @@ function valueStart(r: Run, p: number): number {
   return p;
 }
 
+/** The index in `ends` of the first word end after `start`. */
+function firstEnd(r: Run, start: number): number {
+  const ends = r.input.ends;
+  let first = 0;
+  while (ends[first] <= start) first++;
+  return first;
+}
+
 function push(r: Run, cap: Capture, k: K): boolean {
   r.caps.push(cap);
   const ok = k(cap.to);
@@ -194,8 +223,7 @@ function lookupSpans(r: Run, start: number, list: PreparedList, name: string, sl
   if (list.byText.size === 0) return false;
   const ends = r.input.ends;
   // longest span first: `kitchen light` before `kitchen`
-  let first = 0;
-  while (ends[first] <= start) first++;
+  const first = firstEnd(r, start);
   const last = Math.min(ends.length - 1, first + list.maxWords - 1);
   for (let i = last; i >= first; i--) {
     const e = ends[i];
@@ -209,13 +237,27 @@ function lookupSpans(r: Run, start: number, list: PreparedList, name: string, sl
   return false;
 }
 
+/** Whether some value of the list is said at `start`, whatever follows it. */
+function lookupAny(r: Run, start: number, list: PreparedList): boolean {
+  if (list.byText.size === 0) return false;
+  const ends = r.input.ends;
+  const first = firstEnd(r, start);
+  const last = Math.min(ends.length - 1, first + list.maxWords - 1);
+  for (let i = first; i <= last; i++) if (list.byText.has(r.s.slice(start, ends[i]))) return true;
+  return false;
+}
+
+/** A digits word; a temperature's digits may carry the degree sign (`21°`, one word once normalised). */
+function digitsOf(word: string, range: RangeSpec): number | null {
+  return numberFromDigits(range.type === 'temperature' && word.endsWith('°') ? word.slice(0, -1) : word);
+}
+
 function rangeSpans(r: Run, start: number, range: RangeSpec, name: string, slot: string, k: K): boolean {
   const ends = r.input.ends;
-  let first = 0;
-  while (ends[first] <= start) first++;
+  const first = firstEnd(r, start);
   const word = r.s.slice(start, ends[first]);
   const mult = range.multiplier ?? 1;
-  const n = range.digits === false ? null : numberFromDigits(word);
+  const n = range.digits === false ? null : digitsOf(word, range);
   if (n !== null) {
     tick(r);
     if (!inRange(n, range)) return false;
@@ -234,14 +276,63 @@ function rangeSpans(r: Run, start: number, range: RangeSpec, name: string, slot:
   return false;
 }
 
-function anySpan(r: Run, start: number, name: string, slot: string, k: K, unmatched: boolean): boolean {
+/** A wildcard's words: the fewest first. */
+function anySpan(r: Run, start: number, name: string, slot: string, k: K): boolean {
   for (const e of r.input.ends) {
     if (e <= start) continue;
     tick(r);
     const text = r.input.original.slice(r.input.at[start], r.input.at[e - 1] + 1).trim();
-    if (push(r, { slot, list: name, value: text, from: start, to: e, unmatched }, k)) return true;
+    if (push(r, { slot, list: name, value: text, from: start, to: e }, k)) return true;
   }
   return false;
+}
+
+/**
+ * Unknown words for a list slot (as the original: only where no value of the list is said). They
+ * run to wherever the template's next words are found, or to the end of the sentence, so they
+ * never stop inside a name to leave its last words to another slot.
+ */
+function openUnmatched(r: Run, start: number, name: string, slot: string, k: K): boolean {
+  const cap: Capture = { slot, list: name, value: null, from: start, to: -1, unmatched: 'words' };
+  r.caps.push(cap);
+  r.open = cap;
+  // the position stays: what follows finds where the unknown words end
+  const ok = k(start);
+  r.open = null;
+  r.caps.pop();
+  return ok;
+}
+
+/** A number said at `start`, in or out of any range: digits, else up to three number words. */
+function numberSaid(r: Run, start: number, range: RangeSpec): { value: number; to: number } | null {
+  const ends = r.input.ends;
+  const first = firstEnd(r, start);
+  const n = digitsOf(r.s.slice(start, ends[first]), range);
+  if (n !== null) return { value: n, to: ends[first] };
+  for (let i = Math.min(ends.length - 1, first + 2); i >= first; i--) {
+    const w = numberFromWords(r.s.slice(start, ends[i]).split(' '));
+    if (w !== null) return { value: w, to: ends[i] };
+  }
+  return null;
+}
+
+/** A range slot that took no value: a number out of range is one unmatched number; anything else, unknown words. */
+function unmatchedNumber(r: Run, start: number, range: RangeSpec, name: string, slot: string, at: K, k: K): boolean {
+  const said = numberSaid(r, start, range);
+  if (!said) return openUnmatched(r, start, name, slot, k);
+  // a number of the range was tried as a value already
+  if (inRange(said.value, range)) return false;
+  return push(r, { slot, list: name, value: said.value, from: start, to: said.to, unmatched: 'range' }, at);
+}
+
+/** Whether a value of a YAML list is said at `start`, whatever follows it. */
+function valueSaidAt(r: Run, start: number, list: StaticList): boolean {
+  if (lookupAny(r, start, list.map)) return true;
+  const ended: K = (e) => {
+    if (e > start && r.s.charCodeAt(e - 1) === SPACE) e--;
+    return e > start && (e === r.len || r.s.charCodeAt(e) === SPACE);
+  };
+  return list.templates.some((tv) => tv.m(r, start, ended));
 }
 
 // (closures made per call are returned anonymous: tsx names every named one, a cost in this loop)
@@ -252,48 +343,70 @@ function atWordEnd(r: Run, k: K): K {
 function listMatcher(name: string, slot: string, lists: Map<string, ListMatcher>): M {
   // looked up on first use: a list value's template may name a list defined after it
   let lm: ListMatcher | undefined;
-  return (r, p, k) => {
+  const m: M = (r, p, k) => {
     lm ??= lists.get(name) ?? { kind: 'dynamic' };
+    if (r.open) {
+      // unknown words end where a value of a list of words is said ("is the toaster on")
+      const saidAt = valueFinder(r, lm, name);
+      return saidAt !== null && endUnknownWords(r, r.open, saidAt, (q) => m(r, q, k));
+    }
     const start = valueStart(r, p);
     if (start < 0) return false;
     const at = atWordEnd(r, k);
     switch (lm.kind) {
       case 'wildcard':
-        return anySpan(r, start, name, slot, at, false);
+        return anySpan(r, start, name, slot, at);
       case 'range':
         if (rangeSpans(r, start, lm.range, name, slot, at)) return true;
-        break;
+        return r.allowUnmatched && unmatchedNumber(r, start, lm.range, name, slot, at, k);
       case 'values': {
+        if (r.allowUnmatched && !valueSaidAt(r, start, lm)) return openUnmatched(r, start, name, slot, k);
         if (lookupSpans(r, start, lm.map, name, slot, at)) return true;
         for (const tv of lm.templates) {
           tick(r);
+          const before = r.literal;
           const ok = tv.m(r, start, (e) => {
             // a template ending in a space (`living room [speaker]` without the option) consumed the space after it
             if (e > start && r.s.charCodeAt(e - 1) === SPACE) e--;
             if (!(e === r.len || r.s.charCodeAt(e) === SPACE)) return false;
             const value = tv.saidOut ? r.input.original.slice(r.input.at[start], r.input.at[e - 1] + 1) : tv.value.out;
-            return push(r, { slot, list: name, value, from: start, to: e, context: tv.value.context }, k);
+            // a value's words are the slot's, not template text (as the original counts them)
+            const inValue = r.literal - before;
+            r.literal -= inValue;
+            const pushed = push(r, { slot, list: name, value, from: start, to: e, context: tv.value.context }, k);
+            r.literal += inValue;
+            return pushed;
           });
           if (ok) return true;
         }
-        break;
+        return false;
       }
       case 'dynamic': {
         const list = asPrepared(r.lists[name]);
-        if (list && lookupSpans(r, start, list, name, slot, at)) return true;
-        break;
+        if (r.allowUnmatched && !(list && lookupAny(r, start, list))) return openUnmatched(r, start, name, slot, k);
+        return list !== undefined && lookupSpans(r, start, list, name, slot, at);
       }
     }
-    return r.allowUnmatched && anySpan(r, start, name, slot, at, true);
   };
+  return m;
+}
+
+/** Where a value of a list of words is said (numbers and wildcards end no unknown words). */
+function valueFinder(r: Run, lm: ListMatcher, name: string): ((i: number) => boolean) | null {
+  if (lm.kind === 'values') return (i) => valueSaidAt(r, i, lm);
+  if (lm.kind !== 'dynamic') return null;
+  const list = asPrepared(r.lists[name]);
+  return list ? (i) => lookupAny(r, i, list) : null;
 }
 
 function textMatcher(v: string): M {
   const leadingWord = v.length > 0 && v.charCodeAt(0) !== SPACE;
+  const words = v.trim();
   // each template character is one UTF-16 unit of the normalised text
   const units: number[] = [];
   for (let i = 0; i < v.length; i++) units.push(v.charCodeAt(i));
-  return (r, p, k) => {
+  const letters = units.filter((c) => c !== SPACE).length;
+  const here: M = (r, p, k) => {
     const s = r.s;
     if (leadingWord && s.charCodeAt(p) === SPACE) p++;
     for (let j = 0; j < units.length; j++) {
@@ -306,8 +419,42 @@ function textMatcher(v: string): M {
         p++;
       }
     }
-    return k(p);
+    r.literal += letters;
+    const ok = k(p);
+    r.literal -= letters;
+    return ok;
   };
+  return (r, p, k) => {
+    const open = r.open;
+    if (!open) return here(r, p, k);
+    // spaces between a slot and what follows it end no unknown words
+    if (!words) return k(p);
+    return endUnknownWords(r, open, (i) => r.s.startsWith(words, i), (q) => here(r, q, k));
+  };
+}
+
+/**
+ * Ends open unknown words before a later word where what follows them fits (`fits`), and goes on
+ * from the space before it (`then`); each such word in turn until one leads to a match.
+ */
+function endUnknownWords(r: Run, open: Capture, fits: (i: number) => boolean, then: (p: number) => boolean): boolean {
+  const ends = r.input.ends;
+  // what follows is matched as usual: the unknown words are closed
+  r.open = null;
+  try {
+    for (let j = 0; j < ends.length - 1; j++) {
+      // the unknown words are at least one word
+      if (ends[j] <= open.from || !fits(ends[j] + 1)) continue;
+      tick(r);
+      open.to = ends[j];
+      const ok = then(ends[j]);
+      open.to = -1;
+      if (ok) return true;
+    }
+    return false;
+  } finally {
+    r.open = open;
+  }
 }
 
 function seqMatcher(ms: M[]): M {
@@ -407,6 +554,35 @@ function checkContext(block: IntentBlock, ctx: Record<string, unknown>, allowMis
     out.missing.push(key);
   }
   return out;
+}
+
+/**
+ * How a match is judged among those with unknown words. The slots with a value are the values
+ * said and those copied from the context; a block's fixed slots are not counted (the original
+ * counts them, but Hearth's blocks fix `domain` and `name: all` where the original's sentences
+ * mostly fix nothing, and counting them would let any such block outrank the words actually
+ * said). A slot that also took unknown words, or whose context key is missing, has no value.
+ */
+function qualityOf(found: Found): MatchQuality {
+  const unknown = new Set(found.extra.missing);
+  let unmatched = 0;
+  let ranges = 0;
+  for (const cap of found.caps) {
+    if (!cap.unmatched) continue;
+    unknown.add(cap.slot);
+    unmatched++;
+    if (cap.unmatched === 'range') ranges++;
+  }
+  const said = found.caps.filter((cap) => !cap.unmatched).map((cap) => cap.slot);
+  const saidNames = new Set(said);
+  const values = [...said, ...Object.keys(found.extra.slots).filter((s) => !saidNames.has(s))];
+  return {
+    literal: found.literal,
+    matched: values.filter((s) => !unknown.has(s)).length,
+    unmatched,
+    ranges,
+    hasName: found.caps.some((cap) => cap.slot === 'name'),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -588,14 +764,27 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
 
   function finish(r: Run, block: IntentBlock): K {
     return (p) => {
-      if (r.s.charCodeAt(p) === SPACE) p++;
-      if (p !== r.len) return false;
+      // unknown words still open take the rest of the sentence
+      const open = r.open;
+      if (open) open.to = r.len;
+      else {
+        if (r.s.charCodeAt(p) === SPACE) p++;
+        if (p !== r.len) return false;
+      }
       const ctx: Record<string, unknown> = { ...r.context };
       for (const cap of r.caps) if (cap.context) Object.assign(ctx, cap.context);
       const extra = checkContext(block, ctx, r.allowUnmatched);
-      if (!extra) return false;
-      r.found = { caps: r.caps.slice(), context: ctx, extra };
-      return true;
+      let done = false;
+      if (extra) {
+        const found: Found = { caps: r.caps.map((cap) => ({ ...cap })), context: ctx, extra, literal: r.literal };
+        if (r.collect) r.collect(found);
+        else {
+          r.found = found;
+          done = true;
+        }
+      }
+      if (open) open.to = -1;
+      return done;
     };
   }
 
@@ -611,11 +800,12 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
       throw err;
     } finally {
       r.caps.length = 0;
+      r.open = null;
+      r.literal = 0;
     }
   }
 
-  function result(r: Run, c: Compiled): RecognizeResult {
-    const found = r.found!;
+  function result(input: NormalizedInput, found: Found, c: Compiled): RecognizeResult {
     const slots: Record<string, MatchedSlot> = {};
     const unmatchedSlots: RecognizeResult['unmatchedSlots'] = {};
     for (const [name, value] of Object.entries(c.info.block.slots ?? {})) slots[name] = { name, value, text: '', list: null };
@@ -623,7 +813,7 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
     // as the original's debug: a required context key that is missing shows as an unmatched slot
     for (const key of found.extra.missing) unmatchedSlots[key] = { name: key, text: MISSING, list: null };
     for (const cap of found.caps) {
-      const text = r.input.original.slice(r.input.at[cap.from], r.input.at[cap.to - 1] + 1).trim();
+      const text = input.original.slice(input.at[cap.from], input.at[cap.to - 1] + 1).trim();
       if (cap.unmatched) {
         unmatchedSlots[cap.slot] = { name: cap.slot, text, list: cap.list };
         continue;
@@ -644,32 +834,49 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
       file: c.info.file.file,
       block: c.info.index,
       context: found.context,
-      normalized: r.s,
+      normalized: input.s,
     };
   }
 
   function run(text: string, options: RecognizeOptions, allowUnmatched: boolean): Run {
     const input = normalizeInput(text, skipPhrases);
-    return { s: input.s, len: input.s.length, input, lists: options.lists ?? {}, context: options.context ?? {}, caps: [], allowUnmatched, steps: 0, found: null };
+    return {
+      s: input.s,
+      len: input.s.length,
+      input,
+      lists: options.lists ?? {},
+      context: options.context ?? {},
+      caps: [],
+      allowUnmatched,
+      steps: 0,
+      literal: 0,
+      open: null,
+      found: null,
+      collect: null,
+    };
   }
 
   function recognize(text: string, options: RecognizeOptions = {}): RecognizeResult | null {
     const r = run(text, options, false);
     if (r.len === 0) return null;
     const cands = candidates(r.input);
-    for (const c of cands) if (tryTemplate(r, c)) return result(r, c);
-    if (!options.allowUnmatched) return null;
-    // the match with the fewest unmatched slots, the first of them on a tie
+    for (const c of cands) if (tryTemplate(r, c)) return result(r.input, r.found!, c);
+    return options.allowUnmatched ? bestWithUnknownWords(r, cands) : null;
+  }
+
+  /** Every match of every template that lets list slots take unknown words, judged as the original does (rank.ts). */
+  function bestWithUnknownWords(r: Run, cands: Compiled[]): RecognizeResult | null {
     r.allowUnmatched = true;
-    let best: RecognizeResult | null = null;
+    const best: { found: Found; c: Compiled; quality: MatchQuality | null } = { found: null!, c: null!, quality: null };
     for (const c of cands) {
-      if (!tryTemplate(r, c)) continue;
-      const res = result(r, c);
-      const n = Object.keys(res.unmatchedSlots).length;
-      if (!best || n < Object.keys(best.unmatchedSlots).length) best = res;
-      if (n <= 1) break;
+      r.collect = (found) => {
+        const quality = qualityOf(found);
+        if (worthRanking(quality) && replaces(quality, best.quality)) Object.assign(best, { found, c, quality });
+      };
+      tryTemplate(r, c);
     }
-    return best;
+    r.collect = null;
+    return best.quality ? result(r.input, best.found, best.c) : null;
   }
 
   function recognizeAll(text: string, options: RecognizeOptions = {}): RecognizeResult[] {
@@ -681,7 +888,7 @@ export function compileSentences(files: SentenceFile[], options: CompileOptions 
       if (seen.has(c.info)) continue;
       if (tryTemplate(r, c)) {
         seen.add(c.info);
-        out.push(result(r, c));
+        out.push(result(r.input, r.found!, c));
       }
     }
     return out;
