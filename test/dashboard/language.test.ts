@@ -41,7 +41,7 @@ t.test('the language from the user settings', { skip: noBrowser }, async (t) => 
 
   const page = await newPage(t, { locale: 'en-US' });
   await signIn(page, h.base);
-  await page.getByRole('link', { name: 'Home', exact: true }).waitFor();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home', exact: true }).waitFor();
   await page.getByRole('searchbox', { name: 'Search entities' }).waitFor();
   t.equal(await page.locator('html').getAttribute('lang'), 'en', 'the browser speaks English and nothing is stored');
   t.equal(await page.getByLabel('Language').inputValue(), 'en');
@@ -72,7 +72,7 @@ t.test('the language from the user settings', { skip: noBrowser }, async (t) => 
   // and German again from the chooser, which a second page of the same user follows
   const second = await newPage(t, { locale: 'en-US' });
   await signIn(second, h.base);
-  await second.getByRole('link', { name: 'Home', exact: true }).waitFor();
+  await second.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home', exact: true }).waitFor();
   await page.getByLabel('Language').selectOption('de');
   await page.getByRole('link', { name: 'Übersicht', exact: true }).waitFor();
   await second.getByRole('link', { name: 'Übersicht', exact: true }).waitFor();
