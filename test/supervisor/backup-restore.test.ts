@@ -40,13 +40,13 @@ async function restoreAndCompare(t: Test, password: string | null) {
     t.same(await tree(join(b.sup.dataDir, 'core')), coreFiles, 'the core data as it was');
     // the fresh supervisor's own background work (its first checks) may append; a refused restore may not
     // (the upload's own job may finish meanwhile: only jobs begun after the refusal count)
-    // (and a background job of the supervisor's own, a check begun late on a loaded box, is not the restore's)
+    // (and another job, the upload's or a check of the supervisor's own whose records land late on a loaded box, is not the restore's)
     const since: string[] = [];
     const earlier = new Set<string>();
     const foreignJobs = new Set<string>();
     for await (const r of b.sup.supervisor.log.read()) {
       if (r.seq <= seq) earlier.add(r.stream);
-      else if (r.type === 'job_created' && !/^backup/.test(String((r.data as { name?: string }).name))) foreignJobs.add(r.stream);
+      else if (r.type === 'job_created' && !/restore/.test(String((r.data as { name?: string }).name))) foreignJobs.add(r.stream);
       if (r.seq > seq && !earlier.has(r.stream) && !foreignJobs.has(r.stream)) since.push(`${r.stream} ${r.type}`);
     }
     t.same(since.filter((line) => /^(job\/|core\/|supervisor\/app\/|supervisor\/mount)/.test(line)), [], `nothing recorded by the restore (${since.join(', ')})`);
