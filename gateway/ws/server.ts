@@ -3,6 +3,7 @@ import type { CoreDeps, ReadDeps } from '../core.ts';
 import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
 import { commandFor, checkCommand, type Command } from './commands.ts';
 import { isObject, readJson } from '../body.ts';
+import { refusedMessageId } from './refused-message-id.ts';
 import type { OutputBudget } from '../output-budget.ts';
 import { forwardedClient, type Forwarding } from '../forwarded.ts';
 import type { LoginAttempts } from '../../actors/auth/ip-bans.ts';
@@ -72,11 +73,16 @@ export function registerWebSocket<D extends ReadDeps = CoreDeps>(
         if (!conn.principal) conn.close();
         return;
       }
-      const read = readJson(new Uint8Array(raw));
+      const bytes = new Uint8Array(raw);
+      const read = readJson(bytes);
       if (!read.ok || read.value === undefined) {
-        if (!conn.principal) return conn.close();
+        // the client waits for an answer under its message's id: one with another id would
+        // leave it waiting for ever, so without a readable id the connection ends, as the
+        // original ends it on any message that is not JSON
+        const id = conn.principal ? refusedMessageId(bytes) : undefined;
+        if (id === undefined) return conn.close();
         const why = read.ok || read.problem === 'syntax' ? '' : `: ${read.message}`;
-        return conn.error(0, 'invalid_format', `Message incorrectly formatted${why || '.'}`);
+        return conn.error(id, 'invalid_format', `Message incorrectly formatted${why || '.'}`);
       }
       const msg = read.value;
       if (!conn.principal) return authenticate(conn, msg);
