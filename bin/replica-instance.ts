@@ -28,6 +28,7 @@ import { registerReadApiRoutes } from '../gateway/routes/api.ts';
 import { registerStreamRoute } from '../gateway/routes/stream.ts';
 import { registerHistoryRoutes } from '../gateway/routes/history.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
+import { RefusalLog } from '../gateway/refusal-log.ts';
 import { replicaCommands } from '../gateway/ws/replica-commands.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
@@ -137,8 +138,10 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const app = uWS.App();
   const httpLog = logs.get('hearth.http');
   const budget = new OutputBudget(OUTPUT_BUDGET_BYTES, httpLog.warning);
-  const ws = registerWebSocket(app, deps, options.wsLimits, budget, {}, replicaCommands(options.nats.stream));
-  const router = new Router({ authenticator: auth, log: httpLog.error, budget });
+  const wsRefusals = new RefusalLog(logs.get('hearth.websocket').info);
+  const httpRefusals = new RefusalLog(httpLog.info);
+  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { refusals: wsRefusals }, replicaCommands(options.nats.stream));
+  const router = new Router({ authenticator: auth, log: httpLog.error, budget, refusals: httpRefusals });
   registerReadApiRoutes(router, deps);
   registerHistoryRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs, stopEvent: null });
@@ -174,6 +177,8 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
         (app as unknown as { close(): void }).close();
         bus.complete();
         await log.close();
+        wsRefusals.close();
+        httpRefusals.close();
         logs.close();
       })()),
   };

@@ -9,6 +9,7 @@ import { writeHead, type HeaderLine } from './response-head.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES, type Backlogged } from './output-budget.ts';
 import type { LoginAttempts } from '../actors/auth/ip-bans.ts';
 import { forwardedClient, type Forwarding } from './forwarded.ts';
+import type { RefusalLog } from './refusal-log.ts';
 import type { Authenticator, Principal } from '../actors/auth/types.ts';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 
@@ -161,6 +162,8 @@ export interface RouterOptions {
   bans?: LoginAttempts;
   /** `http: use_x_forwarded_for` and `trusted_proxies`: X-Forwarded-For honoured from these only */
   forwarded?: Forwarding;
+  /** where answers that refuse (401, 403, 404, 405) are told, with who asked for what */
+  refusals?: RefusalLog;
 }
 
 interface RouteEntry {
@@ -371,12 +374,13 @@ export class Router {
     // who is asking is known from the headers: a stranger's body is never read
     if (options.access !== 'none') {
       const principal = this.options.authenticator.authenticate(headers.authorization, request);
+      // known even when refused: the refusal's line names the user
+      request.principal = principal;
       if (!principal || (options.access === 'admin' && !principal.isAdmin)) {
         // the original's ban middleware counts every 401 as a failed login
         this.options.bans?.failed(request);
         return this.send(res, state, request, plainError(401), cors, hasBody);
       }
-      request.principal = principal;
     }
     const maxBody = options.maxBody ?? (options.access === 'none' ? Math.min(this.maxBody, OPEN_MAX_BODY) : this.maxBody);
     if (options.admit) {
@@ -492,6 +496,8 @@ export class Router {
    */
   private send(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply, cors: Record<string, string> = {}, close = false) {
     if (state.aborted) return;
+    // before the request counts as answered: uWS forgets the client's address then
+    this.options.refusals?.http(reply.status, request);
     state.aborted = true; // one answer per request
     // answered before its body's end: the rest is read and thrown away first, then the
     // connection closes (the client can read the answer only once it stops sending)
