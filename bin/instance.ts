@@ -57,6 +57,8 @@ import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
 import { Logs } from '../actors/logging/logs.ts';
+import type { LineLimit } from '../actors/logging/rate-limited.ts';
+import { RefusalLog } from '../gateway/refusal-log.ts';
 import { loggingConfigOf } from '../actors/logging/config.ts';
 import { loggingServices } from '../actors/logging/services.ts';
 import { registerLoggingRoutes } from '../gateway/routes/logging.ts';
@@ -101,6 +103,8 @@ export interface HearthOptions {
   wsLimits?: Partial<WsLimits>;
   /** bytes that may wait for slow SSE and WebSocket clients, all together (default 64 MiB) */
   outputBudgetBytes?: number;
+  /** lines of each kind of refused request logged per window (default 10 a minute; tests shorten the window) */
+  refusalLineLimit?: LineLimit;
   /** take a snapshot after this many committed records */
   snapshotEvery?: number;
   /** companion apps' push deadlines (tests shorten them) */
@@ -377,10 +381,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const app = uWS.App();
   const budget = new OutputBudget(options.outputBudgetBytes ?? OUTPUT_BUDGET_BYTES, httpLog.warning);
   const forwarded = { use: config.http.use_x_forwarded_for, trusted: proxyList(config.http.trusted_proxies) };
-  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded }, supervisorEndpoint ? withSupervisorCommands(coreCommands) : undefined);
+  const wsRefusals = new RefusalLog(logs.get('hearth.websocket').info, options.refusalLineLimit);
+  const httpRefusals = new RefusalLog(httpLog.info, options.refusalLineLimit);
+  const ws = registerWebSocket(app, deps, options.wsLimits, budget, { bans, forwarded, refusals: wsRefusals }, supervisorEndpoint ? withSupervisorCommands(coreCommands) : undefined);
   // the core's hop of ingress to the supervisor's proxy; without a supervisor the path is unknown (404)
   if (supervisorEndpoint) registerHassioIngress(app, { supervisorUrl: supervisorEndpoint.url, log: httpLog.warning });
-  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded });
+  const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded, refusals: httpRefusals });
   registerApiRoutes(router, deps);
   registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
   registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
@@ -415,6 +421,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     runState = 'STOPPED';
     bus.complete();
     await log.close();
+    wsRefusals.close();
+    httpRefusals.close();
     logs.close();
   };
 

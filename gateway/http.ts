@@ -4,11 +4,12 @@ import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { readJson, type JsonRead } from './body.ts';
 import { readMultipart } from './multipart.ts';
-import { BodyError, requestBody } from './request-body.ts';
+import { BodyError, RequestBody } from './request-body.ts';
 import { writeHead, type HeaderLine } from './response-head.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES, type Backlogged } from './output-budget.ts';
 import type { LoginAttempts } from '../actors/auth/ip-bans.ts';
 import { forwardedClient, type Forwarding } from './forwarded.ts';
+import type { RefusalLog } from './refusal-log.ts';
 import type { Authenticator, Principal } from '../actors/auth/types.ts';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 
@@ -169,6 +170,8 @@ export interface RouterOptions {
   bans?: LoginAttempts;
   /** `http: use_x_forwarded_for` and `trusted_proxies`: X-Forwarded-For honoured from these only */
   forwarded?: Forwarding;
+  /** where answers that refuse (401, 403, 404, 405) are told, with who asked for what */
+  refusals?: RefusalLog;
 }
 
 interface RouteEntry {
@@ -353,6 +356,7 @@ export class Router implements Routes {
     const state: Answering = request;
     res.onAborted(() => {
       state.aborted = true;
+      state.intake?.abandon();
       state.cleanup?.();
     });
     const line = method.length + path.length + (rawQuery ? rawQuery.length + 1 : 0) + 10;
@@ -399,44 +403,37 @@ export class Router implements Routes {
     // who is asking is known from the headers: a stranger's body is never read
     if (options.access !== 'none') {
       const principal = this.options.authenticator.authenticate(headers.authorization, request);
+      // known even when refused: the refusal's line names the user
+      request.principal = principal;
       if (!principal || (options.access === 'admin' && !principal.isAdmin)) {
         // the original's ban middleware counts every 401 as a failed login
         this.options.bans?.failed(request);
         return this.send(res, state, request, plainError(401), cors, hasBody);
       }
-      request.principal = principal;
     }
     const maxBody = options.maxBody ?? (options.access === 'none' ? Math.min(this.maxBody, OPEN_MAX_BODY) : this.maxBody);
-    const declared = Number(headers['content-length'] ?? 0);
-    if (declared > maxBody) return this.send(res, state, request, plainError(413), cors, true);
-
     if (options.admit) {
       const refused = options.admit(request);
       if (refused) return this.send(res, state, request, refused, cors, hasBody);
     }
-    if (!hasBody) return this.run(res, state, request, handler, cors, EMPTY);
+    const declared = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
+    // past this point an answer given before the body's end waits for the rest of it (send)
+    const body = hasBody ? (state.intake = new RequestBody(res, Number.isSafeInteger(declared) ? declared : undefined)) : undefined;
+    if (declared !== undefined && declared > maxBody) return this.send(res, state, request, plainError(413), cors, true);
+    if (!body) return this.run(res, state, request, handler, cors, EMPTY);
     if (options.streamBody) {
-      const body = requestBody(res, () => state.aborted, maxBody);
+      const stream = body.stream(maxBody);
       // the handler may answer before reading it all, or never read it
-      body.on('error', () => {});
-      request.bodyStream = body;
-      state.cleanup = () => body.destroy(new BodyError(400, 'the client left before its body was sent'));
+      stream.on('error', () => {});
+      request.bodyStream = stream;
+      state.cleanup = () => stream.destroy(new BodyError(400, 'the client left before its body was sent'));
       return this.run(res, state, request, handler, cors, EMPTY);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooBig = false;
-    res.onData((chunk, isLast) => {
-      if (tooBig) return;
-      size += chunk.byteLength;
-      if (size > maxBody) {
-        tooBig = true;
-        return this.send(res, state, request, plainError(413), cors, true);
-      }
-      // uWS reuses the chunk's memory after this callback returns
-      chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) this.run(res, state, request, handler, cors, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    });
+    body.collect(
+      maxBody,
+      (whole) => this.run(res, state, request, handler, cors, whole),
+      () => this.send(res, state, request, plainError(413), cors, true),
+    );
   }
 
   /** CORS for a request from `origin`: open to it on `anyOrigin` routes, else when configured. */
@@ -528,12 +525,19 @@ export class Router implements Routes {
    */
   private send(res: UwsResponse, state: Answering, request: HttpRequest, reply: HttpReply, cors: Record<string, string> = {}, close = false) {
     if (state.aborted) return;
+    // before the request counts as answered: uWS forgets the client's address then
+    this.options.refusals?.http(reply.status, request);
     state.aborted = true; // one answer per request
-    // answered before its streamed body was read: what is left of it is not read on this connection
-    if (state.bodyStream && !state.bodyStream.readableEnded) {
-      close = true;
-      state.bodyStream.destroy();
+    // answered before its body's end: the rest is read and thrown away first, then the
+    // connection closes (the client can read the answer only once it stops sending)
+    if (state.intake && !state.intake.ended) {
+      state.bodyStream?.destroy();
+      return state.intake.afterBody(() => this.write(res, request, reply, cors, true));
     }
+    this.write(res, request, reply, cors, close);
+  }
+
+  private write(res: UwsResponse, request: HttpRequest, reply: HttpReply, cors: Record<string, string>, close: boolean) {
     res.cork(() => {
       if (!this.head(res, reply.status, reply.headers, cors)) return;
       if (request.method === 'HEAD') return void res.endWithoutBody();
@@ -661,10 +665,11 @@ export class Router implements Routes {
 const EMPTY = Buffer.alloc(0);
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-/** Where one request stands: answered or gone (`aborted`), the stream's cleanup, a streamed body. */
+/** Where one request stands: answered or gone (`aborted`), the stream's cleanup, its body. */
 interface Answering {
   aborted: boolean;
   cleanup: undefined | (() => void);
+  intake?: RequestBody;
   bodyStream?: Readable;
 }
 
@@ -676,6 +681,7 @@ class Exchange implements HttpRequest, Answering {
   params = NO_PARAMS;
   body = EMPTY;
   bodyStream?: Readable;
+  intake?: RequestBody;
   principal?: Principal;
   aborted = false;
   cleanup: undefined | (() => void) = undefined;

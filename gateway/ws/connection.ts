@@ -206,7 +206,11 @@ export class Connection implements Backlogged {
     this.close();
   }
 
+  /** Ends the connection; what was answered before goes out first (it may be what the client waits for). */
   close(): void {
+    if (this.closed) return;
+    this.flush();
+    // the flush may have found the client too far behind and dropped it
     if (this.closed) return;
     this.dispose();
     try {

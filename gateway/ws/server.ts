@@ -4,14 +4,18 @@ import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, t
 import { coreCommands, checkCommand, type CommandTable } from './commands.ts';
 import { componentsOfCommands } from './command-components.ts';
 import { isObject, readJson } from '../body.ts';
+import { refusedMessageId } from './refused-message-id.ts';
 import type { OutputBudget } from '../output-budget.ts';
 import { forwardedClient, type Forwarding } from '../forwarded.ts';
 import type { LoginAttempts } from '../../actors/auth/ip-bans.ts';
+import { RefusalLog } from '../refusal-log.ts';
 
-/** What the handshake shares with the HTTP side: the ban keeper and the reverse-proxy rules. */
+/** What the handshake shares with the HTTP side: the ban keeper and the reverse-proxy rules; where refusals are told. */
 export interface WsGate {
   bans?: LoginAttempts;
   forwarded?: Forwarding;
+  /** lines naming unknown and unauthorized commands (the `hearth.websocket` logger's, at info, when absent) */
+  refusals?: RefusalLog;
 }
 
 const FORWARD_HEADERS = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'] as const;
@@ -33,6 +37,7 @@ export function registerWebSocket<D extends ReadDeps = CoreDeps>(
   const connections = new Set<Connection>();
   const byToken = new Map<string, Set<Connection>>();
   const log = deps.logs.get('hearth.websocket');
+  const refusals = gate.refusals ?? new RefusalLog(log.info);
 
   deps.auth.onRefreshTokenRevoked((tokenId) => {
     for (const conn of byToken.get(tokenId) ?? []) conn.close();
@@ -75,11 +80,20 @@ export function registerWebSocket<D extends ReadDeps = CoreDeps>(
         if (!conn.principal) conn.close();
         return;
       }
-      const read = readJson(new Uint8Array(raw));
+      const bytes = new Uint8Array(raw);
+      const read = readJson(bytes);
       if (!read.ok || read.value === undefined) {
+        // the client waits for an answer under its message's id: one with another id would
+        // leave it waiting for ever, so without a readable id the connection ends, as the
+        // original ends it on any message that is not JSON
         if (!conn.principal) return conn.close();
+        const id = refusedMessageId(bytes);
+        if (id === undefined) {
+          refusals.unreadable(conn.principal, conn.ip);
+          return conn.close();
+        }
         const why = read.ok || read.problem === 'syntax' ? '' : `: ${read.message}`;
-        return conn.error(0, 'invalid_format', `Message incorrectly formatted${why || '.'}`);
+        return conn.error(id, 'invalid_format', `Message incorrectly formatted${why || '.'}`);
       }
       const msg = read.value;
       if (!conn.principal) return authenticate(conn, msg);
@@ -140,17 +154,21 @@ export function registerWebSocket<D extends ReadDeps = CoreDeps>(
     }
     const id = msg.id as number;
     const type = msg.type;
+    const refuse = (code: string, message: string, extra?: Record<string, unknown>) => {
+      refusals.websocket(code, type, conn.principal, conn.ip);
+      conn.error(id, code, message, extra);
+    };
     const fail = (err: unknown) => {
-      if (err instanceof CommandError) return conn.error(id, err.code, err.message, err.extra);
+      if (err instanceof CommandError) return refuse(err.code, err.message, err.extra);
       log.error(`Error handling message ${type} (${id}) from ${conn.ip}`, err);
       conn.error(id, 'unknown_error', 'Unknown error');
     };
     try {
       if (id <= conn.lastId) return conn.error(id, 'id_reuse', 'Identifier values have to increase.');
       const command = commands.get(type);
-      if (!command) return conn.error(id, 'unknown_command', 'Unknown command.');
+      if (!command) return refuse('unknown_command', 'Unknown command.');
       conn.lastId = id;
-      if (command.admin && !conn.principal!.isAdmin) return conn.error(id, 'unauthorized', 'Unauthorized');
+      if (command.admin && !conn.principal!.isAdmin) return refuse('unauthorized', 'Unauthorized');
       const invalid = checkCommand(command, msg);
       if (invalid) return conn.error(id, 'invalid_format', invalid);
       const done = command.handle(conn, msg, deps);

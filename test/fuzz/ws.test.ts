@@ -4,6 +4,7 @@ import t from 'tap';
 import { caseRng, type Rng } from './rng.ts';
 import { WS_COMMANDS, MEMBER_NAMES, genValue, malformedJson, mutateJson, preview, withBadUtf8, type Body, type FuzzContext } from './generators.ts';
 import { FuzzTarget, WsClient, budget, selected, type CaseChecks } from './harness.ts';
+import { readJson } from '../../gateway/body.ts';
 
 const FILE = 'test/fuzz/ws.test.ts';
 
@@ -18,6 +19,8 @@ interface WsCase {
   what: string;
   /** the server may close the connection (a text frame that is not UTF-8: close code 1007) */
   closeOk: boolean;
+  /** one text frame the server refuses before reading it (not JSON, not UTF-8, nested too deep) */
+  unread?: boolean;
   checks: CaseChecks;
   /** for checks: the single message sent, as the server parses it */
   single?: Record<string, unknown>;
@@ -91,6 +94,13 @@ function buildCase(rng: Rng, ctx: FuzzContext, kind: string, nextId: () => numbe
     default: {
       c = { route: command.type, frames: [{ data: Buffer.from(JSON.stringify(message())), binary: true }], what: 'binary frame', closeOk: false, checks: {} };
     }
+  }
+  // refused unread, it is answered under the id one of its ends names, or the connection ends
+  if (c.frames.length === 1 && !c.frames[0].binary) {
+    const bytes = typeof c.frames[0].data === 'string' ? Buffer.from(c.frames[0].data) : c.frames[0].data;
+    const read = readJson(bytes);
+    c.unread = !read.ok || read.value === undefined;
+    c.closeOk ||= c.unread;
   }
   // what a refused command must not have done
   const parsed = c.frames.length === 1 && !c.frames[0].binary ? parse(c.frames[0].data) : undefined;
@@ -172,8 +182,8 @@ class FuzzSession {
     if (biggest >= 2 ** 40) this.used = Infinity;
     // commands that write answer after their commit, possibly after the fence
     const deadline = Date.now() + 10_000;
-    // a frame refused as a whole (too deep, say) gets one invalid_format answer with id 0
-    const wholeFrameRefused = () => answers().some((m) => m.id === 0 && m.error?.code === 'invalid_format');
+    // a frame refused unread (too deep, say) gets one invalid_format answer, however many messages it holds
+    const wholeFrameRefused = () => c.unread === true && answers().some((m) => m.error?.code === 'invalid_format');
     const settled = Date.now() + 200;
     while (answers().length < expected && !(wholeFrameRefused() && Date.now() > settled) && Date.now() < deadline && client.isOpen) {
       await new Promise((r) => setTimeout(r, 20));
