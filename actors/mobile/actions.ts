@@ -92,7 +92,11 @@ export function registerCoreActions(actions: WebhookActions, deps: CoreActionDep
       if (typeof spec.template !== 'string' || (spec.variables !== undefined && !isObject(spec.variables))) return EMPTY_OK;
     }
     const out: Record<string, unknown> = {};
+    let first = true;
     for (const [key, spec] of Object.entries(data as Record<string, { template: string; variables?: Record<string, unknown> }>)) {
+      // each render may take its whole time limit: other requests are served between them
+      if (!first) await new Promise((resolve) => setImmediate(resolve));
+      first = false;
       const outcome = deps.templates.render(spec.template, spec.variables ?? {});
       out[key] = outcome.ok ? JSON.parse(resultJson(outcome.text)) : { error: String(outcome.error) };
     }

@@ -40,11 +40,14 @@ export const DEFAULT_LIMITS: RenderLimits = {
  */
 export const CHARS_PER_STEP = 8;
 
-/** What a size counts: items of a list or dict, or characters of text. */
-export type Room = 'items' | 'text';
+/** Steps a new list, tuple or dict stands for: in memory an empty one takes about as much as eight items. */
+const STEPS_PER_CONTAINER = 8;
+
+/** What a size counts: items of a list or dict, characters of text, or new lists (or tuples) in a list. */
+export type Room = 'items' | 'text' | 'containers';
 
 /** Work units of building `size` of `room`. */
-const workOf = (size: number, room: Room) => (room === 'text' ? size / CHARS_PER_STEP : size);
+const workOf = (size: number, room: Room) => (room === 'text' ? size / CHARS_PER_STEP : room === 'containers' ? size * STEPS_PER_CONTAINER : size);
 
 /**
  * The clock is read once per this many steps: performance.now() costs more than a step. Work

@@ -173,9 +173,8 @@ const SEQUENCE_METHODS: Record<string, Method> = {
 
 const DICT_METHODS: Record<string, Method> = {
   items: (r, d: Dict) => {
-    const entries = dictEntries(d);
-    r.charge(entries.length);
-    return entries.map(([k, v]) => tuple([k, v]));
+    r.ensureRoom(dictSize(d), 'containers');
+    return dictEntries(d).map(([k, v]) => tuple([k, v]));
   },
   keys: (r, d: Dict) => (r.ensureRoom(dictSize(d)), dictKeys(d)),
   values: (r, d: Dict) => (r.ensureRoom(dictSize(d)), dictEntries(d).map(([, v]) => v)),

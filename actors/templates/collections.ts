@@ -184,7 +184,7 @@ export const COLLECTION_GLOBALS: Record<string, unknown> = {
     const lists = a.map((x) => r.iterate(x));
     const n = lists.reduce((shortest, l) => Math.min(shortest, l.length), lists.length ? Infinity : 0);
     // n tuples of one item from each list
-    r.ensureRoom(n);
+    r.ensureRoom(n, 'containers');
     r.charge(n * lists.length);
     return Array.from({ length: n }, (_, i) => tuple(lists.map((l) => l[i])));
   }),

@@ -146,6 +146,8 @@ export function namesUsed(program: Node): { filters: Set<string>; tests: Set<str
     if (n.type === 'FilterExpression' || n.type === 'FilterStatement') {
       const f = n.filter as Node;
       const name: string = f.type === 'Identifier' ? f.value : f.callee?.value;
+      // `x | f(a).b`: Jinja ends a filter at its arguments
+      if (typeof name !== 'string') throw syntaxError("expected token 'end of print statement', got '.'");
       if (name?.startsWith(NEGATED_TEST_PREFIX)) tests.add(name.slice(NEGATED_TEST_PREFIX.length));
       else if (name?.startsWith(TEST_PREFIX)) tests.add(name.slice(TEST_PREFIX.length));
       else if (name) filters.add(name);

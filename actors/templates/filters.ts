@@ -4,7 +4,7 @@ import { binaryOp } from './operators.ts';
 import { percentFormat } from './operators.ts';
 import { toJsonText } from './json.ts';
 import { DistinctValues } from './distinct.ts';
-import { joinText, mapText, padText, replaceText, widthArg } from './text.ts';
+import { joinText, mapText, padText, padding, replaceText, widthArg } from './text.ts';
 import {
   Callable,
   Float,
@@ -209,6 +209,7 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     const items = r.iterate(v);
     const short = items.length % size;
     const padding = fill !== undefined && fill !== null && short ? size - short : 0;
+    r.ensureRoom(Math.ceil(items.length / size), 'containers');
     r.ensureRoom(items.length + padding);
     const out: unknown[][] = [];
     for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -231,6 +232,7 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     const by = kw(a, k, 1, 'by', 'key');
     const pos = by === 'key' ? 0 : by === 'value' ? 1 : -1;
     if (pos < 0) throw new TemplateError('FilterArgumentError', 'You can only sort by either "key" or "value"');
+    r.ensureRoom(dictSize(v), 'containers');
     const items = dictEntries(v).map(([key, value]) => tuple([key, value]));
     return sortBy(r, items, (e) => {
       const x = (e as unknown[])[pos];
@@ -252,6 +254,8 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     const attribute = kw(a, k, 0, 'attribute');
     const get = attrGetter(r, attribute, kw(a, k, 2, 'case_sensitive', false) !== true, kw(a, k, 1, 'default'));
     const sorted = sortBy(r, r.iterate(v), get);
+    // as many groups as items at the most
+    r.ensureRoom(sorted.length, 'containers');
     const groups: Group[] = [];
     for (const x of sorted) {
       const g = get(x);
@@ -265,20 +269,19 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     const w = kw(a, k, 0, 'width', 4);
     const first = kw(a, k, 1, 'first', false) === true;
     const blank = kw(a, k, 2, 'blank', false) === true;
+    const pad = typeof w === 'string' ? w : padding(r, widthArg(w));
     const text = r.print(v);
     r.ensureRoom(text.length);
     const lines = text.split('\n');
     const indented = (line: string, i: number) => !((i === 0 && !first) || (!blank && line.trim() === ''));
     const padded = lines.reduce((n, line, i) => n + (indented(line, i) ? 1 : 0), 0);
-    const width = typeof w === 'string' ? w.length : widthArg(w);
-    r.ensureRoom(text.length + padded * Math.max(0, width), 'text');
-    const pad = typeof w === 'string' ? w : ' '.repeat(width);
+    r.ensureRoom(text.length + padded * pad.length, 'text');
     return lines.map((line, i) => (indented(line, i) ? pad + line : line)).join('\n');
   },
   items: (r, v) => {
     if (v instanceof Undefined) return [];
     if (!isDict(v)) throw typeError(`Can only get item pairs from a mapping.`);
-    r.ensureRoom(dictSize(v));
+    r.ensureRoom(dictSize(v), 'containers');
     return dictEntries(v).map(([key, value]) => tuple([key, value]));
   },
   join: (r, v, a, k) => {
@@ -339,7 +342,7 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     const fill = kw(a, k, 1, 'fill_with');
     const items = r.iterate(v);
     // every slice is a list, empty or not, and may get the fill value
-    r.ensureRoom(slices);
+    r.ensureRoom(slices, 'containers');
     r.ensureRoom(items.length + Math.max(0, slices));
     const per = Math.floor(items.length / slices);
     const extra = items.length % slices;

@@ -44,7 +44,7 @@ export function toJsonText(r: RenderEnv, value: unknown, o: JsonOptions = {}): s
   const pad = (depth: number) => {
     if (o.indent === undefined) return;
     r.checkSize(out.length + 1 + o.indent * depth);
-    out.add(`\n${' '.repeat(o.indent * depth)}`);
+    out.add(`\n${' '.repeat(Math.max(0, o.indent * depth))}`);
   };
   const walk = (v: unknown, depth: number): void => {
     if (depth > 512) throw new TemplateError('RecursionError', 'maximum recursion depth exceeded while encoding a JSON object');

@@ -29,6 +29,7 @@ interface Compiled {
 }
 
 const cache = new Map<string, Compiled>();
+const MAX_CACHED_PATTERN = 4096;
 
 function regexError(message: string): TemplateError {
   return new TemplateError('error', message);
@@ -62,6 +63,8 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Compiled {
     throw regexError((err as Error).message.replace(/^Invalid regular expression: /, ''));
   }
   const compiled = { re, guarded: /\\[1-9]|\\k<|\(\?<?[=!]/.test(src) };
+  // a long pattern is compiled anew each time rather than kept: the cache stays small
+  if (pattern.length > MAX_CACHED_PATTERN) return compiled;
   if (cache.size >= 128) cache.delete(cache.keys().next().value!);
   cache.set(key, compiled);
   return compiled;

@@ -16,6 +16,13 @@ export function widthArg(v: unknown): number {
   return v;
 }
 
+/** Python's `' ' * width`: none for a width below one. */
+export function padding(r: RenderEnv, width: number): string {
+  if (width <= 0) return '';
+  r.ensureRoom(width, 'text');
+  return ' '.repeat(width);
+}
+
 /** str.ljust ('<'), rjust ('>') and center ('^'): `s` padded with `fill` to `width`. */
 export function padText(r: RenderEnv, s: string, width: unknown, fill: unknown, align: '<' | '>' | '^'): string {
   const w = widthArg(width);
