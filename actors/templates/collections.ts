@@ -174,9 +174,12 @@ export const COLLECTION_GLOBALS: Record<string, unknown> = {
     for (const [key, v] of k) m.set(key, v);
     return m;
   }),
-  namespace: fn('namespace', (_r, a, k) => {
+  namespace: fn('namespace', (r, a, k) => {
     const values = new Map<string, unknown>();
-    if (a.length && isDict(a[0])) for (const [key, v] of dictEntries(a[0])) values.set(String(key), v);
+    if (a.length && isDict(a[0])) {
+      r.ensureRoom(dictSize(a[0]));
+      for (const [key, v] of dictEntries(a[0])) values.set(String(key), v);
+    }
     for (const [key, v] of k) values.set(key, v);
     return new Namespace(values);
   }),

@@ -134,7 +134,8 @@ export function namesUsed(program: Node): { filters: Set<string>; tests: Set<str
   while (stack.length) {
     const node = stack.pop();
     if (Array.isArray(node)) {
-      stack.push(...node);
+      // one at a time: a template of 100,000 statements would overflow the stack spread into push()
+      for (const n of node) stack.push(n);
       continue;
     }
     if (node instanceof Map) {
