@@ -302,7 +302,7 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
   },
   list: (r, v) => {
     const items = r.iterate(v);
-    r.charge(items.length);
+    r.ensureRoom(items.length);
     return [...items];
   },
   lower: (r, v) => mapText(r, r.print(v), (s) => s.toLowerCase()),
@@ -341,11 +341,11 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     const slices = widthArg(kw(a, k, 0, 'slices'));
     const fill = kw(a, k, 1, 'fill_with');
     const items = r.iterate(v);
-    // every slice is a list, empty or not, and may get the fill value
-    r.ensureRoom(slices, 'containers');
-    r.ensureRoom(items.length + Math.max(0, slices));
     const per = Math.floor(items.length / slices);
     const extra = items.length % slices;
+    // every slice is a list, empty or not; those past the longer ones get the fill value
+    r.ensureRoom(slices, 'containers');
+    r.ensureRoom(items.length + (fill !== undefined && fill !== null && extra ? slices - extra : 0));
     const out: unknown[][] = [];
     let offset = 0;
     for (let i = 0; i < slices; i++) {
@@ -398,8 +398,8 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     return items.filter((x) => seen.add(key(x)));
   },
   urlencode: (r, v) => {
+    if (!isDict(v)) return mapText(r, r.print(v), (s) => encodeURIComponent(s).replace(/%2F/g, '/'));
     const encode = (x: unknown) => mapText(r, r.print(x), encodeURIComponent);
-    if (!isDict(v)) return mapText(r, encode(v), (s) => s.replace(/%2F/g, '/'));
     r.ensureRoom(dictSize(v));
     return joinText(r, dictEntries(v).map(([key, value]) => `${encode(key)}=${encode(value)}`), '&');
   },

@@ -85,11 +85,11 @@ export function mapText(r: RenderEnv, s: string, transform: (s: string) => strin
 export function expandText(text: string, pattern: RegExp, piece: (match: string, ...groups: any[]) => string): string {
   const work = budget();
   work.chargeText(text.length);
-  let grown = 0;
+  let length = text.length;
   return text.replace(pattern, (...match: [string, ...any[]]) => {
     const p = piece(...match);
-    grown += p.length;
-    work.checkSize(text.length + grown);
+    length += p.length - match[0].length;
+    work.checkSize(length);
     return p;
   });
 }
