@@ -38,7 +38,7 @@ export const DEFAULT_LIMITS: RenderLimits = {
  * what a render builds is also what it can hold in memory: at eight characters a step, the
  * step budget keeps a render's text under about 80 million characters.
  */
-export const CHARS_PER_STEP = 8;
+const CHARS_PER_STEP = 8;
 
 /** Steps a new list, tuple or dict stands for: in memory an empty one takes about as much as eight items. */
 const STEPS_PER_CONTAINER = 8;

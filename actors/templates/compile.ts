@@ -149,9 +149,9 @@ export function namesUsed(program: Node): { filters: Set<string>; tests: Set<str
       const name: string = f.type === 'Identifier' ? f.value : f.callee?.value;
       // `x | f(a).b`: Jinja ends a filter at its arguments
       if (typeof name !== 'string') throw syntaxError("expected token 'end of print statement', got '.'");
-      if (name?.startsWith(NEGATED_TEST_PREFIX)) tests.add(name.slice(NEGATED_TEST_PREFIX.length));
-      else if (name?.startsWith(TEST_PREFIX)) tests.add(name.slice(TEST_PREFIX.length));
-      else if (name) filters.add(name);
+      if (name.startsWith(NEGATED_TEST_PREFIX)) tests.add(name.slice(NEGATED_TEST_PREFIX.length));
+      else if (name.startsWith(TEST_PREFIX)) tests.add(name.slice(TEST_PREFIX.length));
+      else filters.add(name);
     }
     for (const v of Object.values(n)) if (v && typeof v === 'object') stack.push(v);
   }

@@ -30,8 +30,9 @@ export class DistinctValues {
   add(x: unknown): boolean {
     budget().tick();
     if (this.has(x)) return false;
+    const n = numberKey(x);
     if (typeof x === 'string') this.strings.add(x);
-    else if (numberKey(x) !== undefined) this.numbers.add(numberKey(x)!);
+    else if (n !== undefined) this.numbers.add(n);
     else if (x === null || x === undefined) this.sawNone = true;
     else this.others.push(x);
     return true;

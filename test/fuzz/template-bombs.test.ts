@@ -56,6 +56,9 @@ const BOMBS: Bomb[] = [
   { name: 'the repr of a megabyte of control characters', template: "{{ ['\\x01' * 1000000] | string }}" },
 ];
 
+/** Work without a value: the steps or the time stop it. */
+const LOOP: Bomb = { name: 'a loop of 10^10 steps', template: '{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}' };
+
 /** The bombs the issue names, also sent through the WebSocket and a phone's webhook. */
 const NAMED = BOMBS.slice(0, 5);
 
@@ -95,13 +98,14 @@ async function viaRest(target: FuzzTarget, bomb: Bomb): Promise<string[]> {
   });
 }
 
-async function viaWebSocket(target: FuzzTarget, bomb: Bomb): Promise<string[]> {
+/** render_template with report_errors (and `extra`, such as a timeout): its first event answers. */
+async function viaWebSocket(target: FuzzTarget, bomb: Bomb, extra: Record<string, unknown> = {}): Promise<string[]> {
   const ws = await WsClient.authed(target.port, target.token);
   try {
     return await withBystander(target, async () => {
       const started = performance.now();
       const id = ws.nextId();
-      ws.sendJson({ id, type: 'render_template', template: bomb.template, report_errors: true });
+      ws.sendJson({ id, type: 'render_template', template: bomb.template, report_errors: true, ...extra });
       const event = await ws.take((m) => m.id === id && m.type === 'event', HANG_MS);
       const ms = performance.now() - started;
       const pong = await ws.ping(HANG_MS);
@@ -155,6 +159,7 @@ function memoryOf(pid: number): { rss: number; peak: number } | undefined {
 const CASES: FixedCase[] = [
   ...BOMBS.map((b): FixedCase => ({ name: `REST: ${b.name}`, input: b.template, run: (target) => viaRest(target, b) })),
   ...NAMED.map((b): FixedCase => ({ name: `WebSocket: ${b.name}`, input: b.template, run: (target) => viaWebSocket(target, b) })),
+  ...[NAMED[0], LOOP].map((b): FixedCase => ({ name: `WebSocket with a timeout of 5 s: ${b.name}`, input: b.template, run: (target) => viaWebSocket(target, b, { timeout: 5 }) })),
   ...NAMED.map((b): FixedCase => ({ name: `webhook: ${b.name}`, input: b.template, run: (target) => viaWebhook(target, [b]) })),
   {
     name: 'webhook: every bomb in one call',
