@@ -40,8 +40,11 @@ export const DEFAULT_LIMITS: RenderLimits = {
  */
 const CHARS_PER_STEP = 8;
 
-/** Steps a new list, tuple or dict stands for: in memory an empty one takes about as much as eight items. */
-const STEPS_PER_CONTAINER = 8;
+/**
+ * Steps a new list, tuple or dict stands for: with its header and the room it keeps to grow,
+ * a small one takes about as much memory as two dozen items, and as long to make.
+ */
+const STEPS_PER_CONTAINER = 24;
 
 /** What a size counts: items of a list or dict, characters of text, or new lists (or tuples) in a list. */
 export type Room = 'items' | 'text' | 'containers';
