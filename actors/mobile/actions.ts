@@ -95,7 +95,11 @@ export function registerCoreActions(actions: WebhookActions, deps: CoreActionDep
     }
     // keyed by the app's names: `__proto__` must stay a key, not become the prototype
     const out: Record<string, unknown> = Object.create(null);
+    let first = true;
     for (const [key, spec] of Object.entries(data as Record<string, { template: string; variables?: Record<string, unknown> }>)) {
+      // each render may take its whole time limit: other requests are served between them
+      if (!first) await new Promise((resolve) => setImmediate(resolve));
+      first = false;
       const outcome = deps.templates.render(spec.template, spec.variables ?? {});
       out[key] = outcome.ok ? JSON.parse(resultJson(outcome.text)) : { error: String(outcome.error) };
     }

@@ -1,7 +1,8 @@
 import { TemplateError, typeError } from './errors.ts';
 import type { RenderEnv } from './engine.ts';
 import { formatSpec } from './operators.ts';
-import { Callable, Float, MISSING, dictEntries, dictGet, dictKeys, isDict, isNumber, numberOf, pyEq, pyType, repr, str, tuple, type Dict } from './values.ts';
+import { expandText, joinText, mapText, padText, replaceText, zfillText } from './text.ts';
+import { Callable, Float, MISSING, dictEntries, dictGet, dictKeys, dictSize, isDict, isNumber, numberOf, pyEq, pyType, repr, str, tuple, type Dict } from './values.ts';
 
 /**
  * The methods of Python's str, list, tuple and dict a template may call. The original's
@@ -70,7 +71,7 @@ export function pyTitle(s: string): string {
 /** Python's str.format(). */
 function strFormat(r: RenderEnv, template: string, args: unknown[], kwargs: Map<string, unknown>): string {
   let auto = 0;
-  const out = template.replace(/\{\{|\}\}|\{([^{}!:]*)(?:!([rsa]))?(?::([^{}]*))?\}/g, (whole, field: string | undefined, conv: string | undefined, spec: string | undefined) => {
+  return expandText(template, /\{\{|\}\}|\{([^{}!:]*)(?:!([rsa]))?(?::([^{}]*))?\}/g, (whole, field: string | undefined, conv: string | undefined, spec: string | undefined) => {
     if (whole === '{{') return '{';
     if (whole === '}}') return '}';
     const [head, ...path] = (field ?? '').split('.');
@@ -84,47 +85,40 @@ function strFormat(r: RenderEnv, template: string, args: unknown[], kwargs: Map<
     else if (conv === 's') v = str(v);
     return formatSpec(v, spec ?? '');
   });
-  r.checkSize(out.length);
-  return out;
 }
 
 const STR_METHODS: Record<string, Method> = {
-  upper: (_r, s) => s.toUpperCase(),
-  lower: (_r, s) => s.toLowerCase(),
-  casefold: (_r, s) => s.toLowerCase(),
-  swapcase: (_r, s: string) => Array.from(s, (c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join(''),
-  title: (_r, s) => pyTitle(s),
-  capitalize: (_r, s: string) => (s ? s[0].toUpperCase() + s.slice(1).toLowerCase() : s),
-  strip: (_r, s, a) => stripChars(s, a[0], true, true),
-  lstrip: (_r, s, a) => stripChars(s, a[0], true, false),
-  rstrip: (_r, s, a) => stripChars(s, a[0], false, true),
-  split: (_r, s, a, k) => split(s, arg(a, k, 0, 'sep'), numberOf(arg(a, k, 1, 'maxsplit', -1)), false),
-  rsplit: (_r, s, a, k) => split(s, arg(a, k, 0, 'sep'), numberOf(arg(a, k, 1, 'maxsplit', -1)), true),
-  splitlines: (_r, s: string, a) => {
+  upper: (r, s: string) => mapText(r, s, (t) => t.toUpperCase()),
+  lower: (r, s: string) => mapText(r, s, (t) => t.toLowerCase()),
+  casefold: (r, s: string) => mapText(r, s, (t) => t.toLowerCase()),
+  swapcase: (r, s: string) => mapText(r, s, (t) => Array.from(t, (c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('')),
+  title: (r, s: string) => mapText(r, s, pyTitle),
+  capitalize: (r, s: string) => mapText(r, s, (t) => (t ? t[0].toUpperCase() + t.slice(1).toLowerCase() : t)),
+  strip: (r, s, a) => (r.chargeText(s.length), stripChars(s, a[0], true, true)),
+  lstrip: (r, s, a) => (r.chargeText(s.length), stripChars(s, a[0], true, false)),
+  rstrip: (r, s, a) => (r.chargeText(s.length), stripChars(s, a[0], false, true)),
+  split: (r, s, a, k) => (r.ensureRoom(s.length), split(s, arg(a, k, 0, 'sep'), numberOf(arg(a, k, 1, 'maxsplit', -1)), false)),
+  rsplit: (r, s, a, k) => (r.ensureRoom(s.length), split(s, arg(a, k, 0, 'sep'), numberOf(arg(a, k, 1, 'maxsplit', -1)), true)),
+  splitlines: (r, s: string, a) => {
+    r.ensureRoom(s.length);
     const lines = s.split(/(?<=\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])(?!\n(?<=\r\n))/);
     const kept = a[0] ? lines : lines.map((l) => l.replace(/(\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])$/, ''));
     return kept.length && kept.at(-1) === '' ? kept.slice(0, -1) : kept;
   },
-  replace: (r, s: string, a) => {
-    const old = needString(a[0], 'replace() argument 1');
-    const next = needString(a[1], 'replace() argument 2');
-    const count = a[2] === undefined ? -1 : numberOf(a[2]);
-    const parts = s.split(old);
-    const out = count < 0 || parts.length - 1 <= count ? parts.join(next) : parts.slice(0, count + 1).join(next) + old + parts.slice(count + 1).join(old);
-    r.checkSize(out.length);
-    return out;
-  },
-  startswith: (_r, s: string, a) => (Array.isArray(a[0]) ? a[0].some((p) => s.startsWith(needString(p, 'startswith first arg'))) : s.startsWith(needString(a[0], 'startswith first arg'))),
-  endswith: (_r, s: string, a) => (Array.isArray(a[0]) ? a[0].some((p) => s.endsWith(needString(p, 'endswith first arg'))) : s.endsWith(needString(a[0], 'endswith first arg'))),
-  find: (_r, s: string, a) => s.indexOf(needString(a[0], 'must be str')),
-  rfind: (_r, s: string, a) => s.lastIndexOf(needString(a[0], 'must be str')),
-  index: (_r, s: string, a) => {
+  replace: (r, s: string, a) => replaceText(r, s, needString(a[0], 'replace() argument 1'), needString(a[1], 'replace() argument 2'), a[2] === undefined ? -1 : numberOf(a[2])),
+  startswith: (r, s: string, a) => (Array.isArray(a[0]) ? (r.charge(a[0].length), a[0].some((p) => s.startsWith(needString(p, 'startswith first arg')))) : s.startsWith(needString(a[0], 'startswith first arg'))),
+  endswith: (r, s: string, a) => (Array.isArray(a[0]) ? (r.charge(a[0].length), a[0].some((p) => s.endsWith(needString(p, 'endswith first arg')))) : s.endsWith(needString(a[0], 'endswith first arg'))),
+  find: (r, s: string, a) => (r.chargeText(s.length), s.indexOf(needString(a[0], 'must be str'))),
+  rfind: (r, s: string, a) => (r.chargeText(s.length), s.lastIndexOf(needString(a[0], 'must be str'))),
+  index: (r, s: string, a) => {
+    r.chargeText(s.length);
     const i = s.indexOf(needString(a[0], 'must be str'));
     if (i < 0) throw new TemplateError('ValueError', 'substring not found');
     return i;
   },
-  count: (_r, s: string, a) => {
+  count: (r, s: string, a) => {
     const sub = needString(a[0], 'must be str');
+    r.ensureRoom(s.length);
     return sub === '' ? s.length + 1 : s.split(sub).length - 1;
   },
   join: (r, s: string, a) => {
@@ -133,47 +127,35 @@ const STR_METHODS: Record<string, Method> = {
     items.forEach((x, i) => {
       if (typeof x !== 'string') throw typeError(`sequence item ${i}: expected str instance, ${pyType(x)} found`);
     });
-    const out = items.join(s);
-    r.checkSize(out.length);
-    return out;
+    return joinText(r, items as string[], s);
   },
   format: (r, s: string, a, k) => strFormat(r, s, a, k),
-  zfill: (_r, s: string, a) => {
-    const width = numberOf(a[0]);
-    const sign = /^[+-]/.test(s) ? s[0] : '';
-    return sign + s.slice(sign.length).padStart(width - sign.length, '0');
-  },
-  center: (r, s: string, a) => {
-    const width = numberOf(a[0]);
-    r.checkSize(width);
-    const fill = typeof a[1] === 'string' ? a[1] : ' ';
-    if (s.length >= width) return s;
-    const gap = width - s.length;
-    const left = Math.floor(gap / 2) + (gap & width & 1);
-    return fill.repeat(left) + s + fill.repeat(gap - left);
-  },
-  ljust: (r, s: string, a) => (r.checkSize(numberOf(a[0])), s.padEnd(numberOf(a[0]), typeof a[1] === 'string' ? a[1] : ' ')),
-  rjust: (r, s: string, a) => (r.checkSize(numberOf(a[0])), s.padStart(numberOf(a[0]), typeof a[1] === 'string' ? a[1] : ' ')),
-  partition: (_r, s: string, a) => {
+  zfill: (r, s: string, a) => zfillText(r, s, a[0]),
+  center: (r, s: string, a) => padText(r, s, a[0], a[1], '^'),
+  ljust: (r, s: string, a) => padText(r, s, a[0], a[1], '<'),
+  rjust: (r, s: string, a) => padText(r, s, a[0], a[1], '>'),
+  partition: (r, s: string, a) => {
     const sep = needString(a[0], 'partition arg');
+    r.chargeText(s.length);
     const i = s.indexOf(sep);
     return i < 0 ? tuple([s, '', '']) : tuple([s.slice(0, i), sep, s.slice(i + sep.length)]);
   },
-  rpartition: (_r, s: string, a) => {
+  rpartition: (r, s: string, a) => {
     const sep = needString(a[0], 'rpartition arg');
+    r.chargeText(s.length);
     const i = s.lastIndexOf(sep);
     return i < 0 ? tuple(['', '', s]) : tuple([s.slice(0, i), sep, s.slice(i + sep.length)]);
   },
   removeprefix: (_r, s: string, a) => (s.startsWith(needString(a[0], 'removeprefix arg')) ? s.slice((a[0] as string).length) : s),
   removesuffix: (_r, s: string, a) => (a[0] !== '' && s.endsWith(needString(a[0], 'removesuffix arg')) ? s.slice(0, s.length - (a[0] as string).length) : s),
-  isdigit: (_r, s: string) => /^\d+$/u.test(s),
-  isdecimal: (_r, s: string) => /^\d+$/u.test(s),
-  isnumeric: (_r, s: string) => /^\p{N}+$/u.test(s),
-  isalpha: (_r, s: string) => /^\p{L}+$/u.test(s),
-  isalnum: (_r, s: string) => /^[\p{L}\p{N}]+$/u.test(s),
-  isspace: (_r, s: string) => s.length > 0 && stripChars(s, undefined, true, true) === '',
-  islower: (_r, s: string) => /\p{Ll}/u.test(s) && s === s.toLowerCase(),
-  isupper: (_r, s: string) => /\p{Lu}/u.test(s) && s === s.toUpperCase(),
+  isdigit: (r, s: string) => (r.chargeText(s.length), /^\d+$/u.test(s)),
+  isdecimal: (r, s: string) => (r.chargeText(s.length), /^\d+$/u.test(s)),
+  isnumeric: (r, s: string) => (r.chargeText(s.length), /^\p{N}+$/u.test(s)),
+  isalpha: (r, s: string) => (r.chargeText(s.length), /^\p{L}+$/u.test(s)),
+  isalnum: (r, s: string) => (r.chargeText(s.length), /^[\p{L}\p{N}]+$/u.test(s)),
+  isspace: (r, s: string) => (r.chargeText(s.length), s.length > 0 && stripChars(s, undefined, true, true) === ''),
+  islower: (r, s: string) => (r.chargeText(s.length), /\p{Ll}/u.test(s) && s === s.toLowerCase()),
+  isupper: (r, s: string) => (r.chargeText(s.length), /\p{Lu}/u.test(s) && s === s.toUpperCase()),
 };
 
 const SEQUENCE_METHODS: Record<string, Method> = {
@@ -191,17 +173,16 @@ const SEQUENCE_METHODS: Record<string, Method> = {
 
 const DICT_METHODS: Record<string, Method> = {
   items: (r, d: Dict) => {
-    const entries = dictEntries(d);
-    r.charge(entries.length);
-    return entries.map(([k, v]) => tuple([k, v]));
+    r.ensureRoom(dictSize(d), 'containers');
+    return dictEntries(d).map(([k, v]) => tuple([k, v]));
   },
-  keys: (_r, d: Dict) => dictKeys(d),
-  values: (_r, d: Dict) => dictEntries(d).map(([, v]) => v),
+  keys: (r, d: Dict) => (r.ensureRoom(dictSize(d)), dictKeys(d)),
+  values: (r, d: Dict) => (r.ensureRoom(dictSize(d)), dictEntries(d).map(([, v]) => v)),
   get: (_r, d: Dict, a) => {
     const v = dictGet(d, a[0]);
     return v === MISSING ? (a[1] ?? null) : v;
   },
-  copy: (_r, d: Dict) => new Map(dictEntries(d)),
+  copy: (r, d: Dict) => (r.ensureRoom(dictSize(d)), new Map(dictEntries(d))),
 };
 
 const FLOAT_METHODS: Record<string, Method> = {

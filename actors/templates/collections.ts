@@ -1,6 +1,8 @@
 import { TemplateError, typeError } from './errors.ts';
 import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
-import { Callable, MAX_RANGE, Namespace, PyObject, PyRange, Undefined, dictEntries, isDict, isTuple, pyEq, pyType, repr, str, tuple, type Ctx } from './values.ts';
+import { DistinctValues } from './distinct.ts';
+import { joinText, mapText } from './text.ts';
+import { Callable, MAX_RANGE, Namespace, PyObject, PyRange, Undefined, dictEntries, dictSize, isDict, isTuple, pyType, repr, str, tuple, type Ctx } from './values.ts';
 
 /**
  * Jinja's globals (range, dict, namespace) and the original's collection helpers: zip, set,
@@ -11,10 +13,14 @@ import { Callable, MAX_RANGE, Namespace, PyObject, PyRange, Undefined, dictEntri
 /** Python's set: unique items in insertion order. */
 export class PySet extends PyObject {
   readonly pyType = 'set';
-  readonly items: unknown[] = [];
+  readonly items: unknown[];
+  private readonly seen = new DistinctValues();
   constructor(items: unknown[]) {
     super();
-    for (const x of items) if (!this.items.some((y) => pyEq(x, y))) this.items.push(x);
+    this.items = items.filter((x) => this.seen.add(x));
+  }
+  has(x: unknown): boolean {
+    return this.seen.has(x);
   }
   override iterate(): unknown[] {
     return this.items;
@@ -26,10 +32,10 @@ export class PySet extends PyObject {
     return this.items.length > 0;
   }
   override equals(other: unknown): boolean {
-    return other instanceof PySet && other.items.length === this.items.length && this.items.every((x) => other.items.some((y) => pyEq(x, y)));
+    return other instanceof PySet && other.items.length === this.items.length && this.items.every((x) => other.has(x));
   }
   repr(): string {
-    return this.items.length ? `{${this.items.map(repr).join(', ')}}` : 'set()';
+    return this.items.length ? `{${repr(this.items).slice(1, -1)}}` : 'set()';
   }
 }
 
@@ -42,9 +48,11 @@ function setOperation(name: string, keep: (inA: boolean, inB: boolean) => boolea
   return (r: RenderEnv, a: unknown, b: unknown) => {
     const xs = iterableArg(r, name, a);
     const ys = iterableArg(r, name, b);
-    r.charge(xs.length * ys.length);
-    const all = new PySet([...xs, ...ys]).items;
-    return all.filter((x) => keep(xs.some((y) => pyEq(x, y)), ys.some((y) => pyEq(x, y))));
+    r.ensureRoom(xs.length + ys.length);
+    const inA = new PySet(xs);
+    const inB = new PySet(ys);
+    const all = new PySet(xs.concat(ys)).items;
+    return all.filter((x) => keep(inA.has(x), inB.has(x)));
   };
 }
 
@@ -55,15 +63,17 @@ const SET_OPS = {
   symmetric_difference: setOperation('symmetric_difference', (a, b) => a !== b),
 };
 
-function flatten(r: RenderEnv, v: unknown, levels: number | null, depth = 0): unknown[] {
+function flatten(r: RenderEnv, v: unknown, levels: number | null, depth = 0, out: unknown[] = []): unknown[] {
   if (typeof v === 'string' || !(Array.isArray(v) || v instanceof PyObject || isDict(v))) throw typeError(`flatten expected a list, got ${pyType(v)}`);
   if (depth > 100) throw new TemplateError('RecursionError', 'maximum recursion depth exceeded');
-  const out: unknown[] = [];
   for (const item of r.iterate(v)) {
     r.charge(1);
     const nested = typeof item !== 'string' && (Array.isArray(item) || item instanceof PySet);
-    if (nested && (levels === null || levels >= 1)) out.push(...flatten(r, item, levels === null ? null : levels - 1, depth + 1));
-    else out.push(item);
+    if (nested && (levels === null || levels >= 1)) flatten(r, item, levels === null ? null : levels - 1, depth + 1, out);
+    else {
+      r.checkSize(out.length + 1);
+      out.push(item);
+    }
   }
   return out;
 }
@@ -75,6 +85,7 @@ function combine(r: RenderEnv, args: unknown[], recursive: boolean): Map<unknown
     if (!isDict(d)) throw typeError(`combine expected a dict, got ${pyType(d)}`);
     for (const [k, v] of dictEntries(d)) {
       r.charge(1);
+      r.checkSize(out.size + 1);
       const current = out.get(k);
       out.set(k, recursive && isDict(current) && isDict(v) ? combine(r, [current, v], true) : v);
     }
@@ -88,7 +99,9 @@ function shuffle(r: RenderEnv, args: unknown[], kwargs: Map<string, unknown>): u
   let seed = kwargs.get('seed');
   const first = args[0];
   if (typeof first === 'string' || Array.isArray(first) || first instanceof PyObject || isDict(first)) {
-    items = [...r.iterate(first)];
+    items = r.iterate(first);
+    r.ensureRoom(items.length);
+    items = [...items];
     if (args.length > 1 && seed === undefined) seed = args[1];
   } else if (args.length === 1) throw typeError(`'${pyType(first)}' object is not iterable`);
   else items = [...args];
@@ -122,14 +135,10 @@ function range(args: unknown[]): PyRange {
   return r;
 }
 
-function slugify(text: string, separator = '_'): string {
-  const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, separator)
-    .replace(new RegExp(`^${separator}+|${separator}+$`, 'g'), '');
-  return slug || 'unknown';
+/** The original's slugify; the separator is text, never a pattern or a replacement pattern (`$&`). */
+function slugify(r: RenderEnv, text: string, separator = '_'): string {
+  const words = mapText(r, text, (t) => t.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()).match(/[a-z0-9]+/g) ?? [];
+  return joinText(r, words, separator) || 'unknown';
 }
 
 /** as_function: a macro that passes its result to `returns(value)` becomes a function giving that value. */
@@ -152,8 +161,11 @@ export const COLLECTION_GLOBALS: Record<string, unknown> = {
     const m = new Map<unknown, unknown>();
     if (a.length) {
       const src = a[0];
-      if (isDict(src)) for (const [key, v] of dictEntries(src)) m.set(key, v);
-      else for (const pair of r.iterate(src)) {
+      if (isDict(src)) {
+        r.ensureRoom(dictSize(src));
+        for (const [key, v] of dictEntries(src)) m.set(key, v);
+      } else for (const pair of r.iterate(src)) {
+        r.charge(1);
         const kv = r.iterate(pair);
         if (kv.length !== 2) throw new TemplateError('ValueError', `dictionary update sequence element has length ${kv.length}; 2 is required`);
         m.set(kv[0], kv[1]);
@@ -162,20 +174,29 @@ export const COLLECTION_GLOBALS: Record<string, unknown> = {
     for (const [key, v] of k) m.set(key, v);
     return m;
   }),
-  namespace: fn('namespace', (_r, a, k) => {
+  namespace: fn('namespace', (r, a, k) => {
     const values = new Map<string, unknown>();
-    if (a.length && isDict(a[0])) for (const [key, v] of dictEntries(a[0])) values.set(String(key), v);
+    if (a.length && isDict(a[0])) {
+      r.ensureRoom(dictSize(a[0]));
+      for (const [key, v] of dictEntries(a[0])) values.set(String(key), v);
+    }
     for (const [key, v] of k) values.set(key, v);
     return new Namespace(values);
   }),
   zip: fn('zip', (r, a) => {
     const lists = a.map((x) => r.iterate(x));
-    const n = lists.length ? Math.min(...lists.map((l) => l.length)) : 0;
-    r.charge(n);
+    const n = lists.reduce((shortest, l) => Math.min(shortest, l.length), lists.length ? Infinity : 0);
+    // n tuples of one item from each list
+    r.ensureRoom(n, 'containers');
+    r.charge(n * lists.length);
     return Array.from({ length: n }, (_, i) => tuple(lists.map((l) => l[i])));
   }),
   set: fn('set', (r, a) => new PySet(a.length ? r.iterate(a[0]) : [])),
-  tuple: fn('tuple', (r, a) => tuple([...(a.length ? r.iterate(a[0]) : [])])),
+  tuple: fn('tuple', (r, a) => {
+    const items = a.length ? r.iterate(a[0]) : [];
+    r.ensureRoom(items.length);
+    return tuple([...items]);
+  }),
   typeof: fn('typeof', (_r, a) => typeName(a[0])),
   flatten: fn('flatten', (r, a, k) => flatten(r, a[0], (argument(a, k, 1, 'levels', null) as number | null) ?? null)),
   combine: fn('combine', (r, a, k) => combine(r, a, k.get('recursive') === true)),
@@ -205,15 +226,12 @@ export const COLLECTION_FILTERS: Record<string, FilterFn> = {
     return items[Math.floor(Math.random() * items.length)];
   },
   ord: (_r, v) => {
-    if (typeof v !== 'string' || [...v].length !== 1) throw typeError(`ord() expected a character, but string of length ${typeof v === 'string' ? v.length : 0} found`);
+    if (typeof v !== 'string' || v.length > 2 || [...v].length !== 1) throw typeError(`ord() expected a character, but string of length ${typeof v === 'string' ? v.length : 0} found`);
     return v.codePointAt(0);
   },
-  base64_encode: (r, v) => Buffer.from(r.print(v), 'utf8').toString('base64'),
-  base64_decode: (r, v, a) => {
-    const text = Buffer.from(r.print(v), 'base64');
-    return a[0] === null ? text.toString('latin1') : text.toString('utf8');
-  },
-  slugify: (r, v, a) => slugify(r.print(v), a[0] === undefined ? '_' : str(a[0])),
+  base64_encode: (r, v) => mapText(r, r.print(v), (s) => Buffer.from(s, 'utf8').toString('base64')),
+  base64_decode: (r, v, a) => mapText(r, r.print(v), (s) => (a[0] === null ? Buffer.from(s, 'base64').toString('latin1') : Buffer.from(s, 'base64').toString('utf8'))),
+  slugify: (r, v, a) => slugify(r, r.print(v), a[0] === undefined ? '_' : str(a[0])),
   ...Object.fromEntries(Object.entries(SET_OPS).map(([name, op]) => [name, ((r, v, a) => op(r, v, a[0])) as FilterFn])),
 };
 

@@ -134,7 +134,8 @@ export function namesUsed(program: Node): { filters: Set<string>; tests: Set<str
   while (stack.length) {
     const node = stack.pop();
     if (Array.isArray(node)) {
-      stack.push(...node);
+      // one at a time: a template of 100,000 statements would overflow the stack spread into push()
+      for (const n of node) stack.push(n);
       continue;
     }
     if (node instanceof Map) {
@@ -146,9 +147,11 @@ export function namesUsed(program: Node): { filters: Set<string>; tests: Set<str
     if (n.type === 'FilterExpression' || n.type === 'FilterStatement') {
       const f = n.filter as Node;
       const name: string = f.type === 'Identifier' ? f.value : f.callee?.value;
-      if (name?.startsWith(NEGATED_TEST_PREFIX)) tests.add(name.slice(NEGATED_TEST_PREFIX.length));
-      else if (name?.startsWith(TEST_PREFIX)) tests.add(name.slice(TEST_PREFIX.length));
-      else if (name) filters.add(name);
+      // `x | f(a).b`: Jinja ends a filter at its arguments
+      if (typeof name !== 'string') throw syntaxError("expected token 'end of print statement', got '.'");
+      if (name.startsWith(NEGATED_TEST_PREFIX)) tests.add(name.slice(NEGATED_TEST_PREFIX.length));
+      else if (name.startsWith(TEST_PREFIX)) tests.add(name.slice(TEST_PREFIX.length));
+      else filters.add(name);
     }
     for (const v of Object.values(n)) if (v && typeof v === 'object') stack.push(v);
   }

@@ -1,5 +1,7 @@
 import { zoneOffsetMs } from '../wall-clock.ts';
 import { TemplateError, typeError, valueError } from './errors.ts';
+import { budget } from './budget.ts';
+import { expandText } from './text.ts';
 import { Callable, MISSING, PyObject, float, isNumber, numberOf, pyRound, pyType, strRepr, type Ctx } from './values.ts';
 
 /**
@@ -105,7 +107,7 @@ function zoneAbbreviation(zone: Zone | null, utcSec: number, offset: number): st
 
 /** strftime as glibc does it for the codes templates use (`%-d` drops the padding). */
 export function strftime(fmt: string, f: { year: number; month: number; day: number; hour: number; minute: number; second: number; micro: number; weekday: number; yday: number; offset: number | null; zoneName: string }): string {
-  return fmt.replace(/%(-?)([a-zA-Z%])/g, (whole, nopad: string, code: string) => {
+  return expandText(fmt, /%(-?)([a-zA-Z%])/g, (whole, nopad: string, code: string) => {
     const p = (n: number, w = 2) => (nopad ? String(n) : pad(n, w));
     switch (code) {
       case 'Y':
@@ -561,6 +563,7 @@ export class TzInfo extends PyObject {
  * ValueError when it is well formed but not a valid date.
  */
 export function parseDatetime(text: string): DateTime | undefined {
+  budget().chargeText(text.length);
   const m =
     /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text) ??
     /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(?:(\d{2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
@@ -585,6 +588,7 @@ export function parseDatetime(text: string): DateTime | undefined {
  * PostgreSQL's `D days HH:MM:SS`. Undefined when the text is none of them.
  */
 export function parseDuration(text: string): TimeDelta | undefined {
+  budget().chargeText(text.length);
   let m = /^(?:(-?\d+) (?:days?, )?)?(-?)(?:(\d+):(?=\d+:\d+))?(?:(\d+):)?(\d+)(?:[.,](\d{1,6})\d{0,6})?$/.exec(text);
   if (m) {
     const [, days, sign, h, mi, s, frac] = m;

@@ -1,5 +1,6 @@
 import { NEGATED_TEST_PREFIX, TEST_PREFIX, type Node } from './compile.ts';
 import { RenderLimitError, TemplateError, typeError, undefinedError } from './errors.ts';
+import { RenderBudget, type RenderLimits, type Room } from './budget.ts';
 import type { Zone } from './datetime.ts';
 import {
   Callable,
@@ -12,6 +13,7 @@ import {
   dictEntries,
   dictGet,
   dictKeys,
+  dictSize,
   float,
   isDict,
   isNumber,
@@ -48,27 +50,7 @@ export interface Library {
   tests: Map<string, TestFn>;
 }
 
-/** Bounds of one render. */
-export interface RenderLimits {
-  /** wall-clock time of one render */
-  timeMs: number;
-  /** evaluation steps (a node, or a unit of work such as an item sorted) */
-  steps: number;
-  /** characters of output (the original's 256 KiB) */
-  outputChars: number;
-  /** characters (or items) of any one value a template builds */
-  valueChars: number;
-  /** nested macro calls */
-  depth: number;
-}
-
-export const DEFAULT_LIMITS: RenderLimits = {
-  timeMs: 1000,
-  steps: 10_000_000,
-  outputChars: 256 * 1024,
-  valueChars: 1024 * 1024,
-  depth: 100,
-};
+export { DEFAULT_LIMITS, type RenderLimits } from './budget.ts';
 
 /** What a render read: the entities, domains and whole-state iterations that should re-render it. */
 export class RenderInfo {
@@ -105,7 +87,12 @@ export interface RenderEnv extends Ctx {
   iterate(x: unknown): unknown[];
   truth(x: unknown): boolean;
   print(x: unknown): string;
-  checkSize(n: number): void;
+  /** the work of reading or copying `chars` characters of text */
+  chargeText(chars: number): void;
+  /** refuses a value of `size` characters or items past the value limit */
+  checkSize(size: number): void;
+  /** the guard before building a value of `size` items or characters: refused past the limit, its building counted */
+  ensureRoom(size: number, room?: Room): void;
 }
 
 class BreakSignal {}
@@ -126,12 +113,10 @@ class Scope {
 /** Output of a block, refusing to grow past its limit. */
 class Sink {
   text = '';
-  constructor(
-    private readonly limit: number,
-    private readonly overflow: () => Error,
-  ) {}
+  /** `refuse` throws when the text would be `length` characters long */
+  constructor(private readonly refuse: (length: number) => void) {}
   write(s: string): void {
-    if (this.text.length + s.length > this.limit) throw this.overflow();
+    this.refuse(this.text.length + s.length);
     this.text += s;
   }
 }
@@ -206,8 +191,7 @@ interface Sequence {
 /** One render of one template. */
 export class Render implements RenderEnv {
   readonly info = new RenderInfo();
-  private steps = 0;
-  private readonly deadline: number;
+  private readonly budget: RenderBudget;
   private depth = 0;
   readonly localZone: Zone;
 
@@ -219,9 +203,9 @@ export class Render implements RenderEnv {
     private readonly limits: RenderLimits,
     private readonly log: (level: 'WARNING' | 'ERROR', message: string) => void,
     /** set when the caller's own timeout is shorter than the limit: its error is the caller's */
-    private readonly timeoutError?: () => TemplateError,
+    timeoutError?: () => TemplateError,
   ) {
-    this.deadline = performance.now() + limits.timeMs;
+    this.budget = new RenderBudget(limits, timeoutError);
     this.localZone = world.zone;
   }
 
@@ -229,13 +213,16 @@ export class Render implements RenderEnv {
   run(program: Node, variables: Map<string, unknown>): string {
     const root = new Scope();
     for (const [k, v] of variables) root.vars.set(k, v);
-    const sink = new Sink(this.limits.outputChars, () => new RenderLimitError('', `Template output exceeded maximum size of ${this.limits.outputChars} characters`));
+    const sink = new Sink((length) => {
+      if (length > this.limits.outputChars) throw new RenderLimitError('', `Template output exceeded maximum size of ${this.limits.outputChars} characters`);
+    });
     try {
-      this.block(program.body, new Scope(root), sink);
+      this.budget.run(() => this.block(program.body, new Scope(root), sink));
     } catch (err) {
       if (err instanceof TemplateError) throw err;
       if (err instanceof BreakSignal || err instanceof ContinueSignal) throw new TemplateError('TemplateSyntaxError', 'break or continue outside a loop');
-      if (err instanceof RangeError) throw new RenderLimitError('RecursionError', 'maximum recursion depth exceeded');
+      // only the stack's own overflow: any other RangeError is a fault to be seen as one
+      if (err instanceof RangeError && /call stack/i.test(err.message)) throw new RenderLimitError('RecursionError', 'maximum recursion depth exceeded');
       throw err;
     }
     return sink.text;
@@ -248,17 +235,23 @@ export class Render implements RenderEnv {
   }
 
   charge(units: number): void {
-    this.steps += units;
-    if (this.steps > this.limits.steps) throw new RenderLimitError('', `Template rendering exceeded ${this.limits.steps} steps`);
-    if (performance.now() > this.deadline) throw this.timeoutError?.() ?? new RenderLimitError('', `Template rendering took longer than ${this.limits.timeMs} ms`);
+    this.budget.charge(units);
   }
 
   report(level: 'WARNING' | 'ERROR', message: string): void {
     this.log(level, message);
   }
 
-  checkSize(n: number): void {
-    if (n > this.limits.valueChars) throw new RenderLimitError('', `Template value exceeded maximum size of ${this.limits.valueChars} characters`);
+  chargeText(chars: number): void {
+    this.budget.chargeText(chars);
+  }
+
+  checkSize(size: number): void {
+    this.budget.checkSize(size);
+  }
+
+  ensureRoom(size: number, room?: Room): void {
+    this.budget.ensureRoom(size, room);
   }
 
   // ---- Undefined, as the original's logging Undefined treats it ----
@@ -293,12 +286,18 @@ export class Render implements RenderEnv {
 
   iterate(x: unknown): unknown[] {
     if (Array.isArray(x)) return x;
-    if (typeof x === 'string') return Array.from(x);
+    if (typeof x === 'string') {
+      this.ensureRoom(x.length);
+      return Array.from(x);
+    }
     if (x instanceof Undefined) {
       this.softUndefined(x);
       return [];
     }
-    if (isDict(x)) return dictKeys(x);
+    if (isDict(x)) {
+      this.ensureRoom(dictSize(x));
+      return dictKeys(x);
+    }
     if (x instanceof PyObject) {
       const items = x.iterate(this);
       if (items) return items;
@@ -393,10 +392,16 @@ export class Render implements RenderEnv {
     for (const a of nodes) {
       if (keywords === NO_KEYWORDS && (a.type === 'KeywordArgumentExpression' || a.type === 'KeywordSpreadExpression')) keywords = new Map();
       if (a.type === 'KeywordArgumentExpression') keywords.set(a.key.value, this.eval(a.value, scope));
-      else if (a.type === 'SpreadExpression') positional.push(...this.iterate(this.eval(a.argument, scope)));
+      else if (a.type === 'SpreadExpression') {
+        const items = this.iterate(this.eval(a.argument, scope));
+        this.ensureRoom(positional.length + items.length);
+        // one at a time: spreading a long list into push() overflows the stack
+        for (const item of items) positional.push(item);
+      }
       else if (a.type === 'KeywordSpreadExpression') {
         const d = this.eval(a.argument, scope);
         if (!isDict(d)) throw typeError(`argument after ** must be a mapping, not ${pyType(d)}`);
+        this.ensureRoom(dictSize(d));
         for (const [k, v] of dictEntries(d)) keywords.set(String(k), v);
       } else positional.push(this.eval(a, scope));
     }
@@ -439,7 +444,7 @@ export class Render implements RenderEnv {
   }
 
   private blockText(statements: Node[], scope: Scope): string {
-    const sink = new Sink(this.limits.valueChars, () => new RenderLimitError('', `Template value exceeded maximum size of ${this.limits.valueChars} characters`));
+    const sink = new Sink((length) => this.budget.checkSize(length));
     this.block(statements, scope, sink);
     return sink.text;
   }
@@ -556,8 +561,7 @@ export class Render implements RenderEnv {
   // ---- expressions ----
 
   private tick(): void {
-    // the clock is read every 1024 steps: performance.now() costs more than a step
-    if ((++this.steps & 1023) === 0) this.charge(0);
+    this.budget.tick();
   }
 
   private eval(node: Node, scope: Scope): unknown {
@@ -633,17 +637,18 @@ export class Render implements RenderEnv {
     const stop = bound(node.stop);
     const step = bound(node.step) ?? 1;
     if (step === 0) throw new TemplateError('ValueError', 'slice step cannot be zero');
-    const items = typeof obj === 'string' ? Array.from(obj) : Array.isArray(obj) ? obj : obj instanceof PyRange ? this.iterate(obj) : undefined;
+    const items = typeof obj === 'string' || obj instanceof PyRange ? this.iterate(obj) : Array.isArray(obj) ? obj : undefined;
     if (!items) return new Undefined(`${typeRepr(obj)} has no element slice`);
     const n = items.length;
     const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v < 0 ? v + n : v, lo), hi);
-    const out: unknown[] = [];
-    if (step > 0) {
-      for (let i = start === undefined ? 0 : clamp(start, 0, n), end = stop === undefined ? n : clamp(stop, 0, n); i < end; i += step) out.push(items[i]);
-    } else {
-      for (let i = start === undefined ? n - 1 : clamp(start, -1, n - 1), end = stop === undefined ? -1 : clamp(stop, -1, n - 1); i > end; i += step) out.push(items[i]);
-    }
-    this.charge(out.length);
+    const [first, end] =
+      step > 0
+        ? [start === undefined ? 0 : clamp(start, 0, n), stop === undefined ? n : clamp(stop, 0, n)]
+        : [start === undefined ? n - 1 : clamp(start, -1, n - 1), stop === undefined ? -1 : clamp(stop, -1, n - 1)];
+    const count = Math.max(0, Math.ceil((end - first) / step));
+    this.ensureRoom(count);
+    const out: unknown[] = new Array(count);
+    for (let k = 0; k < count; k++) out[k] = items[first + k * step];
     if (typeof obj === 'string') return out.join('');
     return isTuple(obj) ? tuple(out) : out;
   }
@@ -681,9 +686,10 @@ export class Render implements RenderEnv {
       case 'not in':
         return this.contains(right, left) === (op === 'in');
       case '~': {
-        const s = this.print(left) + this.print(right);
-        this.checkSize(s.length);
-        return s;
+        const a = this.print(left);
+        const b = this.print(right);
+        this.ensureRoom(a.length + b.length, 'text');
+        return a + b;
       }
     }
     if (left instanceof Undefined) throw undefinedError(left.message);
@@ -695,6 +701,7 @@ export class Render implements RenderEnv {
   contains(haystack: unknown, needle: unknown): boolean {
     if (typeof haystack === 'string') {
       if (typeof needle !== 'string') throw typeError(`'in <string>' requires string as left operand, not ${pyType(needle)}`);
+      this.chargeText(haystack.length);
       return haystack.includes(needle);
     }
     if (isDict(haystack)) return dictGet(haystack, needle) !== MISSING;

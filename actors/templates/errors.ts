@@ -20,6 +20,12 @@ export class TemplateError extends Error {
 /** A render stopped by one of its bounds (time, steps, output, recursion). */
 export class RenderLimitError extends TemplateError {}
 
+/**
+ * A JavaScript exception raised inside a render: the render's error, as any exception is in
+ * the original, and a fault of the function that raised it.
+ */
+export class RenderFault extends TemplateError {}
+
 export const typeError = (message: string) => new TemplateError('TypeError', message);
 export const valueError = (message: string) => new TemplateError('ValueError', message);
 export const undefinedError = (message: string) => new TemplateError('UndefinedError', message);

@@ -3,6 +3,8 @@ import type { FilterFn, RenderEnv, TestFn } from './engine.ts';
 import { binaryOp } from './operators.ts';
 import { percentFormat } from './operators.ts';
 import { toJsonText } from './json.ts';
+import { DistinctValues } from './distinct.ts';
+import { joinText, mapText, padText, padding, replaceText, widthArg } from './text.ts';
 import {
   Callable,
   Float,
@@ -85,8 +87,42 @@ function selectBy(r: RenderEnv, value: unknown, args: unknown[], byAttribute: bo
   return items.filter((x) => check(get(x)) === keep);
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
+function escapeHtml(r: RenderEnv, s: string): string {
+  return mapText(r, s, (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;'));
+}
+
+/** The first `pattern` at or after `at`, given the first found from an earlier place (-1: none is left). */
+function nextAt(s: string, pattern: string, at: number, found: number): number {
+  return found === -1 || found >= at ? found : s.indexOf(pattern, at);
+}
+
+/**
+ * Jinja's striptags as `<!--.*?-->|<[^>]*>` removes, whitespace collapsed, in one pass: the
+ * pattern would search to the end again from every `<` that never closes.
+ */
+function stripTags(r: RenderEnv, s: string): string {
+  r.chargeText(s.length);
+  const kept: string[] = [];
+  let from = 0;
+  let close = 0;
+  let commentEnd = 0;
+  for (let i = s.indexOf('<'); i >= 0; i = s.indexOf('<', from)) {
+    let end = -1;
+    if (s.startsWith('<!--', i)) {
+      commentEnd = nextAt(s, '-->', i + 4, commentEnd);
+      if (commentEnd >= 0) end = commentEnd + 3;
+    }
+    if (end < 0) {
+      close = nextAt(s, '>', i + 1, close);
+      // no `>` is left: no tag closes from here on
+      if (close < 0) break;
+      end = close + 1;
+    }
+    kept.push(s.slice(from, i));
+    from = end;
+  }
+  kept.push(s.slice(from));
+  return kept.join('').replace(/\s+/g, ' ').trim();
 }
 
 /** groupby's result: a (grouper, list) tuple that also answers `.grouper` and `.list`. */
@@ -151,10 +187,10 @@ function jinjaTitle(s: string): string {
 
 function truncate(r: RenderEnv, s: string, length: number, killwords: boolean, end: string, leeway: number): string {
   if (s.length <= length + leeway) return s;
-  if (killwords) return s.slice(0, length - end.length) + end;
   const cut = s.slice(0, length - end.length);
+  r.ensureRoom(cut.length + end.length, 'text');
+  if (killwords) return cut + end;
   const space = cut.lastIndexOf(' ');
-  r.charge(1);
   return (space >= 0 ? cut.slice(0, space) : cut) + end;
 }
 
@@ -171,24 +207,17 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     if (!(size > 0)) throw new TemplateError('ValueError', 'batch size must be positive');
     const fill = kw(a, k, 1, 'fill_with');
     const items = r.iterate(v);
+    const short = items.length % size;
+    const padding = fill !== undefined && fill !== null && short ? size - short : 0;
+    r.ensureRoom(Math.ceil(items.length / size), 'containers');
+    r.ensureRoom(items.length + padding);
     const out: unknown[][] = [];
     for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-    if (fill !== undefined && fill !== null && out.length && out.at(-1)!.length < size) while (out.at(-1)!.length < size) out.at(-1)!.push(fill);
+    for (let i = 0; i < padding; i++) out.at(-1)!.push(fill);
     return out;
   },
-  capitalize: (r, v) => {
-    const s = r.print(v);
-    return s ? s[0].toUpperCase() + s.slice(1).toLowerCase() : s;
-  },
-  center: (r, v, a, k) => {
-    const width = numberOf(kw(a, k, 0, 'width', 80));
-    r.checkSize(width);
-    const s = r.print(v);
-    if (s.length >= width) return s;
-    const gap = width - s.length;
-    const left = Math.floor(gap / 2) + (gap & width & 1);
-    return ' '.repeat(left) + s + ' '.repeat(gap - left);
-  },
+  capitalize: (r, v) => mapText(r, r.print(v), (s) => (s ? s[0].toUpperCase() + s.slice(1).toLowerCase() : s)),
+  center: (r, v, a, k) => padText(r, r.print(v), kw(a, k, 0, 'width', 80), ' ', '^'),
   count: (r, v) => pyLen(r, v),
   length: (r, v) => pyLen(r, v),
   default: (r, v, a, k) => {
@@ -203,14 +232,15 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     const by = kw(a, k, 1, 'by', 'key');
     const pos = by === 'key' ? 0 : by === 'value' ? 1 : -1;
     if (pos < 0) throw new TemplateError('FilterArgumentError', 'You can only sort by either "key" or "value"');
+    r.ensureRoom(dictSize(v), 'containers');
     const items = dictEntries(v).map(([key, value]) => tuple([key, value]));
     return sortBy(r, items, (e) => {
       const x = (e as unknown[])[pos];
       return !caseSensitive && typeof x === 'string' ? x.toLowerCase() : x;
     }, kw(a, k, 2, 'reverse', false) === true);
   },
-  escape: (r, v) => escapeHtml(r.print(v)),
-  e: (r, v) => escapeHtml(r.print(v)),
+  escape: (r, v) => escapeHtml(r, r.print(v)),
+  e: (r, v) => escapeHtml(r, r.print(v)),
   first: (r, v) => firstOf(r, v),
   last: (r, v) => {
     const items = r.iterate(v);
@@ -224,6 +254,8 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     const attribute = kw(a, k, 0, 'attribute');
     const get = attrGetter(r, attribute, kw(a, k, 2, 'case_sensitive', false) !== true, kw(a, k, 1, 'default'));
     const sorted = sortBy(r, r.iterate(v), get);
+    // as many groups as items at the most
+    r.ensureRoom(sorted.length, 'containers');
     const groups: Group[] = [];
     for (const x of sorted) {
       const g = get(x);
@@ -235,17 +267,21 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
   },
   indent: (r, v, a, k) => {
     const w = kw(a, k, 0, 'width', 4);
-    const pad = typeof w === 'string' ? w : ' '.repeat(numberOf(w));
     const first = kw(a, k, 1, 'first', false) === true;
     const blank = kw(a, k, 2, 'blank', false) === true;
-    const lines = r.print(v).split('\n');
-    const out = lines.map((line, i) => ((i === 0 && !first) || (!blank && line.trim() === '') ? line : pad + line)).join('\n');
-    r.checkSize(out.length);
-    return out;
+    const pad = typeof w === 'string' ? w : padding(r, widthArg(w));
+    const text = r.print(v);
+    r.ensureRoom(text.length);
+    const lines = text.split('\n');
+    const indented = (line: string, i: number) => !((i === 0 && !first) || (!blank && line.trim() === ''));
+    const padded = lines.reduce((n, line, i) => n + (indented(line, i) ? 1 : 0), 0);
+    r.ensureRoom(text.length + padded * pad.length, 'text');
+    return lines.map((line, i) => (indented(line, i) ? pad + line : line)).join('\n');
   },
   items: (r, v) => {
     if (v instanceof Undefined) return [];
     if (!isDict(v)) throw typeError(`Can only get item pairs from a mapping.`);
+    r.ensureRoom(dictSize(v), 'containers');
     return dictEntries(v).map(([key, value]) => tuple([key, value]));
   },
   join: (r, v, a, k) => {
@@ -254,18 +290,24 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     let items = r.iterate(v);
     if (attribute !== undefined && attribute !== null) items = items.map(attrGetter(r, attribute));
     r.charge(items.length);
-    const out = items.map((x) => r.print(x)).join(sep);
-    r.checkSize(out.length);
-    return out;
+    // each item is printed on its own: the text so far is checked before the next is printed
+    let total = 0;
+    const pieces = items.map((x) => {
+      const piece = r.print(x);
+      total += piece.length + sep.length;
+      r.checkSize(total - sep.length);
+      return piece;
+    });
+    return joinText(r, pieces, sep);
   },
   list: (r, v) => {
     const items = r.iterate(v);
-    r.charge(items.length);
+    r.ensureRoom(items.length);
     return [...items];
   },
-  lower: (r, v) => r.print(v).toLowerCase(),
-  upper: (r, v) => r.print(v).toUpperCase(),
-  title: (r, v) => jinjaTitle(r.print(v)),
+  lower: (r, v) => mapText(r, r.print(v), (s) => s.toLowerCase()),
+  upper: (r, v) => mapText(r, r.print(v), (s) => s.toUpperCase()),
+  title: (r, v) => mapText(r, r.print(v), jinjaTitle),
   map: (r, v, a, k) => {
     const items = r.iterate(v);
     r.charge(items.length);
@@ -285,27 +327,25 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
   select: (r, v, a) => selectBy(r, v, a, false, true),
   selectattr: (r, v, a) => selectBy(r, v, a, true, true),
   replace: (r, v, a, k) => {
-    const s = r.print(v);
-    const old = r.print(a[0]);
-    const next = r.print(a[1]);
     const count = kw(a, k, 2, 'count');
-    const parts = s.split(old);
-    const n = count === undefined || count === null ? -1 : numberOf(count);
-    const out = n < 0 || parts.length - 1 <= n ? parts.join(next) : parts.slice(0, n + 1).join(next) + old + parts.slice(n + 1).join(old);
-    r.checkSize(out.length);
-    return out;
+    return replaceText(r, r.print(v), r.print(a[0]), r.print(a[1]), count === undefined || count === null ? -1 : numberOf(count));
   },
   reverse: (r, v) => {
-    if (typeof v === 'string') return Array.from(v).reverse().join('');
-    return [...r.iterate(v)].reverse();
+    if (typeof v === 'string') return mapText(r, v, (s) => Array.from(s).reverse().join(''));
+    const items = r.iterate(v);
+    r.ensureRoom(items.length);
+    return [...items].reverse();
   },
   safe: (_r, v) => v,
   slice: (r, v, a, k) => {
-    const slices = numberOf(kw(a, k, 0, 'slices'));
+    const slices = widthArg(kw(a, k, 0, 'slices'));
     const fill = kw(a, k, 1, 'fill_with');
     const items = r.iterate(v);
     const per = Math.floor(items.length / slices);
     const extra = items.length % slices;
+    // every slice is a list, empty or not; those past the longer ones get the fill value
+    r.ensureRoom(slices, 'containers');
+    r.ensureRoom(items.length + (fill !== undefined && fill !== null && extra ? slices - extra : 0));
     const out: unknown[][] = [];
     let offset = 0;
     for (let i = 0; i < slices; i++) {
@@ -323,7 +363,7 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
     return sortBy(r, [...r.iterate(v)], key, reverse);
   },
   string: (r, v) => r.print(v),
-  striptags: (r, v) => r.print(v).replace(/<!--.*?-->|<[^>]*>/gs, '').replace(/\s+/g, ' ').trim(),
+  striptags: (r, v) => stripTags(r, r.print(v)),
   sum: (r, v, a, k) => {
     const attribute = kw(a, k, 0, 'attribute');
     let total = kw(a, k, 1, 'start', 0);
@@ -339,6 +379,7 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
   },
   trim: (r, v, a) => {
     const s = r.print(v);
+    r.chargeText(s.length);
     const chars = a[0];
     if (typeof chars !== 'string') return s.trim();
     let i = 0;
@@ -352,25 +393,28 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
   unique: (r, v, a, k) => {
     const key = sortKey(r, kw(a, k, 0, 'case_sensitive', false) === true, kw(a, k, 1, 'attribute'));
     const items = r.iterate(v);
-    r.charge(items.length * 4);
-    const seen: unknown[] = [];
-    const out: unknown[] = [];
-    for (const x of items) {
-      const kx = key(x);
-      if (seen.some((s) => pyEq(s, kx))) continue;
-      seen.push(kx);
-      out.push(x);
-    }
-    return out;
+    r.ensureRoom(items.length);
+    const seen = new DistinctValues();
+    return items.filter((x) => seen.add(key(x)));
   },
   urlencode: (r, v) => {
-    if (isDict(v)) return dictEntries(v).map(([key, value]) => `${encodeURIComponent(r.print(key))}=${encodeURIComponent(r.print(value))}`).join('&');
-    return encodeURIComponent(r.print(v)).replace(/%2F/g, '/');
+    if (!isDict(v)) return mapText(r, r.print(v), (s) => encodeURIComponent(s).replace(/%2F/g, '/'));
+    const encode = (x: unknown) => mapText(r, r.print(x), encodeURIComponent);
+    r.ensureRoom(dictSize(v));
+    return joinText(r, dictEntries(v).map(([key, value]) => `${encode(key)}=${encode(value)}`), '&');
   },
-  wordcount: (r, v) => (r.print(v).match(/\w+/gu) ?? []).length,
+  wordcount: (r, v) => {
+    const s = r.print(v);
+    r.chargeText(s.length);
+    let n = 0;
+    for (const _ of s.matchAll(/\w+/gu)) n++;
+    return n;
+  },
   wordwrap: (r, v, a, k) => {
     const width = numberOf(kw(a, k, 0, 'width', 79));
-    const words = r.print(v).split(' ');
+    const text = r.print(v);
+    r.ensureRoom(text.length);
+    const words = text.split(' ');
     const lines: string[] = [];
     let line = '';
     for (const w of words) {
@@ -380,7 +424,7 @@ export const JINJA_FILTERS: Record<string, FilterFn> = {
       } else line = line ? `${line} ${w}` : w;
     }
     lines.push(line);
-    return lines.join(String(kw(a, k, 2, 'wrapstring', '\n')));
+    return joinText(r, lines, r.print(kw(a, k, 2, 'wrapstring', '\n')));
   },
   filesizeformat: (_r, v, a) => {
     const bytes = numberOf(v instanceof Float ? v : Number(v));

@@ -3,7 +3,7 @@ import type { EntityState } from '../entities/types.ts';
 import { MAX_TEMPLATE_CHARS, namesUsed, parseTemplate, type Node } from './compile.ts';
 import { zoneNamed } from './datetime.ts';
 import { DEFAULT_LIMITS, Render, RenderInfo, fromJson, type Library, type RenderLimits, type World } from './engine.ts';
-import { TemplateError } from './errors.ts';
+import { RenderFault, RenderLimitError, TemplateError } from './errors.ts';
 import { templateLibrary } from './library.ts';
 import { NO_REGISTRIES, type StateSource, type TemplateHome } from './states.ts';
 import { TemplateTracker, type TrackOptions, type TrackedTemplate } from './track.ts';
@@ -109,13 +109,18 @@ export class Templates {
       if (err instanceof TemplateError) return { ok: false, error: err, info: render.info };
       // a fault of a function is that render's error, as any exception is in the original
       const e = err instanceof Error ? err : new Error(String(err));
-      return { ok: false, error: new TemplateError(e.name, e.message), info: render.info };
+      return { ok: false, error: new RenderFault(e.name, e.message), info: render.info };
     }
   }
 
-  /** Subscribes to a template: rendered now, and again whenever what it read changes. */
-  track(source: string, variables: Record<string, unknown> | undefined, options: TrackOptions): TrackedTemplate {
-    return this.tracker.track(source, variables, options);
+  /**
+   * Subscribes to a template: rendered now, and again whenever what it read changes. `trial`
+   * is a render the caller just made of it with the same options (bar a timeout): when its
+   * bounds cut it off, it is not run again.
+   */
+  track(source: string, variables: Record<string, unknown> | undefined, options: TrackOptions, trial?: RenderOutcome): TrackedTemplate {
+    const cutOff = trial && !trial.ok && trial.error instanceof RenderLimitError ? trial : undefined;
+    return this.tracker.track(source, variables, options, cutOff);
   }
 
   /** A committed state change (new or old state null for an entity added or removed). */

@@ -1,6 +1,7 @@
 import { TemplateError, noDefault, typeError } from './errors.ts';
 import type { FilterFn, RenderEnv } from './engine.ts';
-import { Float, Undefined, dictEntries, float, floatRepr, intStr, isDict, pyType, repr } from './values.ts';
+import { TextBuilder } from './budget.ts';
+import { Float, Undefined, dictEntries, dictSize, float, floatRepr, intStr, isDict, pyType, repr } from './values.ts';
 
 /**
  * JSON in and out of templates (to_json, from_json, Jinja's tojson), and the original's parse of
@@ -19,9 +20,12 @@ export interface JsonOptions {
   htmlSafe?: boolean;
 }
 
-function jsonString(s: string, ascii: boolean): string {
-  const text = JSON.stringify(s);
-  return ascii ? text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+function jsonString(s: string, o: JsonOptions): string {
+  let text = JSON.stringify(s);
+  if (o.ensureAscii) text = text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // only strings can hold these: the structure around them never does
+  if (o.htmlSafe) text = text.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/'/g, '\\u0027');
+  return text;
 }
 
 function keyText(k: unknown): string {
@@ -32,36 +36,61 @@ function keyText(k: unknown): string {
   throw typeError('Dict key must a type serializable with OPT_NON_STR_KEYS');
 }
 
-/** A template value as JSON text; TypeError for what JSON cannot hold (a datetime, a state). */
+/** A template value as JSON text, refused once it passes the value limit; TypeError for what JSON cannot hold (a datetime, a state). */
 export function toJsonText(r: RenderEnv, value: unknown, o: JsonOptions = {}): string {
   const item = o.spaced && o.indent === undefined ? ', ' : ',';
   const colon = o.spaced || o.indent !== undefined ? ': ' : ':';
-  const walk = (v: unknown, depth: number): string => {
-    r.charge(1);
+  const out = new TextBuilder();
+  const pad = (depth: number) => {
+    if (o.indent === undefined) return;
+    r.checkSize(out.length + 1 + o.indent * depth);
+    out.add(`\n${' '.repeat(Math.max(0, o.indent * depth))}`);
+  };
+  const walk = (v: unknown, depth: number): void => {
     if (depth > 512) throw new TemplateError('RecursionError', 'maximum recursion depth exceeded while encoding a JSON object');
-    if (v === null || v === undefined) return 'null';
-    if (typeof v === 'boolean') return v ? 'true' : 'false';
-    if (typeof v === 'number') return Number.isFinite(v) ? intStr(v) : 'null';
-    if (v instanceof Float) return Number.isFinite(v.value) ? floatRepr(v.value) : 'null';
-    if (typeof v === 'string') return jsonString(v, !!o.ensureAscii);
-    const pad = (d: number) => (o.indent === undefined ? '' : `\n${' '.repeat(o.indent * d)}`);
+    if (v === null || v === undefined) return out.add('null');
+    if (typeof v === 'boolean') return out.add(v ? 'true' : 'false');
+    if (typeof v === 'number') return out.add(Number.isFinite(v) ? intStr(v) : 'null');
+    if (v instanceof Float) return out.add(Number.isFinite(v.value) ? floatRepr(v.value) : 'null');
+    if (typeof v === 'string') {
+      r.chargeText(v.length);
+      return out.add(jsonString(v, o));
+    }
     if (Array.isArray(v)) {
-      if (!v.length) return '[]';
-      return `[${v.map((x) => pad(depth + 1) + walk(x, depth + 1)).join(item)}${pad(depth)}]`;
+      if (!v.length) return out.add('[]');
+      out.add('[');
+      v.forEach((x, i) => {
+        if (i) out.add(item);
+        pad(depth + 1);
+        walk(x, depth + 1);
+      });
+      pad(depth);
+      return out.add(']');
     }
     if (isDict(v)) {
+      r.ensureRoom(dictSize(v));
       let entries = dictEntries(v).map(([k, x]) => [keyText(k), x] as const);
-      if (!entries.length) return '{}';
-      if (o.sortKeys) entries = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return `{${entries.map(([k, x]) => `${pad(depth + 1)}${jsonString(k, !!o.ensureAscii)}${colon}${walk(x, depth + 1)}`).join(item)}${pad(depth)}}`;
+      if (!entries.length) return out.add('{}');
+      if (o.sortKeys) {
+        r.charge(entries.length * Math.ceil(Math.log2(entries.length + 1)));
+        entries = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      }
+      out.add('{');
+      entries.forEach(([k, x], i) => {
+        if (i) out.add(item);
+        pad(depth + 1);
+        out.add(jsonString(k, o));
+        out.add(colon);
+        walk(x, depth + 1);
+      });
+      pad(depth);
+      return out.add('}');
     }
     const kind = v instanceof Undefined ? 'Undefined' : pyType(v);
     throw typeError(`Object of type ${kind === 'TemplateState' ? 'TemplateState' : kind} is not JSON serializable`);
   };
-  let out = walk(value, 0);
-  if (o.htmlSafe) out = out.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/'/g, '\\u0027');
-  r.checkSize(out.length);
-  return out;
+  walk(value, 0);
+  return out.text();
 }
 
 /**

@@ -1,4 +1,5 @@
 import { TemplateError, noDefault, typeError, undefinedError } from './errors.ts';
+import { budget } from './budget.ts';
 import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
 import { JINJA_FILTERS, sortBy } from './filters.ts';
 import { Float, PyObject, Undefined, float, isNumber, numberOf, parseIntText, pyRound, pyType, str, toFloat, tuple } from './values.ts';
@@ -84,6 +85,7 @@ function forgivingFloat(r: RenderEnv, v: unknown, args: unknown[], kwargs: Map<s
 export function toBoolean(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string') {
+    budget().chargeText(v.length);
     const t = v.toLowerCase().trim();
     if (['1', 'true', 'yes', 'on', 'enable'].includes(t)) return true;
     if (['0', 'false', 'no', 'off', 'disable'].includes(t)) return false;

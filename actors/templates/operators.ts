@@ -1,5 +1,7 @@
 import { TemplateError, typeError } from './errors.ts';
 import type { RenderEnv } from './engine.ts';
+import { budget } from './budget.ts';
+import { expandText } from './text.ts';
 import { Float, MISSING, PyObject, dictGet, float, floatRepr, intStr, isDict, isFloatish, isNumber, isTuple, numberOf, pyRound, pyType, repr, str, toFloat, tuple } from './values.ts';
 
 /** Python's arithmetic operators on template values. */
@@ -62,30 +64,35 @@ export function binaryOp(ctx: RenderEnv, op: string, a: unknown, b: unknown): un
   if (isNumber(a) && isNumber(b)) return numeric(op, a, b);
   if (op === '+') {
     if (typeof a === 'string' && typeof b === 'string') {
-      ctx.checkSize(a.length + b.length);
+      ctx.ensureRoom(a.length + b.length, 'text');
       return a + b;
     }
     if (Array.isArray(a) && Array.isArray(b) && isTuple(a) === isTuple(b)) {
-      ctx.checkSize(a.length + b.length);
-      ctx.charge(a.length + b.length);
-      const joined = [...a, ...b];
+      ctx.ensureRoom(a.length + b.length);
+      const joined = a.concat(b);
       return isTuple(a) ? tuple(joined) : joined;
     }
   }
   if (op === '*') {
     const [seq, times] = typeof b === 'number' || typeof b === 'boolean' ? [a, numberOf(b)] : [b, typeof a === 'number' || typeof a === 'boolean' ? numberOf(a) : NaN];
-    if (Number.isInteger(times) && (typeof seq === 'string' || Array.isArray(seq))) {
-      const n = Math.max(0, times);
-      ctx.checkSize(seq.length * n);
-      ctx.charge(Array.isArray(seq) ? seq.length * n : 1);
-      if (typeof seq === 'string') return seq.repeat(n);
-      const out: unknown[] = [];
-      for (let i = 0; i < n; i++) out.push(...seq);
-      return isTuple(seq) ? tuple(out) : out;
-    }
+    if (Number.isInteger(times) && (typeof seq === 'string' || Array.isArray(seq))) return repeat(ctx, seq, times);
   }
   if (op === '%' && typeof a === 'string') return percentFormat(ctx, a, b);
   throw unsupported(op, a, b);
+}
+
+/** Python's `seq * times` for a str, list or tuple. */
+function repeat(ctx: RenderEnv, seq: string | unknown[], times: number): string | unknown[] {
+  // an empty sequence repeated any number of times is empty, and costs nothing
+  const n = seq.length === 0 ? 0 : Math.max(0, times);
+  if (typeof seq === 'string') {
+    ctx.ensureRoom(seq.length * n, 'text');
+    return seq.repeat(n);
+  }
+  ctx.ensureRoom(seq.length * n);
+  const out: unknown[] = new Array(seq.length * n);
+  for (let i = 0; i < out.length; i++) out[i] = seq[i % seq.length];
+  return isTuple(seq) ? tuple(out) : out;
 }
 
 /** Python's unary minus. */
@@ -159,6 +166,7 @@ function fixed(x: number, digits: number): string {
 
 function padTo(text: string, width: number, align: string, fill: string): string {
   if (text.length >= width) return text;
+  budget().ensureRoom(width, 'text');
   const gap = width - text.length;
   if (align === '<') return text + fill.repeat(gap);
   if (align === '^') return fill.repeat(Math.floor(gap / 2)) + text + fill.repeat(Math.ceil(gap / 2));
@@ -196,7 +204,7 @@ export function percentFormat(ctx: RenderEnv, format: string, args: unknown): st
   const positional = isTuple(args) ? args : [args];
   const mapping = isDict(args) ? args : undefined;
   let next = 0;
-  const out = format.replace(/%(?:\(([^)]*)\))?([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfFgGcrsa%])/g, (_all, key: string | undefined, flags: string, widthText: string | undefined, precText: string | undefined, type: string) => {
+  const out = expandText(format, /%(?:\(([^)]*)\))?([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfFgGcrsa%])/g, (_all, key: string | undefined, flags: string, widthText: string | undefined, precText: string | undefined, type: string) => {
     if (type === '%') return '%';
     const take = () => {
       if (next >= positional.length) throw typeError('not enough arguments for format string');
@@ -213,11 +221,9 @@ export function percentFormat(ctx: RenderEnv, format: string, args: unknown): st
     let text = convert(v, type === 'a' ? 'r' : type, precision, flags.includes('#'));
     const numberLike = !'sra'.includes(type);
     if (numberLike && !text.startsWith('-')) text = (flags.includes('+') ? '+' : flags.includes(' ') ? ' ' : '') + text;
-    if (flags.includes('-')) return padTo(text, width, '<', ' ');
-    if (flags.includes('0') && numberLike) return padTo(text, width, '=', '0');
-    return padTo(text, width, '>', ' ');
+    const align = flags.includes('-') ? '<' : flags.includes('0') && numberLike ? '=' : '>';
+    return padTo(text, width, align, align === '=' ? '0' : ' ');
   });
   if (!mapping && next < positional.length) throw typeError('not all arguments converted during string formatting');
-  ctx.checkSize(out.length);
   return out;
 }

@@ -2,6 +2,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { RenderLimitError, TemplateError } from './errors.ts';
 import { argument, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
+import { TextBuilder, budget } from './budget.ts';
 import { str, tuple } from './values.ts';
 
 /**
@@ -28,6 +29,7 @@ interface Compiled {
 }
 
 const cache = new Map<string, Compiled>();
+const MAX_CACHED_PATTERN = 4096;
 
 function regexError(message: string): TemplateError {
   return new TemplateError('error', message);
@@ -38,6 +40,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Compiled {
   const key = `${ignoreCase ? 'i' : '-'}${pattern}`;
   const hit = cache.get(key);
   if (hit) return hit;
+  budget().chargeText(pattern.length);
   let src = pattern;
   let flags = ignoreCase ? 'i' : '';
   const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
@@ -60,6 +63,8 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Compiled {
     throw regexError((err as Error).message.replace(/^Invalid regular expression: /, ''));
   }
   const compiled = { re, guarded: /\\[1-9]|\\k<|\(\?<?[=!]/.test(src) };
+  // a long pattern is compiled anew each time rather than kept: the cache stays small
+  if (pattern.length > MAX_CACHED_PATTERN) return compiled;
   if (cache.size >= 128) cache.delete(cache.keys().next().value!);
   cache.set(key, compiled);
   return compiled;
@@ -144,7 +149,8 @@ function findall(r: RenderEnv, text: string, find: string, ignoreCase: boolean):
   return run(r, c, text, () => {
     const out: unknown[] = [];
     for (const m of text.matchAll(global)) {
-      r.charge(1);
+      // a match of a pattern with many groups gives a tuple of as many items
+      r.charge(m.length);
       if (m.length === 1) out.push(m[0]);
       else if (m.length === 2) out.push(m[1] ?? '');
       else out.push(tuple(m.slice(1).map((g) => g ?? '')));
@@ -153,8 +159,8 @@ function findall(r: RenderEnv, text: string, find: string, ignoreCase: boolean):
   });
 }
 
-/** A Python replacement template (`\1`, `\g<name>`, `\n`) as a function of a match. */
-function replacer(template: string): (m: RegExpExecArray | string[], groups?: Record<string, string | undefined>) => string {
+/** A Python replacement template (`\1`, `\g<name>`, `\n`) as a function of a match giving the pieces of its replacement. */
+function replacer(template: string): (m: RegExpExecArray | string[], groups?: Record<string, string | undefined>) => string[] {
   const parts: Array<string | number | { name: string }> = [];
   let literal = '';
   for (let i = 0; i < template.length; i++) {
@@ -183,17 +189,15 @@ function replacer(template: string): (m: RegExpExecArray | string[], groups?: Re
   }
   parts.push(literal);
   return (m, groups) =>
-    parts
-      .map((p) => {
-        if (typeof p === 'string') return p;
-        if (typeof p === 'number') {
-          if (p >= m.length) throw regexError(`invalid group reference ${p}`);
-          return m[p] ?? '';
-        }
-        if (!groups || !(p.name in groups)) throw new TemplateError('IndexError', `unknown group name '${p.name}'`);
-        return groups[p.name] ?? '';
-      })
-      .join('');
+    parts.map((p) => {
+      if (typeof p === 'string') return p;
+      if (typeof p === 'number') {
+        if (p >= m.length) throw regexError(`invalid group reference ${p}`);
+        return m[p] ?? '';
+      }
+      if (!groups || !(p.name in groups)) throw new TemplateError('IndexError', `unknown group name '${p.name}'`);
+      return groups[p.name] ?? '';
+    });
 }
 
 function regexReplace(r: RenderEnv, value: unknown, a: unknown[], k: Map<string, unknown>): string {
@@ -203,17 +207,19 @@ function regexReplace(r: RenderEnv, value: unknown, a: unknown[], k: Map<string,
   const ignoreCase = argument(a, k, 2, 'ignorecase', false) === true;
   const c = compilePattern(find, ignoreCase);
   const global = withFlag(c.re, 'g');
+  r.chargeText(replace.length);
   const build = replacer(replace);
   return run(r, c, text, () => {
-    let out = '';
+    // the pieces are slices of the text: the output is refused as it passes the limit, before it is joined
+    const out = new TextBuilder();
     let last = 0;
     for (const m of text.matchAll(global)) {
-      r.charge(1);
-      out += text.slice(last, m.index) + build(m as unknown as string[], m.groups);
+      out.add(text.slice(last, m.index));
+      for (const piece of build(m as unknown as string[], m.groups)) out.add(piece);
       last = m.index! + m[0].length;
-      r.checkSize(out.length);
     }
-    return out + text.slice(last);
+    out.add(text.slice(last));
+    return out.text();
   });
 }
 

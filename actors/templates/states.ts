@@ -161,8 +161,12 @@ function getStateIfValid(r: RenderEnv, entityId: string): TemplateState | null {
 function statesOf(r: RenderEnv, domain: string | null): TemplateState[] {
   const out: TemplateState[] = [];
   const prefix = domain === null ? '' : `${domain}.`;
-  for (const s of r.world.states.all()) if (s.entity_id.startsWith(prefix)) out.push(new TemplateState(s, false));
-  r.charge(out.length);
+  let seen = 0;
+  for (const s of r.world.states.all()) {
+    seen++;
+    if (s.entity_id.startsWith(prefix)) out.push(new TemplateState(s, false));
+  }
+  r.charge(seen);
   return out;
 }
 
@@ -187,8 +191,13 @@ export class DomainStates extends PyObject {
     const r = ctx as RenderEnv;
     r.info.domainsLifecycle.add(this.domain);
     let n = 0;
+    let seen = 0;
     const prefix = `${this.domain}.`;
-    for (const s of r.world.states.all()) if (s.entity_id.startsWith(prefix)) n++;
+    for (const s of r.world.states.all()) {
+      seen++;
+      if (s.entity_id.startsWith(prefix)) n++;
+    }
+    r.charge(seen);
     return n;
   }
   override equals(other: unknown): boolean {
@@ -241,6 +250,7 @@ export class AllStates extends Callable {
     r.info.allStatesLifecycle = true;
     let n = 0;
     for (const _ of r.world.states.all()) n++;
+    r.charge(n);
     return n;
   }
   override repr(): string {

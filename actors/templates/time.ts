@@ -114,8 +114,14 @@ export function strptime(text: string, format: string): DateTime {
   const alt = (list: string[]) => `(${list.join('|')})`;
   for (let i = 0; i < format.length; i++) {
     const c = format[i];
+    if (/\s/.test(c)) {
+      // as Python's _strptime: a run of whitespace matches any run of it
+      while (/\s/.test(format[i + 1] ?? '')) i++;
+      pattern += '\\s+';
+      continue;
+    }
     if (c !== '%') {
-      pattern += /\s/.test(c) ? '\\s*' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      pattern += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       continue;
     }
     const d = format[++i];
@@ -199,6 +205,7 @@ function strptimeCall(r: RenderEnv, args: unknown[], kwargs: Map<string, unknown
   const fallback = argument(args, kwargs, 2, 'default', NO_DEFAULT);
   try {
     if (typeof args[0] !== 'string' || typeof args[1] !== 'string') throw typeError('strptime() argument 1 must be str');
+    r.chargeText(args[0].length + args[1].length);
     return strptime(args[0], args[1]);
   } catch (err) {
     if (!(err instanceof TemplateError) || (err.pyClass !== 'ValueError' && err.pyClass !== 'TypeError')) throw err;

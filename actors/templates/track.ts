@@ -62,9 +62,13 @@ export class TrackedTemplate {
     private readonly options: TrackOptions,
   ) {}
 
-  /** The first render, before the subscription is confirmed: only its problems are reported. */
-  setup(): void {
-    const outcome = this.renderOnce();
+  /**
+   * The first render, before the subscription is confirmed: only its problems are reported.
+   * `cutOff` is a render the caller just made of the same template that its bounds stopped: it
+   * would stop again, so it is taken as this one rather than run for as long a second time.
+   */
+  setup(cutOff?: RenderOutcome): void {
+    const outcome = cutOff ? this.adopt(cutOff) : this.renderOnce();
     if (!outcome.ok) this.problem(outcome.error.toString());
     // a render cut off by its bounds is not run a second time straight away
     if (!outcome.ok && outcome.error instanceof RenderLimitError) this.spent = outcome;
@@ -94,7 +98,11 @@ export class TrackedTemplate {
 
   private renderOnce(): RenderOutcome {
     const { strict, canRead, reportErrors } = this.options;
-    const outcome = this.renderer.render(this.source, this.variables, { strict, canRead, log: reportErrors ? (level, message) => this.options.onError(message, level) : undefined });
+    return this.adopt(this.renderer.render(this.source, this.variables, { strict, canRead, log: reportErrors ? (level, message) => this.options.onError(message, level) : undefined }));
+  }
+
+  /** Takes a render's outcome as the last one: what it read is listened to from now on. */
+  private adopt(outcome: RenderOutcome): RenderOutcome {
     this.info = outcome.info;
     this.failed = !outcome.ok;
     this.lastRender = this.clock.now();
@@ -184,9 +192,9 @@ export class TemplateTracker {
   ) {}
 
   /** Subscribes: renders once (its problems reported), then `refresh()` sends the first result. */
-  track(source: string, variables: Record<string, unknown> | undefined, options: TrackOptions): TrackedTemplate {
+  track(source: string, variables: Record<string, unknown> | undefined, options: TrackOptions, cutOff?: RenderOutcome): TrackedTemplate {
     const t = new TrackedTemplate(this, this.renderer, this.clock, source, variables, options);
-    t.setup();
+    t.setup(cutOff);
     return t;
   }
 

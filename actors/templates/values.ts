@@ -1,6 +1,7 @@
 import { TemplateError, typeError } from './errors.ts';
 import type { Zone } from './datetime.ts';
 import { strRepr } from '../python-repr.ts';
+import { TextBuilder, budget } from './budget.ts';
 
 /**
  * Python's values as a template sees them, on plain JavaScript values where they agree:
@@ -257,22 +258,51 @@ export function intStr(x: number): string {
 
 export { strRepr };
 
-/** Python's repr(). */
+/** Python's repr(); a nested value is printed piece by piece, refused once it passes the value limit. */
 export function repr(x: unknown): string {
+  if (!Array.isArray(x) && !(isDict(x) && dictSize(x) > 0)) return scalarRepr(x);
+  const out = new TextBuilder();
+  writeRepr(x, out);
+  return out.text();
+}
+
+function writeRepr(x: unknown, out: TextBuilder): void {
+  if (Array.isArray(x)) {
+    const isTup = isTuple(x);
+    out.add(isTup ? '(' : '[');
+    for (let i = 0; i < x.length; i++) {
+      if (i) out.add(', ');
+      writeRepr(x[i], out);
+    }
+    out.add(isTup ? (x.length === 1 ? ',)' : ')') : ']');
+    return;
+  }
+  if (isDict(x)) {
+    out.add('{');
+    let first = true;
+    for (const [k, v] of dictEntries(x)) {
+      out.add(first ? '' : ', ');
+      first = false;
+      writeRepr(k, out);
+      out.add(': ');
+      writeRepr(v, out);
+    }
+    out.add('}');
+    return;
+  }
+  out.add(scalarRepr(x));
+}
+
+function scalarRepr(x: unknown): string {
   if (x === null || x === undefined) return 'None';
   if (x === true) return 'True';
   if (x === false) return 'False';
   if (typeof x === 'number') return Number.isInteger(x) ? intStr(x) : floatRepr(x);
   if (typeof x === 'string') return strRepr(x);
   if (x instanceof Float) return floatRepr(x.value);
-  if (Array.isArray(x)) {
-    const inner = x.map(repr).join(', ');
-    if (!isTuple(x)) return `[${inner}]`;
-    return x.length === 1 ? `(${inner},)` : `(${inner})`;
-  }
   if (x instanceof Undefined) return 'Undefined';
   if (x instanceof PyObject) return x.repr();
-  if (isDict(x)) return `{${dictEntries(x).map(([k, v]) => `${repr(k)}: ${repr(v)}`).join(', ')}}`;
+  if (isDict(x)) return '{}';
   return String(x);
 }
 
@@ -306,7 +336,11 @@ export function pyEq(a: unknown, b: unknown): boolean {
   if (typeof a === 'string' || typeof b === 'string') return false;
   if (Array.isArray(a) && Array.isArray(b)) {
     if (isTuple(a) !== isTuple(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!pyEq(a[i], b[i])) return false;
+    const work = budget();
+    for (let i = 0; i < a.length; i++) {
+      work.tick();
+      if (!pyEq(a[i], b[i])) return false;
+    }
     return true;
   }
   if (a instanceof Undefined || b instanceof Undefined) return a instanceof Undefined && b instanceof Undefined;
@@ -314,7 +348,10 @@ export function pyEq(a: unknown, b: unknown): boolean {
   if (b instanceof PyObject) return b.equals(a);
   if (isDict(a) && isDict(b)) {
     if (dictSize(a) !== dictSize(b)) return false;
+    const work = budget();
+    work.charge(dictSize(a));
     for (const [k, v] of dictEntries(a)) {
+      work.tick();
       const w = dictGet(b, k);
       if (w === MISSING || !pyEq(v, w)) return false;
     }
@@ -332,7 +369,9 @@ export function pyCompare(a: unknown, b: unknown, op: string): number {
   }
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if (Array.isArray(a) && Array.isArray(b) && isTuple(a) === isTuple(b)) {
+    const work = budget();
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      work.tick();
       if (pyEq(a[i], b[i])) continue;
       return pyCompare(a[i], b[i], op);
     }
@@ -352,6 +391,7 @@ export function pyCompare(a: unknown, b: unknown, op: string): number {
 export function toFloat(x: unknown): number {
   if (isNumber(x)) return numberOf(x);
   if (typeof x === 'string') {
+    budget().chargeText(x.length);
     const t = x.trim();
     if (/^[+-]?(inf(inity)?|nan)$/i.test(t)) return t.toLowerCase().includes('nan') ? NaN : t.startsWith('-') ? -Infinity : Infinity;
     if (/^[+-]?(\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?$/.test(t)) return Number(t.replace(/_/g, ''));
@@ -363,6 +403,7 @@ export function toFloat(x: unknown): number {
 
 /** Python's int(x, base) of a string, or undefined when it is not one. */
 export function parseIntText(text: string, base: number): number | undefined {
+  budget().chargeText(text.length);
   let t = text.trim().toLowerCase().replace(/(?<=[0-9a-z])_(?=[0-9a-z])/g, '');
   let sign = 1;
   if (t.startsWith('-') || t.startsWith('+')) {

@@ -34,10 +34,11 @@ export const templateCommands: Record<string, Command> = {
       const reportErrors = msg.report_errors === true;
       const onError = (message: string, level: 'WARNING' | 'ERROR') => conn.event(id, JSON.stringify({ error: message, level }));
       const timeout: number | undefined = msg.timeout;
+      let trial: ReturnType<typeof deps.templates.render> | undefined;
       if (timeout) {
         // the original's async_render_will_timeout: a render bounded by the caller's timeout first
         const exceeded = new TemplateError('', `Exceeded maximum execution time of ${floatRepr(timeout)}s`);
-        const trial = deps.templates.render(msg.template, msg.variables, {
+        trial = deps.templates.render(msg.template, msg.variables, {
           strict,
           canRead,
           timeout: { ms: Math.max(0, timeout * 1000), error: () => exceeded },
@@ -52,7 +53,7 @@ export const templateCommands: Record<string, Command> = {
         onResult: (result, listeners) => conn.event(id, `{"result":${result},"listeners":${JSON.stringify(listeners)}}`),
         onError,
         log: (line) => deps.log(`render_template of ${conn.ip}: ${line}`),
-      });
+      }, trial);
       conn.subscribe(id, () => tracked.stop());
       conn.result(id, 'null');
       tracked.refresh();

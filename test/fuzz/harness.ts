@@ -730,6 +730,37 @@ export class FuzzTarget {
   }
 }
 
+/** A case written out by hand (a reproduction, a known attack), as runFixedCases runs it. */
+export interface FixedCase {
+  name: string;
+  input: string;
+  checks?: CaseChecks;
+  /** the problems it finds; the case counts as refused */
+  run(target: FuzzTarget): Promise<string[]>;
+}
+
+/**
+ * Runs fixed cases one after another through the oracle, each passing or reported on its own:
+ * a case that killed the server gets the next one a fresh server (`started` sees each).
+ * HEARTH_FUZZ_CASE=<name> runs one.
+ */
+export async function runFixedCases(t: Tap, file: string, route: string, cases: FixedCase[], started?: (target: FuzzTarget) => void): Promise<void> {
+  let target: FuzzTarget | undefined;
+  t.teardown(() => target?.stop());
+  for (const c of cases) {
+    if (process.env.HEARTH_FUZZ_CASE && process.env.HEARTH_FUZZ_CASE !== c.name) continue;
+    if (!target || target.dead) {
+      await target?.stop();
+      target = await FuzzTarget.start(t, file, { seed: 0 });
+      started?.(target);
+    }
+    const failuresBefore = target.report.failures;
+    const current = target;
+    await current.runCase(c.name, route, c.input, c.checks ?? {}, () => c.run(current).then((problems) => ({ problems, refused: true })));
+    if (current.report.failures === failuresBefore) t.pass(c.name);
+  }
+}
+
 export interface HearthProcess {
   child: ChildProcess;
   base: string;

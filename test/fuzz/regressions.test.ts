@@ -3,16 +3,9 @@
 // fresh server, so every reproduction is reported on its own.
 import t from 'tap';
 import { deepJson, preview } from './generators.ts';
-import { FuzzTarget, WsClient, rawExchange, type CaseChecks, type HttpOutcome } from './harness.ts';
+import { WsClient, rawExchange, runFixedCases, type FixedCase as Regression, type FuzzTarget, type HttpOutcome } from './harness.ts';
 
 const FILE = 'test/fuzz/regressions.test.ts';
-
-interface Regression {
-  name: string;
-  input: string;
-  checks?: CaseChecks;
-  run(target: FuzzTarget): Promise<string[]>;
-}
 
 const status = (r: HttpOutcome) => ('status' in r ? `${r.status} ${r.body.toString().slice(0, 200)}` : r.error);
 const isStatus = (r: HttpOutcome, ok: (s: number) => boolean) => 'status' in r && ok(r.status);
@@ -246,17 +239,4 @@ const REGRESSIONS: Regression[] = [
   },
 ];
 
-t.test('regressions of the issue', async (t) => {
-  let target: FuzzTarget | undefined;
-  t.teardown(() => target?.stop());
-  for (const r of REGRESSIONS) {
-    if (process.env.HEARTH_FUZZ_CASE && process.env.HEARTH_FUZZ_CASE !== r.name) continue;
-    if (!target || target.dead) {
-      await target?.stop();
-      target = await FuzzTarget.start(t, FILE, { seed: 0 });
-    }
-    const failuresBefore = target.report.failures;
-    await target.runCase(r.name, 'regression', r.input, r.checks ?? {}, () => r.run(target!).then((problems) => ({ problems, refused: true })));
-    if (target.report.failures === failuresBefore) t.pass(r.name);
-  }
-});
+t.test('regressions of the issue', (t) => runFixedCases(t, FILE, 'regression', REGRESSIONS));
