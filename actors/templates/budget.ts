@@ -66,7 +66,10 @@ export class RenderBudget {
 
   constructor(
     private readonly limits: RenderLimits,
-    /** set when the caller's own timeout is shorter than the limit: its error is the caller's */
+    /**
+     * set when the caller gave a timeout: running out of time or of steps (the work the time
+     * limit stands for) is then the caller's error, as a render that would run past it
+     */
     private readonly timeoutError?: () => TemplateError,
   ) {
     this.deadline = performance.now() + limits.timeMs;
@@ -80,7 +83,7 @@ export class RenderBudget {
   /** `units` steps of work done outside the evaluator; throws past the steps or the time. */
   charge(units: number): void {
     this.steps += units;
-    if (this.steps > this.limits.steps) throw new RenderLimitError('', `Template rendering exceeded ${this.limits.steps} steps`);
+    if (this.steps > this.limits.steps) throw this.timeoutError?.() ?? new RenderLimitError('', `Template rendering exceeded ${this.limits.steps} steps`);
     if (this.steps < this.nextClock) return;
     this.nextClock = this.steps + CLOCK_EVERY;
     if (performance.now() > this.deadline) throw this.timeoutError?.() ?? new RenderLimitError('', `Template rendering took longer than ${this.limits.timeMs} ms`);

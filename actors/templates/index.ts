@@ -9,7 +9,7 @@ import { NO_REGISTRIES, type StateSource, type TemplateHome } from './states.ts'
 import { TemplateTracker, type TrackOptions, type TrackedTemplate } from './track.ts';
 import { isDict } from './values.ts';
 
-export { TemplateError } from './errors.ts';
+export { RenderLimitError, TemplateError } from './errors.ts';
 export { resultJson } from './json.ts';
 export { NO_REGISTRIES, type TemplateHome } from './states.ts';
 export type { Listeners, TrackOptions, TrackedTemplate } from './track.ts';
@@ -32,8 +32,8 @@ export interface RenderOptions {
   strict?: boolean;
   /** the entities the caller may read; all when absent */
   canRead?: (entityId: string) => boolean;
-  /** a caller's own timeout shorter than the render limit, with the error it reports */
-  timeout?: { ms: number; error: () => TemplateError };
+  /** a caller's own timeout, with the error it reports given the bound applied (its own, or the render limit when that is shorter) */
+  timeout?: { ms: number; error: (boundMs: number) => TemplateError };
   /** the original's log_fn: warnings and errors of undefined names as they happen */
   log?: (level: 'WARNING' | 'ERROR', message: string) => void;
 }
@@ -99,8 +99,10 @@ export class Templates {
     if (!isTemplateString(text)) return { ok: true, text, info, isStatic: true };
     const program = this.compile(text);
     if (program instanceof TemplateError) return { ok: false, error: program, info };
-    const limits = options.timeout && options.timeout.ms < this.limits.timeMs ? { ...this.limits, timeMs: options.timeout.ms } : this.limits;
-    const render = new Render(text, this.world(options.canRead), this.library, options.strict === true, limits, options.log ?? (() => {}), options.timeout && options.timeout.ms < this.limits.timeMs ? options.timeout.error : undefined);
+    const timeout = options.timeout;
+    const bound = timeout ? Math.min(timeout.ms, this.limits.timeMs) : this.limits.timeMs;
+    const limits = bound === this.limits.timeMs ? this.limits : { ...this.limits, timeMs: bound };
+    const render = new Render(text, this.world(options.canRead), this.library, options.strict === true, limits, options.log ?? (() => {}), timeout && (() => timeout.error(bound)));
     const vars = new Map<string, unknown>();
     if (variables && isDict(variables)) for (const [k, v] of Object.entries(variables)) vars.set(k, fromJson(v));
     try {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Command } from './commands.ts';
 import { CommandError } from './connection.ts';
-import { TemplateError } from '../../actors/templates/index.ts';
+import { RenderLimitError, TemplateError } from '../../actors/templates/index.ts';
 import { floatRepr } from '../../actors/templates/values.ts';
 
 const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
@@ -37,14 +37,16 @@ export const templateCommands: Record<string, Command> = {
       let trial: ReturnType<typeof deps.templates.render> | undefined;
       if (timeout) {
         // the original's async_render_will_timeout: a render bounded by the caller's timeout first
-        const exceeded = new TemplateError('', `Exceeded maximum execution time of ${floatRepr(timeout)}s`);
+        // (or by Hearth's render limit when that is shorter: the time it was cut at is named)
+        let exceeded: TemplateError | undefined;
+        const exceed = (boundMs: number) => (exceeded ??= new RenderLimitError('', `Exceeded maximum execution time of ${floatRepr(boundMs / 1000)}s`));
         trial = deps.templates.render(msg.template, msg.variables, {
           strict,
           canRead,
-          timeout: { ms: Math.max(0, timeout * 1000), error: () => exceeded },
+          timeout: { ms: Math.max(0, timeout * 1000), error: exceed },
           log: reportErrors ? (level, message) => onError(message, level) : undefined,
         });
-        if (!trial.ok && trial.error === exceeded) throw new CommandError('template_error', exceeded.message);
+        if (!trial.ok && exceeded && trial.error === exceeded) throw new CommandError('template_error', exceeded.message);
       }
       const tracked = deps.templates.track(msg.template, msg.variables, {
         strict,

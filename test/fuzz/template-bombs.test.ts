@@ -13,7 +13,7 @@ import { WsClient, runFixedCases, type FixedCase, type FuzzTarget, type HttpOutc
 const FILE = 'test/fuzz/template-bombs.test.ts';
 
 /** The error of a bound, as the engine words each. */
-const LIMIT = /^(Template value exceeded maximum size of \d+ characters|Template output exceeded maximum size of \d+ characters|Template rendering exceeded \d+ steps|Template rendering took longer than \d+ ms)$/;
+const LIMIT = /^(Template value exceeded maximum size of \d+ characters|Template output exceeded maximum size of \d+ characters|Template rendering exceeded \d+ steps|Template rendering took longer than \d+ ms|Exceeded maximum execution time of [\d.]+s)$/;
 /** How long an answer may take: the render's time limit, and room for a busy machine. */
 const WITHIN_MS = DEFAULT_LIMITS.timeMs + 3000;
 /** Past this a request is taken as never answered. */
@@ -98,7 +98,7 @@ async function viaRest(target: FuzzTarget, bomb: Bomb): Promise<string[]> {
   });
 }
 
-/** render_template with report_errors (and `extra`, such as a timeout): its first event answers. */
+/** render_template with report_errors (and `extra`, such as a timeout): its first event answers, or the command's own error (a render that runs past a timeout). */
 async function viaWebSocket(target: FuzzTarget, bomb: Bomb, extra: Record<string, unknown> = {}): Promise<string[]> {
   const ws = await WsClient.authed(target.port, target.token);
   try {
@@ -106,10 +106,11 @@ async function viaWebSocket(target: FuzzTarget, bomb: Bomb, extra: Record<string
       const started = performance.now();
       const id = ws.nextId();
       ws.sendJson({ id, type: 'render_template', template: bomb.template, report_errors: true, ...extra });
-      const event = await ws.take((m) => m.id === id && m.type === 'event', HANG_MS);
+      const answer = await ws.take((m) => m.id === id && (m.type === 'event' || (m.type === 'result' && m.success === false)), HANG_MS);
       const ms = performance.now() - started;
       const pong = await ws.ping(HANG_MS);
-      const problems = answerProblems(bomb, event && { error: event.event.error, text: event.event.result }, ms, 'render_template');
+      const seen = answer && (answer.type === 'event' ? { error: answer.event.error, text: answer.event.result } : { error: answer.error.message });
+      const problems = answerProblems(bomb, seen, ms, 'render_template');
       if (pong?.type !== 'pong') problems.push('the WebSocket no longer answers a ping');
       return problems;
     });

@@ -257,6 +257,11 @@ t.test('render_template subscription', async (t) => {
   t.test('timeout: a template that would run too long is refused', async (t) => {
     const refused = await ask(ws, { type: 'render_template', template: '{% for a in range(100000) %}{% for b in range(100000) %}{{ b }}{% endfor %}{% endfor %}', timeout: 0.01 });
     t.same(refused.error, { code: 'template_error', message: 'Exceeded maximum execution time of 0.01s' });
+    // a timeout as long as the render limit (or longer) is answered on the command too, not left to a silent error
+    for (const [timeout, shown] of [[1, '1.0'], [5, '1.0']] as const) {
+      const long = await ask(ws, { type: 'render_template', template: '{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}', timeout });
+      t.same(long.error, { code: 'template_error', message: `Exceeded maximum execution time of ${shown}s` }, `timeout ${timeout}`);
+    }
     const id = nextId++;
     ws.send({ id, type: 'render_template', template: '{{ test.value }}', timeout: 3, variables: { test: { value: 'hello' } } });
     t.same((await eventOf(id)).event, { result: 'hello', listeners: { all: false, domains: [], entities: [], time: false } });
