@@ -1,0 +1,13 @@
+import { mqttBinarySensor } from './binary_sensor.ts';
+import { mqttButton } from './button.ts';
+import { mqttSensor } from './sensor.ts';
+import { mqttSwitch } from './switch.ts';
+import type { MqttPlatform } from './types.ts';
+
+/**
+ * The MQTT platforms Hearth has, by domain. Adding one: its machine in machines/mqtt/, its module
+ * here (options, subscriptions, render, services), and one line below.
+ */
+export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton].map((p) => [p.domain, p as MqttPlatform]),
+);
