@@ -24,6 +24,7 @@ import { flowCommands } from './flow-commands.ts';
 import { backupCommands } from './backup-commands.ts';
 import { deviceAutomationCommands } from './device-automation-commands.ts';
 import { tagCommands } from './tag-commands.ts';
+import { mqttCommands } from './mqtt-commands.ts';
 
 /** One command: its schema (with id and type) and its handler. */
 export interface Command<D = CoreDeps> {
@@ -487,6 +488,7 @@ const commands: Record<string, Command> = {
   ...backupCommands,
   ...deviceAutomationCommands,
   ...tagCommands,
+  ...mqttCommands,
 };
 
 /** The commands a WebSocket server answers: each found by its type, and all of them listed. */

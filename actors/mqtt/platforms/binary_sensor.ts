@@ -33,6 +33,7 @@ export const mqttBinarySensor: MqttPlatform<MqttBinarySensorConfig> = {
     payload_off: optional(toStr, 'OFF'),
     payload_on: optional(toStr, 'ON'),
   },
+  keptOnUpdate: ['on'],
   machine: mqttBinarySensorMachine,
   input: (config, restored, now) => {
     const { kept, expireAfterMs, remainingMs } = expiryInput(restored, config.expire_after, now);

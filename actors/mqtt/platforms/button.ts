@@ -26,6 +26,7 @@ export const mqttButton: MqttPlatform<MqttButtonConfig> = {
     payload_press: optional(toStr, 'PRESS'),
     retain: optional(toBool, false),
   },
+  keptOnUpdate: ['lastPressed'],
   machine: mqttButtonMachine,
   // a button restores its last press, as the original's ButtonEntity does
   input: (_config, restored) => {

@@ -95,6 +95,7 @@ export const mqttSensor: MqttPlatform<MqttSensorConfig> = {
     }
     return undefined;
   },
+  keptOnUpdate: ['value', 'lastReset'],
   machine: mqttSensorMachine,
   input: (config, restored, now) => {
     // only a sensor whose values expire restores its last one, and only while it is still valid

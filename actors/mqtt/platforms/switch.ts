@@ -39,6 +39,7 @@ export const mqttSwitch: MqttPlatform<MqttSwitchConfig> = {
     state_off: optional(toStr),
     retain: optional(toBool, false),
   },
+  keptOnUpdate: ['on'],
   machine: mqttSwitchMachine,
   // only an optimistic switch restores its state: others hear it from their device
   input: (config, restored) => ({

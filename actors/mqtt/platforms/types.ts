@@ -29,6 +29,8 @@ export interface MqttPlatform<C extends MqttEntityConfig = any> {
   render(snapshot: { context: any; value: any }, config: C): PlatformView;
   /** the entity's services (the domain's, as the virtual platform describes them) */
   services: PlatformService[];
+  /** context keys of the machine a changed config carries over to the new machine (the value it shows) */
+  keptOnUpdate?: readonly string[];
   /** keys JSON attributes may not set, besides the ones no MQTT entity lets them set */
   blockedAttributes?: readonly string[];
   /** what the entity registry holds for the entity besides names: capabilities, unit, registry options */
