@@ -15,6 +15,8 @@ export interface MqttScene {
   call: ReturnType<typeof api>;
   token: string;
   state(entityId: string): Promise<any>;
+  /** the id for a WebSocket message sent by hand (ids must grow) */
+  nextId(): number;
   /** a WebSocket command's result (throws on an error answer) */
   ws(type: string, extra?: Record<string, unknown>): Promise<any>;
   client: RawClient;
@@ -42,7 +44,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
 }
 
 /** Mosquitto, Hearth with `mqtt: broker: ...` (plus `extraYaml` in the section), a device client subscribed to `#`. */
-export async function mqttScene(t: { teardown(fn: () => unknown): void }, options: { extraYaml?: string; dataDir?: string; broker?: TestBroker } = {}): Promise<MqttScene> {
+export async function mqttScene(t: { teardown(fn: () => unknown): void }, options: { extraYaml?: string; dataDir?: string; broker?: TestBroker; /** an access token of an instance onboarded before (a restart) */ token?: string } = {}): Promise<MqttScene> {
   const broker = options.broker ?? (await startMosquitto(t));
   const config = `mqtt:\n  broker: 127.0.0.1\n  port: ${broker.port}\n${options.extraYaml ?? ''}`;
   const h = await startTestHearth(t, options.dataDir ? { dataDir: options.dataDir } : { config });
@@ -51,14 +53,15 @@ export async function mqttScene(t: { teardown(fn: () => unknown): void }, option
   const seen: string[] = [];
   peer.on('message', (topic, payload) => seen.push(`${topic}=${payload.toString()}`));
   await peer.subscribeAsync('#');
-  const { access_token } = await onboard(h.base);
+  const access_token = options.token ?? (await onboard(h.base)).access_token;
   const call = api(h.base, access_token);
   await eventually(() => h.lines.some((l) => l.startsWith('Connected to MQTT server')), 'Hearth connected');
   const client = await authedClient(h.base, access_token);
   t.teardown(() => client.ws.close());
-  let nextId = 0;
+  let lastId = 0;
+  const nextId = () => ++lastId;
   const ws = async (type: string, extra: Record<string, unknown> = {}) => {
-    const id = ++nextId;
+    const id = nextId();
     client.send({ id, type, ...extra });
     const m = await client.until((x) => x.id === id && x.type === 'result', 10_000);
     if (!m.success) throw new Error(`${type}: ${JSON.stringify(m.error)}`);
@@ -77,6 +80,7 @@ export async function mqttScene(t: { teardown(fn: () => unknown): void }, option
     token: access_token,
     state,
     ws,
+    nextId,
     client,
     publish: async (topic, payload, retain = true) => {
       await peer.publishAsync(topic, typeof payload === 'string' ? payload : JSON.stringify(payload), { retain });

@@ -195,11 +195,15 @@ export class LiveEntity {
     return { state: available ? (view.state ?? 'unknown') : 'unavailable', attributes, force: view.force_update === true };
   }
 
-  /** Writes what the entity shows after its earlier writes, when it changed (or `force`). */
+  /**
+   * Writes what the entity shows now, after its earlier writes, when it changed (or `force`). The
+   * view is taken at once: each message writes the state it made, even when the next message
+   * reaches the machine before this write has run.
+   */
   schedule(context: Context, force: boolean): Promise<void> {
+    const shown = this.stopped || !this.actor ? undefined : this.show();
     const run = this.chain.then(async () => {
-      if (this.stopped) return;
-      const shown = this.show();
+      if (this.stopped || !shown) return;
       const current: EntityState | undefined = this.host.entities.get(this.entityId);
       if (!force && current && current.state === shown.state && jsonEqual(current.attributes, shown.attributes)) return;
       await this.host.entities.write(this.entityId, { state: shown.state, attributes: shown.attributes, force_update: force }, context);

@@ -87,7 +87,9 @@ export class MqttEntities implements EntryFollower {
       }
       const carried = kept?.live.context();
       if (kept) await this.retire(kept);
-      const taken = (id: string) => this.byEntityId.has(id) || this.host.entities.has(id);
+      // an entity updated in place keeps its id: its own is not taken
+      const own = kept?.live.entityId;
+      const taken = (id: string) => id !== own && (this.byEntityId.has(id) || this.host.entities.has(id));
       const at = await place(this.host, platform, config, context, taken);
       const live = new LiveEntity(this.host, platform, config, at.entityId, at.name, at.deviceId);
       const next: Kept = { key, platform, config, discoveryTopic, live, disabled: at.disabled };
