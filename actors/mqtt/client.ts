@@ -20,6 +20,8 @@ export interface MqttClientDeps {
   onConnected(): void;
   /** the connection is gone (once per outage) */
   onDisconnected(): void;
+  /** a message has reached every listener */
+  afterMessage?(): void;
 }
 
 const PROTOCOL_VERSIONS = { '3.1': 3, '3.1.1': 4, '5': 5 } as const;
@@ -100,7 +102,13 @@ export class MqttClient {
     this.session = client;
     client.on('connect', () => sendBack({ type: 'connected' }));
     client.on('error', (err) => (reason = err.message));
-    client.on('message', (topic, payload, packet) => this.table.dispatch({ topic, payload, qos: packet.qos, retain: packet.retain }));
+    client.on('message', (topic, payload, packet) => {
+      try {
+        this.table.dispatch({ topic, payload, qos: packet.qos, retain: packet.retain });
+      } finally {
+        this.deps.afterMessage?.();
+      }
+    });
     client.on('close', () => {
       if (ended) return;
       ended = true;

@@ -16,6 +16,7 @@ import { DebugInfo } from './debug-info.ts';
 import { Discovery } from './discovery/index.ts';
 import { DiscoveryRecords } from './discovery/records.ts';
 import { MqttEntities } from './entity/manager.ts';
+import { MessageBatch } from './entity/batch.ts';
 import { MqttTemplates } from './entity/templates.ts';
 import { MqttConfigEntries, configEntryJson, type MqttConfigEntry } from './entry.ts';
 import { mqttHassioFlow } from './hassio-flow.ts';
@@ -57,6 +58,8 @@ interface Running {
   entities: MqttEntities;
   discovery?: Discovery;
   stopDiscovery?: () => void;
+  /** stops following the entity registry's removals */
+  stopFollowing?: () => void;
   embedded?: { close(): Promise<void> | void };
 }
 
@@ -136,9 +139,11 @@ export class Mqtt {
     }
     const entry = this.entries.entry() ?? (await this.importEntry(settings, context));
     const entities: { current?: MqttEntities } = {};
+    const batch = new MessageBatch();
     const client = new MqttClient({
       settings,
       log: deps.logger,
+      afterMessage: () => batch.flush(),
       onConnected: () => void entities.current?.refresh(),
       onDisconnected: () => void entities.current?.refresh(),
     });
@@ -150,6 +155,7 @@ export class Mqtt {
       clock: deps.clock,
       log: deps.logger,
       debug: this.debug,
+      batch,
       configEntryId: entry.entry_id,
       newContext: this.newContext,
     };
@@ -173,7 +179,27 @@ export class Mqtt {
       running.stopDiscovery = running.discovery.start(client);
     }
     await applyYamlEntities(this.yaml.items, manager, this.yamlKeys, deps.logger, context, join(deps.configDir, 'configuration.yaml'));
+    running.stopFollowing = this.followRemovals(running);
     client.start();
+  }
+
+  /**
+   * An entry the user removes from the entity registry: the entity goes, and its discovery
+   * topic is cleared on the broker (an empty retained message) so it is not discovered again at
+   * the next start, as the original does.
+   */
+  private followRemovals(running: Running): () => void {
+    return this.base.log.onCommit((records) => {
+      for (const r of records) {
+        if (r.stream !== 'bus' || r.type !== 'entity_registry_updated' || r.data?.action !== 'remove') continue;
+        void running.entities
+          .registryRemoved(r.data.entity_id, this.newContext())
+          .then(async (topic) => {
+            if (topic && this.running === running) await running.client.publish(topic, '', { qos: 0, retain: true });
+          })
+          .catch((err) => this.deps.logger.warning(`${r.data.entity_id}: its discovery topic was not cleared: ${(err as Error).message}`));
+      }
+    });
   }
 
   /** configuration.yaml's broker as the config entry devices belong to (the original imported it so). */
@@ -245,6 +271,7 @@ export class Mqtt {
     if (!running) return;
     this.running = undefined;
     running.stopDiscovery?.();
+    running.stopFollowing?.();
     await running.entities.stop();
     await running.client.stop();
     await running.embedded?.close();

@@ -238,3 +238,22 @@ t.test('~ base topics, a removal by empty retained payload, malformed configs lo
   await eventually(async () => (await s.state('binary_sensor.garden_motion')) === undefined, 'removed');
   t.equal(await s.entry('binary_sensor.garden_motion'), undefined);
 });
+
+t.test('the user removes an entity or a device: its discovery topics are cleared on the broker', async (t) => {
+  const s = await mqttScene(t);
+  const dev = { ids: ['meter1'], name: 'Meter' };
+  await s.publish('homeassistant/sensor/meter1/power/config', { name: 'Power', stat_t: 'meter/power', unit_of_meas: 'W', dev_cla: 'power', sug_dsp_prc: 1, uniq_id: 'meter1_power', dev });
+  await s.publish('homeassistant/sensor/meter1/voltage/config', { name: 'Voltage', stat_t: 'meter/voltage', unit_of_meas: 'V', dev_cla: 'voltage', uniq_id: 'meter1_voltage', dev });
+  await s.exist('sensor.meter_power', 'sensor.meter_voltage');
+  t.same((await s.entry('sensor.meter_power')).options.sensor, { suggested_display_precision: 1 }, 'the suggested precision in the entry\'s options');
+
+  await s.ws('config/entity_registry/remove', { entity_id: 'sensor.meter_voltage' });
+  await eventually(() => s.seen.includes('homeassistant/sensor/meter1/voltage/config='), 'the discovery topic cleared');
+  await eventually(async () => (await s.state('sensor.meter_voltage')) === undefined, 'the state gone');
+
+  const device = await s.device('meter1');
+  await s.ws('config/device_registry/remove_config_entry', { device_id: device.id, config_entry_id: device.config_entries[0] });
+  await eventually(() => s.seen.includes('homeassistant/sensor/meter1/power/config='), 'the device\'s discovery topics cleared');
+  await eventually(async () => (await s.state('sensor.meter_power')) === undefined, 'its entity gone');
+  t.equal(await s.device('meter1'), undefined);
+});

@@ -33,9 +33,13 @@ t.test('sensor: templates, JSON attributes, expire_after, last_reset, unchanged 
       force_update: true
     - name: Plain
       state_topic: plain/state
+    - name: Combined
+      state_topic: combined/data
+      value_template: "{{ value_json.v }}"
+      json_attributes_topic: combined/data
 `,
   });
-  await s.exist('sensor.energy', 'sensor.expiring', 'sensor.named_after_me', 'sensor.forced', 'sensor.plain');
+  await s.exist('sensor.energy', 'sensor.expiring', 'sensor.named_after_me', 'sensor.forced', 'sensor.plain', 'sensor.combined');
   await s.publish('meter/state', { energy: 2.5, reset: '2024-01-01T00:00:00+01:00' }, false);
   const energy = await s.until('sensor.energy', (x) => x.state === '5.0');
   t.same(energy.attributes, { state_class: 'total', last_reset: '2024-01-01T00:00:00+01:00', unit_of_measurement: 'kWh', device_class: 'energy', friendly_name: 'Energy' });
@@ -67,6 +71,9 @@ t.test('sensor: templates, JSON attributes, expire_after, last_reset, unchanged 
   await s.publish('forced/state', '7', false);
   await s.publish('forced/state', '8', false);
   await s.until('sensor.forced', (x) => x.state === '8');
+  // one message on the state topic that is also the JSON attributes topic: one write holding both
+  await s.publish('combined/data', { v: 1, x: 'a' }, false);
+  await s.until('sensor.combined', (x) => x.state === '1' && x.attributes.x === 'a');
   await s.h.hearth.stop();
   const log = await openEventLog({ path: join(s.h.dataDir, 'log') });
   t.teardown(() => log.close());
@@ -77,6 +84,7 @@ t.test('sensor: templates, JSON attributes, expire_after, last_reset, unchanged 
   };
   t.same(await writes('sensor.forced'), ['state_changed:unavailable', 'state_changed:unknown', 'state_changed:7', 'state_changed:7', 'state_changed:8'], 'force_update writes the same value again');
   t.same(await writes('sensor.plain'), ['state_changed:unavailable', 'state_changed:unknown', 'state_changed:same'], 'an unchanged value wrote nothing');
+  t.same(await writes('sensor.combined'), ['state_changed:unavailable', 'state_changed:unknown', 'state_changed:1'], 'a state and its attributes from one message: one write');
 });
 
 t.test('binary_sensor, switch and button in the list form of the section, on the broker the config entry names', async (t) => {

@@ -7,6 +7,7 @@ import type { Registries } from '../../registries/index.ts';
 import type { DebugInfo } from '../debug-info.ts';
 import type { RawMessage } from '../subscriptions.ts';
 import type { MqttTemplates } from './templates.ts';
+import type { MessageBatch } from './batch.ts';
 
 /** The broker as entities use it. */
 export interface Broker {
@@ -24,6 +25,8 @@ export interface MqttEntityHost {
   clock: Clock;
   log: Logger;
   debug: DebugInfo;
+  /** the writes of the message being delivered, made once it reached every listener */
+  batch: MessageBatch;
   /** the MQTT config entry devices belong to */
   configEntryId: string | undefined;
   /** a fresh context; `source` notes the MQTT topic a change came from */

@@ -130,7 +130,7 @@ export class LiveEntity {
     });
     if (!event) return;
     this.send(event);
-    this.schedule(this.host.newContext({ via: 'mqtt', topic: m.topic }), this.show().force);
+    this.host.batch.mark(this, this.host.newContext({ via: 'mqtt', topic: m.topic }), this.show().force);
   }
 
   private availabilityMessage(topic: string, template: string | undefined, m: RawMessage, text: string): void {
@@ -141,7 +141,7 @@ export class LiveEntity {
       payload = out.text;
     }
     this.availability.heard(topic, payload);
-    this.schedule(this.host.newContext({ via: 'mqtt', topic: m.topic }), false);
+    this.host.batch.mark(this, this.host.newContext({ via: 'mqtt', topic: m.topic }), false);
   }
 
   private attributesMessage(m: RawMessage, text: string): void {
@@ -156,7 +156,7 @@ export class LiveEntity {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return this.host.log.warning('JSON result was not a dictionary');
     const blocked = new Set(this.platform.blockedAttributes ?? []);
     this.jsonAttributes = Object.fromEntries(Object.entries(parsed).filter(([k]) => !BLOCKED_ATTRIBUTES.has(k) && !blocked.has(k)));
-    this.schedule(this.host.newContext({ via: 'mqtt', topic: m.topic }), false);
+    this.host.batch.mark(this, this.host.newContext({ via: 'mqtt', topic: m.topic }), false);
   }
 
   private send(event: EventObject): void {

@@ -117,8 +117,27 @@ export class MqttEntities implements EntryFollower {
     const { entityId, deviceId } = kept.live;
     this.host.log.info(`Removing component: ${entityId}`);
     this.host.debug.forget(entityId);
-    await unplace(this.host, entityId, deviceId, context);
-    if (this.host.entities.has(entityId)) await this.host.entities.remove(entityId, context);
+    try {
+      await unplace(this.host, entityId, deviceId, context);
+    } finally {
+      // the state goes even when the registry could not be brought along
+      if (this.host.entities.has(entityId)) await this.host.entities.remove(entityId, context);
+    }
+  }
+
+  /**
+   * The user removed an entity's registry entry: the entity goes (its state too) and resolves to
+   * its discovery topic, which the caller clears on the broker so it is not discovered again.
+   */
+  registryRemoved(entityId: string, context: Context): Promise<string | undefined> {
+    return this.serial(async () => {
+      const kept = this.byEntityId.get(entityId);
+      if (!kept) return undefined;
+      await this.retire(kept);
+      this.host.debug.forget(entityId);
+      if (this.host.entities.has(entityId)) await this.host.entities.remove(entityId, context);
+      return kept.discoveryTopic;
+    });
   }
 
   /** Writes every entity anew where what it shows changed (the connection came or went). */

@@ -46,6 +46,7 @@ export async function place(host: MqttEntityHost, platform: MqttPlatform, config
       capabilities: info.capabilities ?? null,
       supported_features: 0,
       unit_of_measurement: info.unit_of_measurement ?? null,
+      options: info.options,
       disabled_by: config.enabled_by_default ? undefined : 'integration',
     },
     context,
@@ -59,7 +60,12 @@ export async function place(host: MqttEntityHost, platform: MqttPlatform, config
  */
 export async function unplace(host: MqttEntityHost, entityId: string, deviceId: string | undefined, context: Context): Promise<void> {
   const { registries } = host;
-  if (registries.getEntity(entityId)) await registries.removeEntity(entityId, context);
+  // the user may remove the entry (or its device) meanwhile: one already gone is fine
+  if (registries.getEntity(entityId)) {
+    await registries.removeEntity(entityId, context).catch((err) => {
+      if (registries.getEntity(entityId)) throw err;
+    });
+  }
   if (deviceId === undefined || host.configEntryId === undefined || !registries.getDevice(deviceId)) return;
   if (registries.entitiesOfDevice(deviceId).length === 0) await registries.leaveDevice(deviceId, host.configEntryId, context);
 }
