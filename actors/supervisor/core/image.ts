@@ -8,6 +8,10 @@ import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { archOf, machineOf } from '../machine.ts';
 import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
+import { addLibraries, copyHostFile } from '../docker/host-files.ts';
+
+// the dns plugin copies the host's node the same way
+export { addLibraries };
 
 /**
  * The core's image, built on this machine from the installed Hearth: no registry is needed.
@@ -79,30 +83,6 @@ export async function imageExists(docker: Docker, ref: string): Promise<boolean>
   }
 }
 
-/** The shared libraries (with the loader) a binary needs, as absolute paths; none for a static one. */
-async function librariesOf(file: string): Promise<string[]> {
-  let out: string;
-  try {
-    out = (await run('ldd', [file])).stdout;
-  } catch {
-    return []; // "not a dynamic executable"
-  }
-  const libs: string[] = [];
-  for (const line of out.split('\n')) {
-    const m = /=>\s+(\/\S+)\s+\(/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
-    if (m) libs.push(m[1]);
-  }
-  return libs;
-}
-
-/** Copies a host file to the same path under `root`, following links (the file, not the link). */
-async function copyHostFile(root: string, file: string, mode?: number): Promise<void> {
-  const target = join(root, file);
-  await mkdir(dirname(target), { recursive: true });
-  await copyFile(await realpath(file), target);
-  if (mode !== undefined) await chmod(target, mode);
-}
-
 /** The production packages of the app, as paths relative to its root (`node_modules/x`). */
 async function productionPackages(appRoot: string): Promise<string[]> {
   // asked where node_modules really is: npm lists a linked node_modules as all extraneous
@@ -163,14 +143,6 @@ export async function addNodeRuntime(root: string): Promise<string[]> {
     binaries.push(dash);
   }
   return binaries;
-}
-
-/** Copies the shared libraries (with the loader) the binaries need into `root`; answers how many. */
-export async function addLibraries(root: string, binaries: string[]): Promise<number> {
-  const libs = new Set<string>();
-  for (const b of binaries) for (const lib of await librariesOf(b)) libs.add(lib);
-  for (const lib of libs) await copyHostFile(root, lib);
-  return libs.size;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type Docker from 'dockerode';
 
 /**
  * What image builds and imports share: a directory as a tar stream for the engine, and the
@@ -39,4 +40,16 @@ export function tarOf(dir: string): { stream: NodeJS.ReadableStream; done: Promi
   tar.stdout.on('data', (d: Buffer) => (bytes += d.length));
   const done = new Promise<void>((ok, fail) => tar.on('close', (code) => (code === 0 ? ok() : fail(new Error(`tar of ${dir} failed (${code}): ${err.trim()}`)))));
   return { stream: tar.stdout, done, bytes: () => bytes };
+}
+
+/**
+ * Builds the Dockerfile in `dir` (with what it copies) on the engine's builder, intermediate
+ * containers removed: the builder's output lines, or the error it reported.
+ */
+export async function buildFolder(docker: Docker, dir: string, options: { t: string; dockerfile?: string; buildargs?: Record<string, string>; labels?: Record<string, string> }): Promise<{ lines: string[]; error: string | null }> {
+  const { stream, done } = tarOf(dir);
+  const progress = (await docker.buildImage(stream as any, { rm: true, forcerm: true, ...options } as any)) as unknown as NodeJS.ReadableStream;
+  const answer = await streamToText(progress);
+  await done;
+  return readProgress(answer);
 }

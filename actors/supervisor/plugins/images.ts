@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { addLibraries, addNodeRuntime, hostArch, imageExists, importRootfs, sourceLabel } from '../core/image.ts';
 import { APP_BASE_IMAGE, ensureBaseImage } from '../apps/image.ts';
-import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
+import { buildFolder } from '../docker/tar-stream.ts';
 import { PLUGIN_SPECS, type PluginName } from './specs.ts';
 
 /**
@@ -85,11 +85,7 @@ async function buildBusyboxImage(docker: Docker, name: PluginName, version: stri
     }
     const dockerfile = [`FROM ${APP_BASE_IMAGE}`, Object.keys(files).length ? 'COPY files/ /' : '', `CMD ${JSON.stringify(spec.command)}`].filter(Boolean).join('\n');
     await writeFile(join(dir, 'Dockerfile'), `${dockerfile}\n`);
-    const { stream, done } = tarOf(dir);
-    const progress = (await docker.buildImage(stream as any, { t: `${pluginImage(name)}:${version}`, rm: true, forcerm: true, labels: labels(name, version, digest) } as any)) as unknown as NodeJS.ReadableStream;
-    const answer = await streamToText(progress);
-    await done;
-    const { error } = readProgress(answer);
+    const { error } = await buildFolder(docker, dir, { t: `${pluginImage(name)}:${version}`, labels: labels(name, version, digest) });
     if (error) throw new Error(`HEARTH_PLUGIN_IMAGE: the engine could not build the ${name} plugin's image: ${error}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
