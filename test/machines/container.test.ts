@@ -231,6 +231,11 @@ t.test('die: a container removed behind the supervisor\'s back is not made again
   core.world.presence = 'absent';
   await core.when(died(137), (s) => s.matches({ settled: 'failed' }));
   t.same(core.world.effects, ['inspect', 'crash 137', 'recovery begun', 'inspect', 'gave up: removed', 'recovery ended']);
+  const app = given(APP, 'absent');
+  await app.when({ type: 'start' });
+  app.world.presence = 'absent';
+  await app.when(died(137), (s) => s.matches({ settled: 'running' }) && app.world.effects.includes('recovery ended'));
+  t.same(app.world.effects.slice(3), ['inspect', 'prepare', 'remove', 'create', 'start', 'waitHealthy', 'restarted 1', 'recovery ended']);
 });
 
 t.test('die: with the watchdog off the crash is reported and nothing restarted', async (t) => {
