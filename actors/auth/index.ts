@@ -182,7 +182,7 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
         name: user.name,
         is_owner: user.isOwner,
         is_admin: user.isAdmin,
-        credentials: users.credentialsOf(userId).map((c) => ({ auth_provider_type: c.auth_provider_type, auth_provider_id: c.auth_provider_id })),
+        credentials: users.credentialsOf(userId).map(({ auth_provider_type, auth_provider_id }) => ({ auth_provider_type, auth_provider_id })),
         mfa_modules: mfaModules.statusOf(userId),
       };
     },

@@ -20,12 +20,12 @@ export class LoginPolicy {
   private readonly byKey: Map<string, LoginProvider>;
 
   constructor(readonly providers: readonly LoginProvider[]) {
-    this.byKey = new Map(providers.map((p) => [providerKey(p.type, p.id), p]));
+    this.byKey = new Map(providers.map((provider) => [providerKey(provider.type, provider.id), provider]));
   }
 
   /** The configured providers a client at `ip` may use, in configuration order. */
   listedFor(ip: string): AuthProviderInfo[] {
-    return this.providers.filter((p) => p.listedFor(ip)).map((p) => ({ name: p.name, id: p.id, type: p.type }));
+    return this.providers.filter((provider) => provider.listedFor(ip)).map(({ name, id, type }) => ({ name, id, type }));
   }
 
   /** The provider a client names by type and id. */

@@ -39,7 +39,7 @@ export interface LoginService {
 /** What the login module needs beyond the shared parts. */
 export interface LoginDeps extends AuthModuleDeps {
   /** grants the refresh token a code is exchanged for */
-  issuer: TokenIssuer;
+  issuer: Pick<TokenIssuer, 'grant'>;
   policy: LoginPolicy;
   codes: AuthCodes;
   mfa: MfaModules;
@@ -109,7 +109,7 @@ export function createLoginService(deps: LoginDeps): LoginService {
       }
     },
   });
-  const flowProviders = new Map(policy.providers.map((p) => [p, flowProviderOf(p)]));
+  const flowProviders = new Map(policy.providers.map((provider) => [provider, flowProviderOf(provider)]));
 
   const flows = new LoginFlows({
     clock,

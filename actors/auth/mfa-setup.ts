@@ -26,7 +26,7 @@ export class MfaModules {
   }
 
   find(moduleId: string): MfaModule | undefined {
-    return this.modules.find((m) => m.id === moduleId);
+    return this.modules.find((module) => module.id === moduleId);
   }
 
   /** The module's name as the login flow's MFA steps show it (its id when it is not configured). */
@@ -37,12 +37,12 @@ export class MfaModules {
   /** The configured modules the user has enabled, in configuration order. */
   enabledFor(userId: string): string[] {
     const enabled = this.users.mfaOf(userId);
-    return this.modules.filter((m) => Object.hasOwn(enabled, m.id)).map((m) => m.id);
+    return this.modules.filter((module) => Object.hasOwn(enabled, module.id)).map((module) => module.id);
   }
 
   /** Every configured module with whether the user has it enabled (auth/current_user). */
   statusOf(userId: string): CurrentUser['mfa_modules'] {
-    return this.modules.map((m) => ({ id: m.id, name: m.name, enabled: Object.hasOwn(this.users.mfaOf(userId), m.id) }));
+    return this.modules.map(({ id, name }) => ({ id, name, enabled: Object.hasOwn(this.users.mfaOf(userId), id) }));
   }
 
   /** Whether `code` is the login code of the user's module now; an unknown user or module costs a check too. */

@@ -14,16 +14,16 @@ export interface SystemUsers {
 }
 
 /** The system users, made through the shared users view and the token issuer. */
-export function createSystemUsers({ users, records, clock, ids, issuer }: AuthModuleDeps & { issuer: TokenIssuer }): SystemUsers {
+export function createSystemUsers({ users, records, clock, ids, issuer }: AuthModuleDeps & { issuer: Pick<TokenIssuer, 'create' | 'store'> }): SystemUsers {
   return {
     async ensureSystemUser(name, groupIds) {
-      let user = users.all().find((u) => u.systemGenerated && u.name === name);
+      let user = users.all().find((candidate) => candidate.systemGenerated && candidate.name === name);
       if (!user) {
         const now = clock.now();
         const created = { ...newUserData(ids, now, { name, isOwner: false, groupIds }), system_generated: true };
         await records.append(records.record(userStream(created.id), 'user_created', created, null, now));
         user = users.get(created.id)!;
-      } else if (groupIds.some((g) => !user!.groupIds.includes(g))) {
+      } else if (groupIds.some((groupId) => !user!.groupIds.includes(groupId))) {
         // an older system user without the admin group (the original migrates it the same way)
         await records.append(records.record(userStream(user.id), 'user_updated', { group_ids: [...new Set([...user.groupIds, ...groupIds])] }, null));
       }
