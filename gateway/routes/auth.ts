@@ -1,7 +1,11 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { schemaErrorText } from '../../actors/services/validate.ts';
-import { json, message, parseFormBody, parseJson, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import { json, message, type HttpReply } from '../replies.ts';
+import { parseFormBody } from '../multipart.ts';
+import { parseJson } from '../body.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
 import type { CoreAuthService, FlowReply, GrantOutcome } from '../../actors/auth/index.ts';
 import { isLocalAddress } from '../../actors/auth/client-id.ts';
 import type { LoginAttempts } from '../../actors/auth/ip-bans.ts';

@@ -1,7 +1,8 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw, envelopeError } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { plainError, parseFormBody } from '../../http.ts';
+import { plainError } from '../../replies.ts';
+import { parseFormBody } from '../../multipart.ts';
 import { validate, required, str } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import { callingApp } from './services.ts';

@@ -9,7 +9,7 @@ import { BackupManager, CLOUD, locationName, wireLocation, type Backup } from '.
 import { createBackup, type BackupRequest } from '../../../actors/supervisor/backups/create.ts';
 import { BACKUP_FOLDERS, type BackupFolder } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { importUpload } from '../../../actors/supervisor/backups/import.ts';
-import type { HttpRequest } from '../../http.ts';
+import type { HttpRequest } from '../../request.ts';
 import { readMultipart } from '../../multipart.ts';
 import { BodyError } from '../../request-body.ts';
 import { attachment } from '../../content-disposition.ts';

@@ -1,5 +1,5 @@
 import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
-import type { HttpStream } from '../../http.ts';
+import type { HttpStream } from '../../replies.ts';
 import { linesOf } from './logs.ts';
 import { plainLine, stripColors, verboseLine } from '../../../actors/supervisor/logs/format.ts';
 import { DEFAULT_IDENTIFIERS, ExportParser, JOURNAL_GATEWAYD_SOCKET, JournalError, JournalGateway, LINES_MAX, type JournalEntry } from '../../../actors/supervisor/host/journal.ts';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { HttpStream } from '../../http.ts';
+import type { HttpStream } from '../../replies.ts';
 import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
