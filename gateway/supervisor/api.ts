@@ -1,6 +1,7 @@
 import type { Router } from '../router.ts';
 import { json, text, plainError, type HttpAnswer, type HttpReply } from '../replies.ts';
 import type { HttpRequest } from '../request.ts';
+import { MAX_BODY } from '../request-body.ts';
 import { decide, looksLikeExploit, tokenOf, type Caller, type Tree } from '../../actors/supervisor/access.ts';
 import { SupervisorError, UNKNOWN_ERROR, supervisorUnknownError } from '../../actors/supervisor/errors.ts';
 import { engineUnreachable } from '../../actors/supervisor/docker/engine.ts';
@@ -63,8 +64,6 @@ const V1_ERROR_KEYS: Record<string, string> = {
 /** The states in which the supervisor answers (every other state: 400 `System is not ready`). */
 const SERVING = new Set(['startup', 'running', 'freeze']);
 
-const MAX_BODY = 16 * 1024 * 1024;
-
 export interface SupervisorApiOptions {
   /** the caller a token stands for */
   lookup(token: string): Caller | undefined;
@@ -117,6 +116,7 @@ export class SupervisorApi {
   private install(method: string, path: string, tree: Tree, handler: SupervisorHandler, spec: RouteSpec) {
     this.entries.push({ method, path, tree });
     const streamed = spec.streamBody ? { streamBody: true, admit: (req: HttpRequest) => this.gate(req, tree).refused } : {};
+    // open routes, but the router's whole 16 MiB: the supervisor's middleware admits the caller
     this.router.add(method, path, { access: 'none', maxBody: spec.maxBody ?? MAX_BODY, ...streamed }, (req) => this.handle(req, tree, handler));
   }
 
