@@ -10,6 +10,7 @@ import type { HttpRequest } from './request.ts';
  * with the status a client is told (400 malformed, 413 past a limit).
  */
 
+/** How much of a form is taken. */
 export interface MultipartLimits {
   /** the largest text field, in bytes */
   fieldSize: number;
@@ -19,6 +20,7 @@ export interface MultipartLimits {
   files: number;
 }
 
+/** How a form is read: its type, its limits, where file parts go. */
 export interface MultipartOptions {
   contentType: string | undefined;
   limits: MultipartLimits;
@@ -28,6 +30,7 @@ export interface MultipartOptions {
   fileFirst?: boolean;
 }
 
+/** What a form held. */
 export interface MultipartForm {
   fields: URLSearchParams;
   /** file parts written */

@@ -16,6 +16,7 @@ const DEFAULT_HEADERS: [string, string][] = [
   ['X-Frame-Options', 'SAMEORIGIN'],
 ];
 
+/** What the writer tells and shares: its log, the slow clients' budget, the refusals' log. */
 export interface ResponseWriterOptions {
   log: (line: string) => void;
   /** what may wait for slow clients, shared with the WebSocket API */
