@@ -22,7 +22,7 @@ import { Follower, type FollowConfig, type FollowerStatus } from '../actors/repl
 import { REPLICA_AREAS, type ReplicaSnapshot } from '../actors/replica/snapshots.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
-import { Router } from '../gateway/http.ts';
+import { Router } from '../gateway/router.ts';
 import { listenExclusive } from '../gateway/listen.ts';
 import type { ReadDeps } from '../gateway/core.ts';
 import { registerReadApiRoutes } from '../gateway/routes/api.ts';

@@ -1,7 +1,11 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { schemaErrorText } from '../../actors/services/validate.ts';
-import { json, message, parseFormBody, parseJson, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import { json, message, type HttpReply } from '../replies.ts';
+import { parseFormBody } from '../multipart.ts';
+import { parseJson } from '../body.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
 import type { GrantOutcome } from '../../actors/auth/types.ts';
 import type { FlowReply, LoginService } from '../../actors/auth/login-service.ts';
 import type { TokenGrants } from '../../actors/auth/token-service.ts';

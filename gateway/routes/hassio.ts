@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { isIP } from 'node:net';
-import { plainError, text, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import { plainError, text, type HttpReply } from '../replies.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
 import type { Hassio } from '../../actors/supervisor-client/hassio.ts';
 import type { CorePasswords } from '../../actors/auth/admin.ts';
 import { SupervisorApiError } from '../../actors/supervisor-client/client.ts';

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { json, message, plainError, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import { json, message, plainError, type HttpReply } from '../replies.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
 import type { OnboardingService } from '../../actors/auth/onboarding-service.ts';
 import { readJsonBody } from './auth.ts';
 
