@@ -1,5 +1,5 @@
 import { TemplateError, noDefault, typeError } from './errors.ts';
-import type { FilterFn, RenderEnv } from './engine.ts';
+import type { FilterFn, RenderEnv } from './render-env.ts';
 import { TextBuilder } from './budget.ts';
 import { Float, Undefined, dictEntries, dictSize, float, floatRepr, intStr, isDict, pyType, repr } from './values.ts';
 

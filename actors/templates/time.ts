@@ -1,5 +1,5 @@
 import { TemplateError, noDefault, typeError } from './errors.ts';
-import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
+import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './render-env.ts';
 import { DateTime, PyDate, TimeDelta, UTC, parseDatetime, parseDuration, timeString, wallOf, type Zone } from './datetime.ts';
 import { Undefined, float, isNumber, numberOf, pyRound, pyType, str, toFloat } from './values.ts';
 
