@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { EntityState } from '../entities/types.ts';
 import { MAX_TEMPLATE_CHARS, namesUsed, parseTemplate, type Node } from './compile.ts';
-import { zoneNamed } from './datetime.ts';
+import { zoneNamed } from './zones.ts';
 import { DEFAULT_LIMITS, type RenderLimits } from './budget.ts';
 import { Render } from './engine.ts';
 import { RenderInfo, fromJson, type Library, type World } from './render-env.ts';

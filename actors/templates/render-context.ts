@@ -4,7 +4,7 @@
 // filters and tests. The tree walker (engine.ts) builds on it.
 import { RenderBudget, type RenderLimits, type Room } from './budget.ts';
 import { TemplateError, typeError, undefinedError } from './errors.ts';
-import type { Zone } from './datetime.ts';
+import type { Zone } from './zones.ts';
 import { builtinAttr } from './builtins.ts';
 import { RenderInfo, type Library, type RenderEnv, type World } from './render-env.ts';
 import { Callable, MISSING, PyObject, PyRange, Undefined, dictGet, dictKeys, dictSize, isDict, numberOf, pyEq, pyType, repr, str, strRepr, truthy, typeRepr } from './values.ts';

@@ -2,7 +2,7 @@
 // given (RenderEnv), what the home offers (World), what a render records it read (RenderInfo),
 // and the helpers the library's modules define their functions with.
 import type { Room } from './budget.ts';
-import type { Zone } from './datetime.ts';
+import type { Zone } from './zones.ts';
 import { Callable, Float, type Ctx } from './values.ts';
 
 export type FilterFn = (env: RenderEnv, value: unknown, args: unknown[], kwargs: Map<string, unknown>) => unknown;
