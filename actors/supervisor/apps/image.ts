@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { keyedError } from '../errors.ts';
 import { imageExists } from '../core/image.ts';
-import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
+import { readProgress, streamToText, tarOf } from '../docker/gnu-tar-stream.ts';
 import type { RepositoryApp } from './repository.ts';
 
 export { imageExists };

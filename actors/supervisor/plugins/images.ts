@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { addLibraries, addNodeRuntime, hostArch, imageExists, importRootfs, sourceLabel } from '../core/image.ts';
 import { APP_BASE_IMAGE, ensureBaseImage } from '../apps/image.ts';
-import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
+import { readProgress, streamToText, tarOf } from '../docker/gnu-tar-stream.ts';
 import { PLUGIN_SPECS, type PluginName } from './specs.ts';
 
 /**
