@@ -255,7 +255,7 @@ function serialize(v: unknown, op: Op, here: Path = []): string {
 export function mutateJson(rng: Rng, template: unknown, opts: GenOptions = {}): Gen {
   const all = paths(template);
   const containers = all.filter((p) => {
-    const v = p.reduce<any>((o, k) => o[k], template);
+    const v = p.reduce<any>((node, k) => node[k], template);
     return Array.isArray(v) || isObject(v);
   });
   const inner = all.filter((p) => p.length > 0);
@@ -284,7 +284,7 @@ export function mutateJson(rng: Rng, template: unknown, opts: GenOptions = {}): 
     const k = genKey(rng, opts);
     const g = genValue(rng, opts);
     op = { kind, path, key: k.value, raw: g.value };
-    const intoArray = Array.isArray(path.reduce<any>((o, p) => o[p], template));
+    const intoArray = Array.isArray(path.reduce<any>((node, p) => node[p], template));
     what = intoArray
       ? `${g.what} appended to ${pathText(path)}`
       : `${JSON.stringify(k.value.slice(0, 40))} (${k.what}) inserted in ${pathText(path)} as ${g.what}`;

@@ -38,11 +38,11 @@ export function httpCall(port: number, call: HttpCall): Promise<HttpOutcome> {
   const ms = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     let done = false;
-    const finish = (o: HttpOutcome) => {
+    const finish = (outcome: HttpOutcome) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      resolve(o);
+      resolve(outcome);
     };
     const timeoutMs = call.timeoutMs ?? 15_000;
     let req: http.ClientRequest;

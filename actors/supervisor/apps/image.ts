@@ -39,7 +39,7 @@ let basePending: Promise<void> | undefined;
  * Makes sure the base image exists: the host's static busybox (Debian's `busybox-static`) in an
  * otherwise empty root, each applet a link to it, with /etc/passwd, /tmp and a shell.
  */
-export function ensureBaseImage(docker: Docker, say: (line: string) => void = () => {}): Promise<void> {
+export function ensureBaseImage(docker: Docker, logLine: (line: string) => void = () => {}): Promise<void> {
   return (basePending ??= (async () => {
     if (await imageExists(docker, APP_BASE_IMAGE)) return;
     try {
@@ -66,7 +66,7 @@ export function ensureBaseImage(docker: Docker, say: (line: string) => void = ()
       await done;
       const { error } = readProgress(answer);
       if (error) throw new Error(`the engine refused the apps' base image: ${error}`);
-      say(`made the apps' base image ${APP_BASE_IMAGE} from ${BUSYBOX} (${applets.length} applets)`);
+      logLine(`made the apps' base image ${APP_BASE_IMAGE} from ${BUSYBOX} (${applets.length} applets)`);
     } finally {
       await rm(root, { recursive: true, force: true });
     }
@@ -90,34 +90,34 @@ const building = new Map<string, Promise<{ ref: string; built: boolean }>>();
  * Labels and build arguments as the original gives them. Failures are the original's errors;
  * the builder's output goes to `say`.
  */
-export function buildAppImage(docker: Docker, app: RepositoryApp, o: { arch: string; say?: (line: string) => void; rebuild?: boolean }): Promise<{ ref: string; built: boolean }> {
-  const ref = `${appImageName(app, o.arch)}:${app.config.version}`;
+export function buildAppImage(docker: Docker, app: RepositoryApp, options: { arch: string; say?: (line: string) => void; rebuild?: boolean }): Promise<{ ref: string; built: boolean }> {
+  const ref = `${appImageName(app, options.arch)}:${app.config.version}`;
   const pending = building.get(ref);
   if (pending) return pending;
-  const say = o.say ?? (() => {});
+  const logLine = options.say ?? (() => {});
   const work = (async () => {
-    if (!o.rebuild && (await imageExists(docker, ref))) return { ref, built: false };
+    if (!options.rebuild && (await imageExists(docker, ref))) return { ref, built: false };
     if (!builtLocally(app)) {
       // nothing can be pulled here: an image-based app runs only when its image was loaded by hand
       throw keyedError(500, 'app_unknown_error', 'An unknown error occurred with app {app}. Check Supervisor logs for details', { app: app.key });
     }
-    if (!app.config.arch.includes(o.arch)) {
+    if (!app.config.arch.includes(options.arch)) {
       throw keyedError(400, 'app_build_architecture_not_supported_error', "Cannot build app '{app}' because its supported architectures ({app_arches}) do not match the system supported architectures ({system_arches})", {
         app: app.key,
         app_arches: app.config.arch.join(', '),
-        system_arches: o.arch,
+        system_arches: options.arch,
       });
     }
-    const dockerfile = await dockerfileOf(app, o.arch);
+    const dockerfile = await dockerfileOf(app, options.arch);
     if (!dockerfile) {
       throw keyedError(400, 'app_build_dockerfile_missing_error', "Cannot build app '{app}' because dockerfile is missing. A repair using '{repair_command}' will fix this if the cause is data corruption. Otherwise please report this to the app developer.", {
         app: app.key,
         repair_command: 'ha supervisor repair',
       });
     }
-    await ensureBaseImage(docker, say);
+    await ensureBaseImage(docker, logLine);
     const started = Date.now();
-    say(`building ${ref} from ${join(app.path, dockerfile)}`);
+    logLine(`building ${ref} from ${join(app.path, dockerfile)}`);
     const { stream, done } = tarOf(app.path);
     let answer: string;
     try {
@@ -126,10 +126,10 @@ export function buildAppImage(docker: Docker, app: RepositoryApp, o: { arch: str
         dockerfile,
         rm: true,
         forcerm: true,
-        buildargs: { BUILD_FROM: APP_BASE_IMAGE, BUILD_VERSION: app.config.version, BUILD_ARCH: o.arch },
+        buildargs: { BUILD_FROM: APP_BASE_IMAGE, BUILD_VERSION: app.config.version, BUILD_ARCH: options.arch },
         labels: {
           'io.hass.version': app.config.version,
-          'io.hass.arch': o.arch,
+          'io.hass.arch': options.arch,
           'io.hass.type': 'app',
           'io.hass.name': app.config.name,
           'io.hass.description': app.config.description,
@@ -139,16 +139,16 @@ export function buildAppImage(docker: Docker, app: RepositoryApp, o: { arch: str
       answer = await streamToText(progress);
       await done;
     } catch (err) {
-      say(`building ${ref} failed: ${(err as Error).message}`);
+      logLine(`building ${ref} failed: ${(err as Error).message}`);
       throw keyedError(500, 'app_build_failed_unknown_error', 'An unknown error occurred while trying to build the image for app {app}. Check Supervisor logs for details', { app: app.key });
     }
     const { lines, error } = readProgress(answer);
-    for (const line of lines) say(line);
+    for (const line of lines) logLine(line);
     if (error || !(await imageExists(docker, ref))) {
-      say(`building ${ref} failed: ${error ?? 'the engine kept no image'}`);
+      logLine(`building ${ref} failed: ${error ?? 'the engine kept no image'}`);
       throw keyedError(500, 'app_build_failed_unknown_error', 'An unknown error occurred while trying to build the image for app {app}. Check Supervisor logs for details', { app: app.key });
     }
-    say(`built ${ref} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    logLine(`built ${ref} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { ref, built: true };
   })();
   building.set(ref, work);

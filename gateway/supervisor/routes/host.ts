@@ -37,25 +37,25 @@ export async function currentFeatures(deps: SupervisorDeps): Promise<string[]> {
 
 function control(deps: SupervisorDeps): HostControl {
   const host = hostOf(deps);
-  const say = deps.logs.get('hearth.supervisor.host');
+  const logger = deps.logs.get('hearth.supervisor.host');
   return new HostControl({
     host,
     services: () => host.services(),
     migrationRunning: async () => {
       const core = deps.core;
       if (!(core instanceof CoreRuntime)) return false;
-      return offlineMigrationRunning({ url: await core.coreUrl(), refreshToken: core.section.get().refresh_token, warn: say.warning });
+      return offlineMigrationRunning({ url: await core.coreUrl(), refreshToken: core.section.get().refresh_token, warn: logger.warning });
     },
     stopManaged: async () => {
       const ctx = deps.context();
       if (deps.apps instanceof AppManager) {
         for (const app of deps.apps.list()) {
-          if (app.state === 'started') await deps.apps.stop(app.slug, ctx).catch((err) => say.warning(`cannot stop ${app.slug}: ${(err as Error).message}`));
+          if (app.state === 'started') await deps.apps.stop(app.slug, ctx).catch((err) => logger.warning(`cannot stop ${app.slug}: ${(err as Error).message}`));
         }
       }
-      if (deps.core instanceof CoreRuntime) await deps.core.stop(ctx, { force: true }).catch((err) => say.warning(`cannot stop the core: ${(err as Error).message}`));
+      if (deps.core instanceof CoreRuntime) await deps.core.stop(ctx, { force: true }).catch((err) => logger.warning(`cannot stop the core: ${(err as Error).message}`));
     },
-    say,
+    say: logger,
   });
 }
 
