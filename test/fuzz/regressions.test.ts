@@ -3,7 +3,9 @@
 // fresh server, so every reproduction is reported on its own.
 import t from 'tap';
 import { deepJson, preview } from './generators.ts';
-import { WsClient, rawExchange, runFixedCases, type FixedCase as Regression, type FuzzTarget, type HttpOutcome } from './harness.ts';
+import { runFixedCases, type FixedCase as Regression, type FuzzTarget } from './harness.ts';
+import { rawExchange, type HttpOutcome } from './http-clients.ts';
+import { WsClient } from './ws-client.ts';
 
 const FILE = 'test/fuzz/regressions.test.ts';
 

@@ -2,11 +2,11 @@
 // Seeded: HEARTH_FUZZ_SEED=<seed> replays a run, HEARTH_FUZZ_CASE=<case id> one case of it.
 import t from 'tap';
 import { caseRng, type Rng } from './rng.ts';
-import {
-  REST_ROUTES, fillPath, genValue, hostileSegment, malformedJson, mutateForm, mutateJson, preview, withBadUtf8,
-  MEMBER_NAMES, type Body, type FuzzContext, type Params, type RestRoute,
-} from './generators.ts';
-import { FuzzTarget, answerProblems, budget, rawExchange, selected, type CaseChecks, type HttpOutcome } from './harness.ts';
+import { genValue, hostileSegment, malformedJson, mutateForm, mutateJson, preview, withBadUtf8, MEMBER_NAMES, type Body, type FuzzContext } from './generators.ts';
+import { REST_ROUTES, fillPath, type Params, type RestRoute } from './routes-and-commands.ts';
+import { FuzzTarget, type CaseChecks } from './harness.ts';
+import { answerProblems, rawExchange, type HttpOutcome } from './http-clients.ts';
+import { budget, selected } from './report.ts';
 
 const FILE = 'test/fuzz/rest.test.ts';
 

@@ -8,7 +8,7 @@
 import t from 'tap';
 import { Worker } from 'node:worker_threads';
 import { DEFAULT_LIMITS } from '../../actors/templates/budget.ts';
-import { Reporter, budget } from './harness.ts';
+import { Reporter, budget } from './report.ts';
 import { caseRng, fuzzSeed } from './rng.ts';
 import { ProgramGenerator } from './template-programs.ts';
 import type { RenderAnswer } from './template-renderer.ts';

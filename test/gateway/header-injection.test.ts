@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Router, json, plainError } from '../../gateway/http.ts';
 import { serveProxy } from '../../gateway/proxy/relay.ts';
-import { rawExchange } from '../fuzz/harness.ts';
+import { rawExchange } from '../fuzz/http-clients.ts';
 
 const INJECTED = 'a\r\nSet-Cookie: session=stolen';
 
