@@ -159,14 +159,14 @@ export class SupervisorApi {
  * the gate of the routes served outside the router (the core's API proxy).
  */
 export function middleware(
-  o: { state(): string; lookup(token: string): Caller | undefined },
+  supervisor: { state(): string; lookup(token: string): Caller | undefined },
   req: { path: string; query: string; headers: Record<string, string> },
   tree: Tree,
 ): { refused?: HttpReply; caller?: Caller } {
   if (looksLikeExploit(req.query ? `${req.path}?${req.query}` : req.path)) return { refused: plainError(400) };
-  const state = o.state();
+  const state = supervisor.state();
   if (!SERVING.has(state)) return { refused: envelopeError(new SupervisorError(`System is not ready with state: ${state}`), tree) };
-  const decision = decide(req.path, tokenOf(req.headers), o.lookup);
+  const decision = decide(req.path, tokenOf(req.headers), supervisor.lookup);
   if (!decision.allow) return { refused: plainError(decision.status) };
   return { caller: decision.caller };
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Router } from '../../gateway/router.ts';
 import { json, plainError } from '../../gateway/replies.ts';
 import { serveProxy } from '../../gateway/proxy/relay.ts';
-import { rawExchange } from '../fuzz/harness.ts';
+import { rawExchange } from '../fuzz/http-clients.ts';
 
 const INJECTED = 'a\r\nSet-Cookie: session=stolen';
 

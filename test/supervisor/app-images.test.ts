@@ -29,9 +29,9 @@ async function builtinApps(localDir?: string): Promise<AppStore> {
 }
 
 /** A container of the image, removed when the test ends; its address on the default bridge. */
-async function runBare(t: { teardown(fn: () => unknown): void }, image: string, o: { stdin?: boolean; env?: string[] } = {}): Promise<{ name: string; ip: string }> {
+async function runBare(t: { teardown(fn: () => unknown): void }, image: string, options: { stdin?: boolean; env?: string[] } = {}): Promise<{ name: string; ip: string }> {
   const name = `hearth_test_bare_${randomBytes(4).toString('hex')}`;
-  const c = await docker.createContainer({ name, Image: image, Env: o.env, OpenStdin: o.stdin === true, StdinOnce: false, AttachStdin: o.stdin === true, Labels: { supervisor_managed: '' } });
+  const c = await docker.createContainer({ name, Image: image, Env: options.env, OpenStdin: options.stdin === true, StdinOnce: false, AttachStdin: options.stdin === true, Labels: { supervisor_managed: '' } });
   t.teardown(() => c.remove({ force: true }).catch(() => {}));
   await c.start();
   const info = await c.inspect();

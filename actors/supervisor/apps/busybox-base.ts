@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { imageExists } from '../core/image.ts';
-import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
+import { readProgress, streamToText, tarOf } from '../docker/gnu-tar-stream.ts';
 
 /**
  * The apps' default base, made on this engine since nothing can be pulled: the host's static

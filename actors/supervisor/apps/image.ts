@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { keyedError } from '../errors.ts';
 import { imageExists } from '../core/image.ts';
-import { buildFolder } from '../docker/tar-stream.ts';
+import { buildFolder } from '../docker/gnu-tar-stream.ts';
 import { ensureLocalBase } from './base-images.ts';
 import { readBuildConfig } from './build-config.ts';
 import { APP_BASE_IMAGE, ensureBaseImage } from './busybox-base.ts';
@@ -49,47 +49,47 @@ const building = new Map<string, Promise<{ ref: string; built: boolean }>>();
  * Labels and build arguments as the original gives them. Failures are the original's errors;
  * the builder's output goes to `say`.
  */
-export function buildAppImage(docker: Docker, app: RepositoryApp, o: { arch: string; say?: (line: string) => void; rebuild?: boolean }): Promise<{ ref: string; built: boolean }> {
-  const ref = `${appImageName(app, o.arch)}:${app.config.version}`;
+export function buildAppImage(docker: Docker, app: RepositoryApp, options: { arch: string; say?: (line: string) => void; rebuild?: boolean }): Promise<{ ref: string; built: boolean }> {
+  const ref = `${appImageName(app, options.arch)}:${app.config.version}`;
   const pending = building.get(ref);
   if (pending) return pending;
-  const say = o.say ?? (() => {});
+  const logLine = options.say ?? (() => {});
   const work = (async () => {
-    if (!o.rebuild && (await imageExists(docker, ref))) return { ref, built: false };
+    if (!options.rebuild && (await imageExists(docker, ref))) return { ref, built: false };
     if (!builtLocally(app)) {
       // nothing can be pulled here: an image-based app runs only when its image was loaded by hand
       throw keyedError(500, 'app_unknown_error', 'An unknown error occurred with app {app}. Check Supervisor logs for details', { app: app.key });
     }
-    if (!app.config.arch.includes(o.arch)) {
+    if (!app.config.arch.includes(options.arch)) {
       throw keyedError(400, 'app_build_architecture_not_supported_error', "Cannot build app '{app}' because its supported architectures ({app_arches}) do not match the system supported architectures ({system_arches})", {
         app: app.key,
         app_arches: app.config.arch.join(', '),
-        system_arches: o.arch,
+        system_arches: options.arch,
       });
     }
-    const dockerfile = await dockerfileOf(app, o.arch);
+    const dockerfile = await dockerfileOf(app, options.arch);
     if (!dockerfile) {
       throw keyedError(400, 'app_build_dockerfile_missing_error', "Cannot build app '{app}' because dockerfile is missing. A repair using '{repair_command}' will fix this if the cause is data corruption. Otherwise please report this to the app developer.", {
         app: app.key,
         repair_command: 'ha supervisor repair',
       });
     }
-    const build = await readBuildConfig(app.path, o.arch, APP_BASE_IMAGE).catch((err) => {
-      say(`building ${ref} failed: ${(err as Error).message}`);
+    const build = await readBuildConfig(app.path, options.arch, APP_BASE_IMAGE).catch((err) => {
+      logLine(`building ${ref} failed: ${(err as Error).message}`);
       throw buildFailed(app);
     });
-    await ensureLocalBase(docker, build.buildFrom, say);
+    await ensureLocalBase(docker, build.buildFrom, logLine);
     const started = Date.now();
-    say(`building ${ref} from ${join(app.path, dockerfile)} on ${build.buildFrom}`);
+    logLine(`building ${ref} from ${join(app.path, dockerfile)} on ${build.buildFrom}`);
     let built: { lines: string[]; error: string | null };
     try {
       built = await buildFolder(docker, app.path, {
         t: ref,
         dockerfile,
-        buildargs: { ...build.args, BUILD_FROM: build.buildFrom, BUILD_VERSION: app.config.version, BUILD_ARCH: o.arch },
+        buildargs: { ...build.args, BUILD_FROM: build.buildFrom, BUILD_VERSION: app.config.version, BUILD_ARCH: options.arch },
         labels: {
           'io.hass.version': app.config.version,
-          'io.hass.arch': o.arch,
+          'io.hass.arch': options.arch,
           'io.hass.type': 'app',
           'io.hass.name': app.config.name,
           'io.hass.description': app.config.description,
@@ -97,16 +97,16 @@ export function buildAppImage(docker: Docker, app: RepositoryApp, o: { arch: str
         },
       });
     } catch (err) {
-      say(`building ${ref} failed: ${(err as Error).message}`);
+      logLine(`building ${ref} failed: ${(err as Error).message}`);
       throw buildFailed(app);
     }
     const { lines, error } = built;
-    for (const line of lines) say(line);
+    for (const line of lines) logLine(line);
     if (error || !(await imageExists(docker, ref))) {
-      say(`building ${ref} failed: ${error ?? 'the engine kept no image'}`);
+      logLine(`building ${ref} failed: ${error ?? 'the engine kept no image'}`);
       throw buildFailed(app);
     }
-    say(`built ${ref} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    logLine(`built ${ref} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { ref, built: true };
   })();
   building.set(ref, work);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { imageExists, sourceLabel } from '../core/image.ts';
 import { addHostPrograms, type HostProgram } from '../docker/host-files.ts';
-import { buildFolder } from '../docker/tar-stream.ts';
+import { buildFolder } from '../docker/gnu-tar-stream.ts';
 import { APP_BASE_IMAGE, ensureBaseImage } from './busybox-base.ts';
 
 /**

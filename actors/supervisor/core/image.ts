@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { archOf, machineOf } from '../machine.ts';
-import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
+import { readProgress, streamToText, tarOf } from '../docker/gnu-tar-stream.ts';
 import { addLibraries, copyHostFile } from '../docker/host-files.ts';
 
 // the dns plugin copies the host's node the same way
@@ -149,17 +149,17 @@ export async function addNodeRuntime(root: string): Promise<string[]> {
  * Imports a root filesystem as `image:tag` with Dockerfile-like `changes`; answers the bytes
  * sent. A refusal or a missing result is an error starting with `code`.
  */
-export async function importRootfs(docker: Docker, root: string, o: { image: string; tag: string; changes: string[]; code: string }): Promise<number> {
-  const ref = `${o.image}:${o.tag}`;
+export async function importRootfs(docker: Docker, root: string, options: { image: string; tag: string; changes: string[]; code: string }): Promise<number> {
+  const ref = `${options.image}:${options.tag}`;
   const tar = tarOf(root);
-  const progress = (await docker.importImage(tar.stream as any, { repo: o.image, tag: o.tag, changes: o.changes } as any)) as unknown as NodeJS.ReadableStream;
+  const progress = (await docker.importImage(tar.stream as any, { repo: options.image, tag: options.tag, changes: options.changes } as any)) as unknown as NodeJS.ReadableStream;
   const answer = await streamToText(progress);
   await tar.done.catch((err) => {
-    throw new Error(`${o.code}: ${(err as Error).message}`);
+    throw new Error(`${options.code}: ${(err as Error).message}`);
   });
   const { error } = readProgress(answer);
-  if (error) throw new Error(`${o.code}: the engine refused the image: ${error}`);
-  if (!(await imageExists(docker, ref))) throw new Error(`${o.code}: the engine did not keep ${ref}: ${answer.trim()}`);
+  if (error) throw new Error(`${options.code}: the engine refused the image: ${error}`);
+  if (!(await imageExists(docker, ref))) throw new Error(`${options.code}: the engine did not keep ${ref}: ${answer.trim()}`);
   return tar.bytes();
 }
 
@@ -178,10 +178,10 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
   const appRoot = options.appRoot ?? APP_ROOT;
   const image = options.image ?? CORE_IMAGE;
   const ref = `${image}:${options.tag}`;
-  const say = options.say ?? (() => {});
+  const logLine = options.say ?? (() => {});
   const root = await mkdtemp(join(tmpdir(), 'hearth-core-rootfs-'));
   try {
-    say(`building ${ref}: root filesystem in ${root}`);
+    logLine(`building ${ref}: root filesystem in ${root}`);
     for (const d of ['tmp', 'config', 'root', 'etc', 'app', 'usr/bin', 'bin']) await mkdir(join(root, d), { recursive: true });
     await chmod(join(root, 'tmp'), 0o1777);
     await writeFile(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n');
@@ -207,7 +207,7 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
     const addons = (await run('find', [join(root, 'app', 'node_modules'), '-name', '*.node', '-type', 'f'])).stdout.split('\n').filter(Boolean);
     for (const addon of addons) binaries.push(addon);
     const libs = await addLibraries(root, binaries);
-    say(`building ${ref}: node, ${libs} libraries, ${addons.length} native addons`);
+    logLine(`building ${ref}: node, ${libs} libraries, ${addons.length} native addons`);
 
     const { arch, machine } = hostArch();
     const changes = [
@@ -220,7 +220,7 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
     ];
     const bytes = await importRootfs(docker, root, { image, tag: options.tag, changes, code: 'HEARTH_CORE_IMAGE' });
     const report = { ref, bytes, ms: Date.now() - started };
-    say(`built ${ref}: ${(bytes / 1048576).toFixed(1)} MiB in ${(report.ms / 1000).toFixed(1)} s`);
+    logLine(`built ${ref}: ${(bytes / 1048576).toFixed(1)} MiB in ${(report.ms / 1000).toFixed(1)} s`);
     return report;
   } finally {
     await rm(root, { recursive: true, force: true });

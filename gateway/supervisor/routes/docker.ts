@@ -53,7 +53,7 @@ export interface DockerRouteDeps {
 /** Registers the container engine's routes. */
 export function registerDockerRoutes(api: SupervisorApi, deps: DockerRouteDeps): void {
   const config = new DockerConfig(deps.settings);
-  const say = deps.logs.get('hearth.supervisor.docker');
+  const logger = deps.logs.get('hearth.supervisor.docker');
 
   api.get('/docker/info', async () => {
     const engine = await deps.engine.info().catch((err: Error) => {
@@ -73,7 +73,7 @@ export function registerDockerRoutes(api: SupervisorApi, deps: DockerRouteDeps):
   api.post('/docker/options', async (call) => {
     const body = validate(call.body(), OPTIONS);
     if (await config.setOptions(body, deps.context())) {
-      say.info('Host system reboot required to apply Docker configuration changes');
+      logger.info('Host system reboot required to apply Docker configuration changes');
       await rebootRequired(deps.resolution);
     }
   });

@@ -53,19 +53,19 @@ export interface HostRouteDeps {
 
 function control(deps: HostRouteDeps): HostControl {
   const { host, core, apps } = deps;
-  const say = deps.logs.get('hearth.supervisor.host');
+  const logger = deps.logs.get('hearth.supervisor.host');
   return new HostControl({
     host,
     services: () => host.services(),
-    migrationRunning: async () => offlineMigrationRunning({ url: await core.coreUrl(), refreshToken: core.section.get().refresh_token, warn: say.warning }),
+    migrationRunning: async () => offlineMigrationRunning({ url: await core.coreUrl(), refreshToken: core.section.get().refresh_token, warn: logger.warning }),
     stopManaged: async () => {
       const ctx = deps.context();
       for (const app of apps.list()) {
-        if (app.state === 'started') await apps.stop(app.slug, ctx).catch((err) => say.warning(`cannot stop ${app.slug}: ${(err as Error).message}`));
+        if (app.state === 'started') await apps.stop(app.slug, ctx).catch((err) => logger.warning(`cannot stop ${app.slug}: ${(err as Error).message}`));
       }
-      await core.stop(ctx, { force: true }).catch((err) => say.warning(`cannot stop the core: ${(err as Error).message}`));
+      await core.stop(ctx, { force: true }).catch((err) => logger.warning(`cannot stop the core: ${(err as Error).message}`));
     },
-    say,
+    say: logger,
   });
 }
 

@@ -17,7 +17,7 @@ const isV4 = (s: string) => IPV4.test(s);
 function v4Prefix(p: string): boolean {
   if (/^\d+$/.test(p)) return Number(p) <= 32;
   if (!isV4(p)) return false;
-  const bits = p.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
+  const bits = p.split('.').map((octet) => Number(octet).toString(2).padStart(8, '0')).join('');
   return /^1*0*$/.test(bits) || /^0*1*$/.test(bits);
 }
 

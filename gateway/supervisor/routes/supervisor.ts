@@ -100,7 +100,7 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
   const stats = new ProcessStats();
   // `on` lasts until the process ends; `on-at-startup` is the stored true
   let blockingIo = section().get().detect_blocking_io === true;
-  const say = deps.logs.get('hearth.supervisor');
+  const logger = deps.logs.get('hearth.supervisor');
 
   api.get('/supervisor/info', (call: SupervisorCall) => {
     const s = section().get();
@@ -137,7 +137,7 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
     try {
       return await stats.sample();
     } catch (err) {
-      say.error(`cannot read the supervisor's statistics: ${(err as Error).message}`);
+      logger.error(`cannot read the supervisor's statistics: ${(err as Error).message}`);
       throw supervisorUnknownError();
     }
   });
@@ -166,10 +166,10 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
     }
     const after = await section().set(patch, deps.context());
     if (body.logging !== undefined) deps.logs.setDefaultLevel(LEVELS[body.logging]);
-    if (flags && flags.supervisor_v2_api !== undefined && flags.supervisor_v2_api !== api.v2) say.info(`the /v2 API is ${flags.supervisor_v2_api ? 'served' : 'no longer served'} after the supervisor restarts`);
+    if (flags && flags.supervisor_v2_api !== undefined && flags.supervisor_v2_api !== api.v2) logger.info(`the /v2 API is ${flags.supervisor_v2_api ? 'served' : 'no longer served'} after the supervisor restarts`);
     if (after.channel !== before.channel) {
       // a new channel has its own document: read it now (a failure leaves that channel unknown)
-      await deps.updater.reload({ force: true }).catch((err: Error) => say.warning(`channel ${after.channel}: ${err.message}`));
+      await deps.updater.reload({ force: true }).catch((err: Error) => logger.warning(`channel ${after.channel}: ${err.message}`));
     }
     // last, as the original: the other options are kept even when a repository fails
     if (repos) await deps.gitRepositories.replaceWith(repos, deps.context());
@@ -195,7 +195,7 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
     for (const plugin of deps.plugins.all()) {
       if (await plugin.repair()) done.push(`plugin ${plugin.name} image made again`);
     }
-    say.info(`repair: ${done.join('; ')}`);
+    logger.info(`repair: ${done.join('; ')}`);
   });
 
   api.post('/supervisor/update', async (call) => {

@@ -1,11 +1,10 @@
+// What image builds and imports share: a directory as a tar stream for the engine, made by the
+// host's GNU tar (spawned: `--numeric-owner`, `--owner`, `--group` are GNU options), and the
+// engine's JSON-lines answer read back (its output lines, or the error it reported).
 import { spawn } from 'node:child_process';
 import type Docker from 'dockerode';
 
-/**
- * What image builds and imports share: a directory as a tar stream for the engine, and the
- * engine's JSON-lines answer read back (its output lines, or the error it reported).
- */
-
+/** The whole of a stream as text. */
 export async function streamToText(stream: NodeJS.ReadableStream): Promise<string> {
   let text = '';
   for await (const chunk of stream) text += chunk.toString();
@@ -31,14 +30,14 @@ export function readProgress(answer: string): { lines: string[]; error: string |
   return { lines, error };
 }
 
-/** `dir` as a tar stream (owner root, numeric ids); `done` settles when tar has ended, `bytes` counts what it wrote. */
+/** `dir` as a tar stream from GNU tar (owner root, numeric ids); `done` settles when tar has ended, `bytes` counts what it wrote. */
 export function tarOf(dir: string): { stream: NodeJS.ReadableStream; done: Promise<void>; bytes(): number } {
   const tar = spawn('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', dir, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
+  let stderr = '';
   let bytes = 0;
-  tar.stderr.on('data', (d) => (err += d));
-  tar.stdout.on('data', (d: Buffer) => (bytes += d.length));
-  const done = new Promise<void>((ok, fail) => tar.on('close', (code) => (code === 0 ? ok() : fail(new Error(`tar of ${dir} failed (${code}): ${err.trim()}`)))));
+  tar.stderr.on('data', (chunk) => (stderr += chunk));
+  tar.stdout.on('data', (chunk: Buffer) => (bytes += chunk.length));
+  const done = new Promise<void>((ok, fail) => tar.on('close', (code) => (code === 0 ? ok() : fail(new Error(`tar of ${dir} failed (${code}): ${stderr.trim()}`)))));
   return { stream: tar.stdout, done, bytes: () => bytes };
 }
 
