@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../core/configuration.ts';
+import { ConfigurationError } from '../core/config-error.ts';
 import { toBool } from '../entities/domains/config.ts';
 import { LEVELS, SEVERITY_REFUSAL, severityOf } from './levels.ts';
 

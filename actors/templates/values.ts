@@ -1,5 +1,5 @@
 import { TemplateError, typeError } from './errors.ts';
-import type { Zone } from './datetime.ts';
+import type { Zone } from './zones.ts';
 import { strRepr } from '../python-repr.ts';
 import { TextBuilder, budget } from './budget.ts';
 

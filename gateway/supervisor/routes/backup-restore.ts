@@ -1,10 +1,10 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
 import { validate, str, maybe, boolean, list, oneOf, type Field } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { BACKUP_FOLDERS } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { CLOUD } from '../../../actors/supervisor/backups/manager.ts';
-import type { RestoreRequest } from '../../../actors/supervisor/backups/restore/restore.ts';
+import type { BackupRestorer, RestoreRequest } from '../../../actors/supervisor/backups/restore/restore.ts';
 
 /**
  * Restores (supervisor-wire §5.7, §5.9), role backup: `/backups/{slug}/restore/full` and
@@ -23,11 +23,14 @@ const unique = <T>(field: Field<T[]>): Field<T[]> => ({
 const FULL = { password: maybe(str), background: boolean, location: maybe(str) };
 const FOLDERS = unique(list(oneOf([...BACKUP_FOLDERS, 'homeassistant'] as const)));
 
-export function registerBackupRestoreRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const restorer = () => {
-    if (!deps.backupRestore) throw new SupervisorError('Backups are not available');
-    return deps.backupRestore;
-  };
+/** What the restore routes use. */
+export interface BackupRestoreRouteDeps {
+  restorer: BackupRestorer;
+  context(): Context;
+}
+
+/** Registers the restore routes. */
+export function registerBackupRestoreRoutes(api: SupervisorApi, deps: BackupRestoreRouteDeps): void {
   const locationOf = (call: SupervisorCall, body: { location?: string | null }) => {
     if (body.location === CLOUD && call.caller?.kind !== 'core') throw new SupervisorError('403: Forbidden', { status: 403, plain: true });
     return 'location' in body ? (body.location ?? null) : undefined;
@@ -36,7 +39,7 @@ export function registerBackupRestoreRoutes(api: SupervisorApi, deps: Supervisor
   api.post('/backups/:slug/restore/full', async (call) => {
     const body = validate(call.body(), FULL);
     const request: RestoreRequest = { slug: call.params.slug, location: locationOf(call, body), password: body.password ?? null, background: body.background ?? false };
-    return restorer().restore(request, deps.context());
+    return deps.restorer.restore(request, deps.context());
   });
 
   api.post('/backups/:slug/restore/partial', async (call) => {
@@ -53,6 +56,6 @@ export function registerBackupRestoreRoutes(api: SupervisorApi, deps: Supervisor
       background: body.background ?? false,
       partial: { homeassistant, apps: apps ?? [], folders },
     };
-    return restorer().restore(request, deps.context());
+    return deps.restorer.restore(request, deps.context());
   });
 }

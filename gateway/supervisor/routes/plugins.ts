@@ -1,5 +1,6 @@
 import type { SupervisorApi } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
 import { boolean, float, int, list, required, str, validate, pyRepr, type Field } from '../../../actors/supervisor/schema.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { ContainerLogSource } from '../../../actors/supervisor/logs/container.ts';
@@ -46,7 +47,17 @@ const MUTE = { index: required(int()), active: required(boolean) };
 const DEFAULT = { name: required(str) };
 const PROFILE = { card: required(str), name: required(str) };
 
-export function registerPluginRoutes(api: SupervisorApi, deps: SupervisorDeps, plugins: Plugins): void {
+/** What the plugins' routes use. */
+export interface PluginRouteDeps {
+  plugins: Plugins;
+  /** the plugins' containers, whose logs are read */
+  engine: Engine;
+  context(): Context;
+}
+
+/** Registers the plugins' routes. */
+export function registerPluginRoutes(api: SupervisorApi, deps: PluginRouteDeps): void {
+  const { plugins } = deps;
   const context = () => deps.context();
 
   for (const name of ['dns', 'audio', 'cli', 'observer', 'multicast'] as PluginName[]) {
