@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import uWS from '@trufflesuite/uws-js-unofficial';
 import { openEventLog } from '../store/log.ts';
+import { startEmbeddedBroker } from '../actors/mqtt/embedded-broker.ts';
 import { restoreLogFromExport } from '../store/log-restore.ts';
 import { CoreBackup } from '../actors/backup/core-backup.ts';
 import { serveLog } from '../store/log-socket.ts';
@@ -393,6 +394,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     configDir: dataDir,
     readSection: async () => (await loadConfiguration(dataDir)).sections.mqtt,
     fireEvent: (eventType, data, context) => fireEvent(eventType, data, 'LOCAL', context),
+    embeddedBroker: startEmbeddedBroker,
   });
   deps.mqtt = mqtt;
   coreConfig.components.follow(() => mqtt.components());

@@ -22,6 +22,8 @@ export interface MqttSettings {
   /** a host name, or `embedded` for Hearth's own broker */
   broker: string;
   port: number;
+  /** where the embedded broker listens (`broker: embedded` only); this machine alone by default */
+  host?: string;
   username?: string;
   password?: string;
   client_id?: string;
@@ -80,6 +82,7 @@ function port(value: unknown): number {
 const BROKER_FIELDS: Fields = {
   broker: optional(toStr),
   port: optional(port, 1883),
+  host: optional(toStr),
   username: optional(toStr),
   password: optional(toStr),
   client_id: optional(toStr),

@@ -133,9 +133,11 @@ export class Mqtt {
         deps.logger.error('MQTT broker: embedded is not available in this build of Hearth');
         return;
       }
-      const started = await deps.embeddedBroker({ port: settings.port, host: '0.0.0.0', username: settings.username, password: settings.password });
+      const started = await deps.embeddedBroker({ port: settings.port, host: settings.host ?? '127.0.0.1', username: settings.username, password: settings.password });
       embedded = started;
-      settings = { ...settings, broker: '127.0.0.1', port: started.port };
+      // reach it where it listens; a wildcard address is reached on this machine
+      const reach = settings.host && settings.host !== '0.0.0.0' && settings.host !== '::' ? settings.host : '127.0.0.1';
+      settings = { ...settings, broker: reach, port: started.port };
     }
     const entry = this.entries.entry() ?? (await this.importEntry(settings, context));
     const entities: { current?: MqttEntities } = {};

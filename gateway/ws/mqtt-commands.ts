@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { isoTime } from '../../store/time.ts';
-import type { Command } from './commands.ts';
+import type { Command } from './command.ts';
 import { CommandError } from './connection.ts';
 import { validSubscribeTopic } from '../../actors/mqtt/topics.ts';
 
