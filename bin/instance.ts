@@ -181,7 +181,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
-  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').info, states: entities });
+  const registries = new Registries({ log, clock, ids, logLine: logs.get('hearth.registries').info, states: entities });
   // policies by device and area ask the registries where an entity sits, when a check runs
   const placement = { deviceOf: (id: string) => registries.deviceOf(id), areaIdOf: (id: string) => registries.areaOf(id)?.area_id };
   const auth = createAuth({
@@ -189,7 +189,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     clock,
     ids,
     config: {
-      say: logs.get('hearth.auth').warning,
+      logLine: logs.get('hearth.auth').warning,
       mfaModules: mfaModulesOfCore(config.core),
       groups: authGroupsOfCore(config.core),
       providers: authProvidersOfCore(config.core),
@@ -197,13 +197,13 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
       placement,
     },
   });
-  const bans = new IpBans({ log, clock, ids, say: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
+  const bans = new IpBans({ log, clock, ids, logLine: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
   // the public side of auth as replicas hold it: kept here only for the replicas' snapshot in NATS
   const authMirror = new MirroredAuth({ clock });
   authMirror.follow(log);
   areas.push(authMirror);
-  const intentTimers = new TimerManager({ log, clock, ids, places: registries, say: logs.get('hearth.intent').warning });
+  const intentTimers = new TimerManager({ log, clock, ids, places: registries, logLine: logs.get('hearth.intent').warning });
   areas.push(intentTimers.area);
   const mobile = new Mobile({ log, clock, ids, registries, readJson, warn: logs.get('hearth.mobile_app').warning, newContext: (userId) => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: userId }) });
   areas.push(mobile.registrations);
@@ -214,12 +214,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     registries,
     registrations: mobile.registrations,
     configEntryOf: (webhookId) => mobile.registrations.entries().find((e) => e.registration.webhook_id === webhookId)?.entry_id,
-    say: logs.get('hearth.mobile_app').warning,
+    logLine: logs.get('hearth.mobile_app').warning,
   });
   areas.push(mobileSensors.area);
   const frontendUserData = new FrontendUserData({ log, clock });
   areas.push(frontendUserData);
-  const tags = new Tags({ log, clock, entities, say: logs.get('hearth.tag').warning });
+  const tags = new Tags({ log, clock, entities, logLine: logs.get('hearth.tag').warning });
   areas.push(tags);
 
   const started = performance.now();
@@ -230,7 +230,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   runState = 'STARTING';
 
   const bus = new Bus(log, logs.get('hearth.bus').error);
-  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId), targets: registries, say: logs.get('hearth.services').warning });
+  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId), targets: registries, logLine: logs.get('hearth.services').warning });
   const fireEvent = async (eventType: string, data: Record<string, unknown>, origin: 'LOCAL' | 'REMOTE', context: Context): Promise<EventRecord> => {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
     return record;
@@ -323,9 +323,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const intents = new IntentRegistry(logs.get('hearth.intent').warning);
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
   const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, tags, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
-  deps.coreBackup = new CoreBackup({ log, dataDir, areas, say: logs.get('hearth.backup').info });
+  deps.coreBackup = new CoreBackup({ log, dataDir, areas, logLine: logs.get('hearth.backup').info });
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
-  deps.panels = new Panels({ fireEvent, say: logs.get('hearth.frontend') });
+  deps.panels = new Panels({ fireEvent, logger: logs.get('hearth.frontend') });
   deps.deviceAutomations = new DeviceAutomations({
     getDevice: (id) => registries.getDevice(id),
     entitiesOfDevice: (id) => registries.entitiesOfDevice(id),
@@ -333,8 +333,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     state: (id) => entities.get(id),
   });
   deps.translations = new Translations({ components: () => coreConfig.components.list(), services: () => services.describe() });
-  const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, say: logs.get('hearth.hassio'), context: systemContext });
-  const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });
+  const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, logger: logs.get('hearth.hassio'), context: systemContext });
+  const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), logger: logs.get('hearth.hassio'), context: systemContext });
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   for (const [domain, platform] of Object.entries(domainIntents)) await intentPlatforms.registerIntentPlatform(domain, platform);

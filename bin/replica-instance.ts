@@ -85,7 +85,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
-  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').info, states: entities });
+  const registries = new Registries({ log, clock, ids, logLine: logs.get('hearth.registries').info, states: entities });
   const auth = new MirroredAuth({ clock, placement: { deviceOf: (id: string) => registries.deviceOf(id), areaIdOf: (id: string) => registries.areaOf(id)?.area_id } });
   const areas: Area[] = [entities.area, registries.area, coreConfig.area, auth];
   // entities, registries and the auth mirror project what is committed themselves; the core

@@ -56,7 +56,7 @@ export interface MobileSensorsDeps {
   configEntryOf?(webhookId: string): string | undefined;
   /** the user's overrides of an entity (name, icon, device class) */
   overrides?: OverridesOf;
-  say?(line: string): void;
+  logLine?(line: string): void;
 }
 
 /** The entity-registry unique id of a sensor. */
@@ -135,9 +135,9 @@ export class MobileSensors implements EntryFollower {
     this.deps.registrations.onChange?.((change) => {
       if (change.type === 'created') {
         const reg = this.deps.registrations.get(change.webhookId);
-        if (reg) void this.onRegistration(reg, deps.newContext()).catch((err) => this.deps.say?.(`device tracker of ${reg.device_name} not made: ${(err as Error).message}`));
+        if (reg) void this.onRegistration(reg, deps.newContext()).catch((err) => this.deps.logLine?.(`device tracker of ${reg.device_name} not made: ${(err as Error).message}`));
       } else if (change.type === 'deleted') {
-        void this.onRemoved(change.webhookId, deps.newContext()).catch((err) => this.deps.say?.(`entities of a removed registration not removed: ${(err as Error).message}`));
+        void this.onRemoved(change.webhookId, deps.newContext()).catch((err) => this.deps.logLine?.(`entities of a removed registration not removed: ${(err as Error).message}`));
       }
     });
     for (const reg of this.deps.registrations.list()) await this.onRegistration(reg, deps.newContext());

@@ -54,7 +54,7 @@ export class ServiceRegistry {
       caller?: (userId: string) => Caller | undefined;
       /** the registries, which turn device, area, floor and label targets into entities */
       targets?: TargetResolver;
-      say?: (line: string) => void;
+      logLine?: (line: string) => void;
     },
   ) {
     deps.log.onCommit((records) => {
@@ -242,7 +242,7 @@ export class ServiceRegistry {
     ).filter(([, items]) => items.length > 0);
     if (parts.length) {
       const listed = parts.map(([what, items]) => `${what} ${[...items].sort().join(', ')}`).join(', ');
-      this.deps.say?.(`Referenced ${listed} are missing or not currently available`);
+      this.deps.logLine?.(`Referenced ${listed} are missing or not currently available`);
     }
     return [...ids];
   }

@@ -84,7 +84,7 @@ export interface TagsDeps {
   clock: Clock;
   entities: EntityActors;
   /** where a scan that could not be recorded is told of */
-  say?: (line: string) => void;
+  logLine?: (line: string) => void;
 }
 
 /** The tag collection: its records' projection, its changes, and the scans it follows. */
@@ -109,7 +109,7 @@ export class Tags implements Area {
           const change = this.apply(r);
           if (change) changes.push(change);
         } else if (r.stream === 'bus' && r.type === 'tag_scanned' && typeof r.data?.tag_id === 'string') {
-          const followed = this.serially(() => this.scanned(r)).catch((err) => deps.say?.(`tag ${r.data.tag_id}: scan not recorded: ${(err as Error).message}`));
+          const followed = this.serially(() => this.scanned(r)).catch((err) => deps.logLine?.(`tag ${r.data.tag_id}: scan not recorded: ${(err as Error).message}`));
           this.following.set(r.seq, followed);
           // nobody waits for a scan a client fired itself
           void followed.then(() => setTimeout(() => this.following.delete(r.seq), 0));

@@ -78,7 +78,7 @@ export interface CoreRuntimeOptions {
   log: EventLog;
   clock: Clock;
   ids: Ids;
-  say: Logger;
+  logger: Logger;
   settings: Settings;
   tokens: Tokens;
   engine: Engine;
@@ -127,19 +127,19 @@ export class CoreRuntime implements CoreRuntimeView {
   private readonly docker: Docker;
   private readonly container: ContainerActor<CoreRequest>;
 
-  constructor(private readonly o: CoreRuntimeOptions) {
-    this.containerName = o.containerName;
-    this.dataDir = o.dataDir;
-    this.docker = o.engine.docker;
-    this.section = o.settings.section('core', { ...CORE_DEFAULTS, port: o.defaultPort ?? CORE_DEFAULTS.port });
+  constructor(private readonly options: CoreRuntimeOptions) {
+    this.containerName = options.containerName;
+    this.dataDir = options.dataDir;
+    this.docker = options.engine.docker;
+    this.section = options.settings.section('core', { ...CORE_DEFAULTS, port: options.defaultPort ?? CORE_DEFAULTS.port });
     this.container = createContainerActor<CoreRequest>({
-      engine: o.engine,
-      name: o.containerName,
+      engine: options.engine,
+      name: options.containerName,
       // a clean exit is the core stopping itself; a core that cannot be brought up is still wanted
       policy: { cleanExitIsCrash: false, staysWantedWhenDown: true, newContainerEachStart: false },
-      clock: o.clock,
+      clock: options.clock,
       stopTimeout: () => CORE_STOP_TIMEOUT,
-      retryPauseMs: o.watchdogPauseMs,
+      retryPauseMs: options.watchdogPauseMs,
       steps: {
         create: (request) => this.create(request.context, request.restoreJobId),
         start: () => this.startContainer(),
@@ -175,7 +175,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   async info(): Promise<CoreInfo> {
     const s = this.section.get();
-    const latest = this.o.links.updater?.latest('core') ?? s.version ?? CORE_VERSION;
+    const latest = this.options.links.updater?.latest('core') ?? s.version ?? CORE_VERSION;
     const inspect = await this.inspect().catch(() => null);
     const { arch, machine } = hostArch();
     const ip = Object.values(inspect?.NetworkSettings?.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress ?? null;
@@ -200,7 +200,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   /** The container as the engine describes it, or null when there is none. */
   inspect(): Promise<Docker.ContainerInspectInfo | null> {
-    return this.o.engine.inspect(this.containerName);
+    return this.options.engine.inspect(this.containerName);
   }
 
   async running(): Promise<boolean> {
@@ -210,7 +210,7 @@ export class CoreRuntime implements CoreRuntimeView {
   /** One statistics sample; a 400 when the core does not run. */
   async stats(): Promise<ContainerStats> {
     if (!(await this.running())) throw new SupervisorError(`Core container ${this.containerName} is not running`);
-    return this.o.engine.stats(this.containerName);
+    return this.options.engine.stats(this.containerName);
   }
 
   async setOptions(patch: Partial<CoreSettings>, context: Context): Promise<void> {
@@ -225,8 +225,8 @@ export class CoreRuntime implements CoreRuntimeView {
   boot(context: Context): Promise<void> {
     this.follow();
     return (async () => {
-      if (!(await this.o.engine.reachable())) {
-        this.o.say.warning(`no container engine answers at ${this.o.engine.socketPath}: the core is not started`);
+      if (!(await this.options.engine.reachable())) {
+        this.options.logger.warning(`no container engine answers at ${this.options.engine.socketPath}: the core is not started`);
         return;
       }
       if (this.version() === null) await this.job('home_assistant_core_install', context, (job) => this.install(context, job)).done;
@@ -236,7 +236,7 @@ export class CoreRuntime implements CoreRuntimeView {
         return;
       }
       await this.job('home_assistant_core_start', context, () => this.exclusive(() => this.startNow(context))).done;
-    })().catch((err) => this.o.say.error(`the core could not be started at boot: ${(err as Error).message}`));
+    })().catch((err) => this.options.logger.error(`the core could not be started at boot: ${(err as Error).message}`));
   }
 
   /** Builds the image of this Hearth when missing (or when `rebuild`); records the install. */
@@ -300,9 +300,9 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async update(context: Context, options: { version?: string; backup?: boolean; background?: boolean } = {}): Promise<{ job_id: string } | undefined> {
     await this.guard();
-    await this.o.links.jobs?.requireConditions('HomeAssistantCore.update', UPDATE_CONDITIONS);
+    await this.options.links.jobs?.requireConditions('HomeAssistantCore.update', UPDATE_CONDITIONS);
     const current = this.version();
-    const target = options.version ?? this.o.links.updater?.latest('core') ?? current ?? CORE_VERSION;
+    const target = options.version ?? this.options.links.updater?.latest('core') ?? current ?? CORE_VERSION;
     if (target === current) throw keyedError(400, 'homeassistant_update_already_installed_error', 'Home Assistant version {version} is already installed', { version: target });
     if (options.backup) {
       throw new SupervisorError('A backup before the update cannot be made: backups are not available on this supervisor yet; update with backup false');
@@ -352,7 +352,7 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async stopForRestore(context: Context): Promise<boolean> {
     return this.exclusive(async () => {
-      const host = this.o.hostProcess;
+      const host = this.options.hostProcess;
       const wasRunning = host ? await host.running() : await this.running();
       if (host) await host.stop();
       else await this.container.remove();
@@ -367,7 +367,7 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async startAfterRestore(context: Context, restoreJobId?: string): Promise<void> {
     await this.exclusive(async () => {
-      const host = this.o.hostProcess;
+      const host = this.options.hostProcess;
       if (!host) return this.startNow(context, 'core_started', restoreJobId);
       await host.start();
       await this.record('core_started', { version: this.version(), reason: 'restore' }, context);
@@ -376,7 +376,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   /** Whether the core runs in a container of a versioned image (not as a host process, as in tests). */
   get runsContainer(): boolean {
-    return !this.o.hostProcess;
+    return !this.options.hostProcess;
   }
 
   /**
@@ -419,7 +419,7 @@ export class CoreRuntime implements CoreRuntimeView {
       if (await imageExists(this.docker, this.ref(version))) return false;
       throw keyedError(400, 'homeassistant_update_image_error', 'Downloading Home Assistant version {version} failed', { version });
     }
-    return ensureCoreImage(this.docker, { tag: version, rebuild, say: (l) => this.o.say.info(l) });
+    return ensureCoreImage(this.docker, { tag: version, rebuild, logLine: (l) => this.options.logger.info(l) });
   }
 
   /** Creates the container (with a new core token) when there is none, starts it, waits for HTTP. */
@@ -445,9 +445,9 @@ export class CoreRuntime implements CoreRuntimeView {
     const version = s.version ?? CORE_VERSION;
     await this.ensureImage(version);
     await mkdir(this.dataDir, { recursive: true });
-    const token = await this.o.tokens.rotateCore(context);
-    const url = this.o.supervisorUrl();
-    const env = [`SUPERVISOR=${url}`, `HASSIO=${url}`, `SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `TZ=${this.o.timezone()}`];
+    const token = await this.options.tokens.rotateCore(context);
+    const url = this.options.supervisorUrl();
+    const env = [`SUPERVISOR=${url}`, `HASSIO=${url}`, `SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `TZ=${this.options.timezone()}`];
     if (s.duplicate_log_file) env.push('HA_DUPLICATE_LOG_FILE=1');
     if (restoreJobId) env.push(`SUPERVISOR_RESTORE_JOB_ID=${restoreJobId}`);
     const port = `${CORE_CONTAINER_PORT}/tcp`;
@@ -486,17 +486,17 @@ export class CoreRuntime implements CoreRuntimeView {
       job.progress(100);
       await this.record('core_updated', { from, to: target }, context);
     } catch (err) {
-      this.o.say.error(`the update to ${target} failed: ${(err as Error).message}; going back to ${from}`);
+      this.options.logger.error(`the update to ${target} failed: ${(err as Error).message}; going back to ${from}`);
       await this.record('core_update_failed', { from, to: target, message: (err as Error).message }, context);
       try {
         await this.container.remove();
         await this.section.set({ version: from }, context);
         if (wasRunning) await this.startNow(context, 'core_started');
         await this.record('core_update_rolled_back', { from: target, to: from }, context);
-        await this.o.links.resolution?.addIssue({ type: 'update_rollback', context: 'core' }).catch(() => {});
+        await this.options.links.resolution?.addIssue({ type: 'update_rollback', context: 'core' }).catch(() => {});
       } catch (again) {
-        this.o.say.error(`going back to ${from} failed too: ${(again as Error).message}`);
-        await this.o.links.resolution?.addIssue({ type: 'update_failed', context: 'core' }).catch(() => {});
+        this.options.logger.error(`going back to ${from} failed too: ${(again as Error).message}`);
+        await this.options.links.resolution?.addIssue({ type: 'update_failed', context: 'core' }).catch(() => {});
         throw keyedError(400, 'homeassistant_update_error', 'Updating Home Assistant failed');
       }
     }
@@ -508,7 +508,7 @@ export class CoreRuntime implements CoreRuntimeView {
    * count as a failed login against the supervisor's address in the core's ban keeper.
    */
   private async waitUntilUp(): Promise<void> {
-    const until = Date.now() + (this.o.startTimeoutMs ?? 120_000);
+    const until = Date.now() + (this.options.startTimeoutMs ?? 120_000);
     const url = `${await this.coreUrl()}/auth/providers`;
     for (;;) {
       try {
@@ -532,7 +532,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   private async guard(): Promise<void> {
     const s = this.section.get();
-    if (await offlineMigrationRunning({ url: await this.coreUrl(), refreshToken: s.refresh_token, warn: (l) => this.o.say.warning(l) })) {
+    if (await offlineMigrationRunning({ url: await this.coreUrl(), refreshToken: s.refresh_token, warn: (l) => this.options.logger.warning(l) })) {
       throw new SupervisorError(MIGRATION_MESSAGE, { status: 503 });
     }
   }
@@ -553,27 +553,27 @@ export class CoreRuntime implements CoreRuntimeView {
   private watchdogReports(): WatchdogReports<CoreRequest> {
     return {
       crashed: async (exitCode) => {
-        const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
-        this.o.say.warning(`the core container ${this.containerName} died with exit code ${exitCode}`);
+        const context: Context = { id: this.options.ids.ulid(this.options.clock.now()), parent_id: null, user_id: null };
+        this.options.logger.warning(`the core container ${this.containerName} died with exit code ${exitCode}`);
         await this.record('core_crashed', { exit_code: exitCode, version: this.version() }, context);
         // no dedicated issue type in the original for a crashed core: boot_fail (context core) names it closest
-        await this.o.links.resolution?.addIssue({ type: 'boot_fail', context: 'core', reference: this.containerName }, [{ type: 'execute_restart', context: 'core', reference: this.containerName }]).catch(() => {});
+        await this.options.links.resolution?.addIssue({ type: 'boot_fail', context: 'core', reference: this.containerName }, [{ type: 'execute_restart', context: 'core', reference: this.containerName }]).catch(() => {});
         return { request: { context }, watchdog: this.section.get().watchdog };
       },
       repairing: ({ context }, repair) => void this.job('home_assistant_core_restart_after_problem', context, () => repair).done.catch(() => {}),
       restarted: async ({ context }, attempt, exitCode) => {
         await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
-        this.o.say.info(`watchdog: the core is running again (restart ${attempt})`);
+        this.options.logger.info(`watchdog: the core is running again (restart ${attempt})`);
       },
       attemptFailed: async (_, attempt, error) => {
-        this.o.say.warning(`watchdog: restart ${attempt} of the core failed: ${error.message}`);
+        this.options.logger.warning(`watchdog: restart ${attempt} of the core failed: ${error.message}`);
         return true;
       },
       gaveUp: async ({ context }, reason) => {
-        if (reason === 'rate') this.o.say.error('watchdog: more than 10 restarts of the core in 30 minutes, not restarting it');
+        if (reason === 'rate') this.options.logger.error('watchdog: more than 10 restarts of the core in 30 minutes, not restarting it');
         await this.record('watchdog_gave_up', { reason }, context);
       },
-      unreported: (error) => this.o.say.error(`watchdog: ${error.message}`),
+      unreported: (error) => this.options.logger.error(`watchdog: ${error.message}`),
     };
   }
 
@@ -585,13 +585,13 @@ export class CoreRuntime implements CoreRuntimeView {
 
   private job<T>(name: string, context: Context, work: (job: JobHandle) => Promise<T>): { uuid: string; done: Promise<T> } {
     this.follow();
-    const jobs = this.o.links.jobs;
+    const jobs = this.options.links.jobs;
     if (jobs) return jobs.run({ name, reference: null, context }, work);
-    const uuid = this.o.ids.uuidHex();
+    const uuid = this.options.ids.uuidHex();
     return { uuid, done: work(untrackedJob(uuid)) };
   }
 
   private async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {
-    await this.o.log.append([{ time: this.o.clock.now(), stream: CORE_RUNTIME_STREAM, type, data: { container: this.containerName, ...data }, context }]);
+    await this.options.log.append([{ time: this.options.clock.now(), stream: CORE_RUNTIME_STREAM, type, data: { container: this.containerName, ...data }, context }]);
   }
 }

@@ -33,7 +33,7 @@ export interface DiscoveryDeps {
   log: EventLog;
   clock: Clock;
   ids: Ids;
-  say: Logger;
+  logger: Logger;
   apps: () => AppsView | undefined;
   store: () => AppStoreView | undefined;
   push: DiscoveryPush;
@@ -119,7 +119,7 @@ export class Discovery implements Area {
 
   private async sendNow(app: { slug: string; discovery: string[] }, service: string, config: Record<string, unknown>, context: Context): Promise<DiscoveryMessage> {
     if (!app.discovery.includes(service)) {
-      this.deps.say.error(`App ${app.slug} attempted to send discovery for service ${service} which is not listed in its config. Please report this to the maintainer of the app`);
+      this.deps.logger.error(`App ${app.slug} attempted to send discovery for service ${service} which is not listed in its config. Please report this to the maintainer of the app`);
       throw new SupervisorError('Apps must list services they provide via discovery in their config!', { status: 403 });
     }
     const existing = this.all().find((m) => m.app === app.slug && m.service === service);
@@ -153,7 +153,7 @@ export class Discovery implements Area {
   }
 
   private push(method: 'POST' | 'DELETE', message: DiscoveryMessage) {
-    const p = this.deps.push(method, message).catch((err) => this.deps.say.warning(`discovery ${message.uuid} not pushed to the core: ${(err as Error).message}`));
+    const p = this.deps.push(method, message).catch((err) => this.deps.logger.warning(`discovery ${message.uuid} not pushed to the core: ${(err as Error).message}`));
     this.pushes.add(p);
     void p.finally(() => this.pushes.delete(p));
   }

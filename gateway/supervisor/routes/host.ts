@@ -65,7 +65,7 @@ function control(deps: HostRouteDeps): HostControl {
       }
       await core.stop(ctx, { force: true }).catch((err) => logger.warning(`cannot stop the core: ${(err as Error).message}`));
     },
-    say: logger,
+    logger,
   });
 }
 
