@@ -1,9 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { mkdir, rm } from 'node:fs/promises';
 import type Docker from 'dockerode';
-import { createActor, type Actor } from 'xstate';
 import type { Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
@@ -15,20 +12,18 @@ import type { Resolution } from '../resolution/types.ts';
 import { runInBackground, untrackedJob } from '../jobs/jobs.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { archOf } from '../machine.ts';
-import { appMachine, isStable, type AppMachineState } from '../../../machines/app.machine.ts';
 import { backupMode, type AppConfig, type RepositoryApp } from './repository.ts';
-import { splitCommandLine } from './command-line.ts';
 import type { AppStore } from './store.ts';
 import type { AppsView, AppState, AppTarget, AppUserSettings, InstalledApp } from './types.ts';
 import { appImageName, buildAppImage, imageExists, removeAppImage } from './image.ts';
 import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type Schema } from './options-schema.ts';
-import { appConfigDir, appDataDir, containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
-import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
+import { appConfigDir, appDataDir } from './container-spec.ts';
+import { effectiveBoot, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
-import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
+import { AppActor, type PersistedApp } from './app-actor.ts';
+import { appContainerActor, type AppContainerHost } from './app-container.ts';
+import { runBackupCommand, writeToContainerStdin } from './container-exec.ts';
 import type { PanelPush } from './panel-push.ts';
-import { appDeviceAccess, type AppDeviceAccess } from '../hardware/app-devices.ts';
-import { hostDevices } from '../hardware/devices.ts';
 import { swapDirectory } from '../backups/restore/swap.ts';
 import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
 
@@ -39,6 +34,13 @@ import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
  * what is kept carry the app's whole `config` and `user`, so the manager is rebuilt from the log
  * like any area. Containers are `<prefix><slug>` on the engine, made fresh on each start.
  * Operations on one app run one at a time, each as a job.
+ *
+ * One app's actor is app-actor.ts; its container's steps and watchdog reports are
+ * app-container.ts; commands and stdin inside a running container are container-exec.ts. What
+ * stays here (about 600 lines) is the area, the AppsView and the operations on an app (install,
+ * start, update, backup hooks, restore...): each is a job on the app's queue that ends in this
+ * manager's records, so they share its actor lookup, queue, jobs and record; split further, each
+ * part would need that whole surface handed to it.
  */
 
 export const APP_STREAM_PREFIX = 'supervisor/app/';
@@ -71,67 +73,6 @@ export interface AppManagerOptions {
   dns?: () => Promise<{ network: string; ip: string } | null>;
 }
 
-interface PersistedApp {
-  slug: string;
-  repository: string;
-  config: AppConfig;
-  user: AppUserSettings;
-}
-
-/** What an app container's steps are given: the context of the records, the options already checked (an API start). */
-interface AppRequest {
-  context: Context;
-  options?: Record<string, unknown>;
-}
-
-/** What an app's start readies before its container is made. */
-interface AppPreparation {
-  options: Record<string, unknown>;
-  image: string;
-  hardware: AppDeviceAccess | undefined;
-  dns: { network: string; ip: string } | null;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const PORT_CONFLICT = /(?:0\.0\.0\.0|\[::\]|:):?(\d+).*(?:address already in use|port is already allocated)|port is already allocated|address already in use/;
-
-/** One installed app: what is kept of it, its state as the API shows it, its container. */
-class AppActor {
-  readonly machine: Actor<typeof appMachine>;
-  /** the last state the API shows (transitional states show this) */
-  stable: AppState = 'unknown';
-  readonly container: ContainerActor<AppRequest>;
-
-  constructor(
-    public persisted: PersistedApp,
-    containerOf: (app: AppActor) => ContainerActor<AppRequest>,
-  ) {
-    this.container = containerOf(this);
-    this.machine = createActor(appMachine).start();
-    this.machine.subscribe((s) => {
-      const value = s.value as AppMachineState;
-      if (isStable(value)) this.stable = value;
-    });
-    this.machine.send({ type: 'installed' });
-  }
-
-  get state(): AppState {
-    return this.stable;
-  }
-
-  exclusive<T>(work: () => Promise<T>): Promise<T> {
-    return this.container.exclusive(work);
-  }
-
-  stop(): void {
-    this.machine.stop();
-    this.container.close();
-  }
-}
-
-/** bytes of a backup command's output kept for the log */
-const EXEC_OUTPUT_KEPT = 64 * 1024;
-
 export class AppManager implements AppsView, Area {
   readonly name = 'supervisor-apps';
   readonly snapshotVersion = 1;
@@ -142,9 +83,24 @@ export class AppManager implements AppsView, Area {
   private readonly prefix: string;
   private readonly deaths: DieEvents;
   private closed = false;
+  /** what each app's container (app-container.ts) reads and records through */
+  private readonly containerHost: AppContainerHost;
 
   constructor(private readonly deps: AppManagerOptions) {
     this.docker = deps.engine.docker;
+    this.containerHost = {
+      deps,
+      docker: this.docker,
+      containerName: (slug) => this.containerName(slug),
+      dataDirOf: (slug) => this.dataDirOf(slug),
+      view: (actor) => this.view(actor),
+      validOptions: (app) => this.validOptions(app),
+      imageOf: (actor) => this.imageOf(actor),
+      inspect: (actor) => this.inspect(actor),
+      record: (slug, type, data, context) => this.record(slug, type, data, context),
+      job: (name, slug, context, work, internal) => this.job(name, slug, context, work, internal),
+      systemContext: () => this.systemContext(),
+    };
     this.prefix = deps.containerPrefix ?? 'app_';
     this.deaths = new DieEvents(this.docker, { label: ['io.hass.type=app'] }, (death) => this.onDeath(death));
     deps.log.onCommit((records) => {
@@ -166,7 +122,7 @@ export class AppManager implements AppsView, Area {
     switch (record.type) {
       case 'app_installed':
         actor?.stop();
-        this.actors.set(slug, new AppActor({ slug, repository: data.repository!, config: data.config!, user: data.user! }, (app) => this.containerOf(app)));
+        this.actors.set(slug, new AppActor({ slug, repository: data.repository!, config: data.config!, user: data.user! }, (app) => appContainerActor(this.containerHost, app)));
         return;
       case 'app_uninstalled':
         actor?.stop();
@@ -199,7 +155,7 @@ export class AppManager implements AppsView, Area {
 
   restore(data: unknown): void {
     for (const saved of data as Array<PersistedApp & { state: AppState }>) {
-      const actor = new AppActor({ slug: saved.slug, repository: saved.repository, config: saved.config, user: saved.user }, (app) => this.containerOf(app));
+      const actor = new AppActor({ slug: saved.slug, repository: saved.repository, config: saved.config, user: saved.user }, (app) => appContainerActor(this.containerHost, app));
       if (saved.state === 'started') actor.machine.send({ type: 'running', healthy: true });
       this.actors.set(saved.slug, actor);
     }
@@ -259,15 +215,6 @@ export class AppManager implements AppsView, Area {
   /** The store's app of an installed one (null when the store no longer has it: `detached`). */
   storeApp(slug: string): RepositoryApp | null {
     return this.deps.store()?.find(slug) ?? null;
-  }
-
-  /** What of the host's hardware the app's config asks for, read from the host as it is now. */
-  private async hardwareOf(config: AppConfig): Promise<AppDeviceAccess | undefined> {
-    if (!config.devices.length && !config.uart && !config.usb && !config.gpio && !config.video && !config.udev && !config.devicetree) return undefined;
-    const needsList = config.uart || config.video || config.gpio;
-    const access = appDeviceAccess(config, needsList ? await hostDevices() : []);
-    if (access.missing.length) this.deps.logger.warning(`app ${config.slug}: ${access.missing.join(', ')} not on this host, started without`);
-    return access;
   }
 
   async inspectOf(slug: string): Promise<Docker.ContainerInspectInfo | null> {
@@ -483,7 +430,7 @@ export class AppManager implements AppsView, Area {
       if (mode === 'cold') {
         this.deps.logger.info(`app ${slug}: stopped for its cold backup`);
         await actor.exclusive(() => this.stopNow(actor, context));
-      } else if (pre) await this.backupCommand(actor, pre);
+      } else if (pre) await runBackupCommand(this.docker, this.containerName(slug), actor.persisted, pre, this.deps.logger);
       return true;
     });
   }
@@ -503,59 +450,9 @@ export class AppManager implements AppsView, Area {
         started.catch((err) => this.deps.logger.warning(`app ${slug}: starting again after its cold backup failed: ${(err as Error).message}`));
         return { started };
       }
-      if (post) await this.backupCommand(actor, post);
+      if (post) await runBackupCommand(this.docker, this.containerName(slug), actor.persisted, post, this.deps.logger);
       return {};
     });
-  }
-
-  /** A backup_pre/backup_post command, run in the app's container without a shell. */
-  private async backupCommand(actor: AppActor, command: string): Promise<void> {
-    const slug = actor.persisted.slug;
-    let result: { exitCode: number; output: string };
-    try {
-      result = await this.runInside(slug, splitCommandLine(command));
-    } catch (err) {
-      throw new SupervisorError(`Failed running pre-/post backup command ${command}: ${(err as Error).message}`);
-    }
-    if (result.exitCode === 0) return;
-    this.deps.logger.debug(`app ${slug}: pre-/post backup command failed with: ${result.output}`);
-    const err = keyedError(
-      400,
-      'app_pre_post_backup_command_returned_error',
-      'Pre-/Post backup command for app {app} returned error code: {exit_code}. Please report this to the app developer. Enable debug logging to capture complete command output using {debug_logging_command}',
-      { app: actor.persisted.config.name, exit_code: result.exitCode, debug_logging_command: 'ha supervisor options --logging debug' },
-    );
-    // the type a job's error shows
-    err.name = 'AppPrePostBackupCommandReturnedError';
-    throw err;
-  }
-
-  /** Runs `argv` in the app's running container (docker exec); its exit code and the end of its output. */
-  private async runInside(slug: string, argv: string[]): Promise<{ exitCode: number; output: string }> {
-    const exec = await this.docker.getContainer(this.containerName(slug)).exec({ Cmd: argv, AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    // a chatty command's output is kept to its last part: enough for the debug line
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    const sink = new PassThrough();
-    sink.on('data', (c: Buffer) => {
-      chunks.push(c);
-      kept += c.length;
-      while (kept > EXEC_OUTPUT_KEPT && chunks.length > 1) kept -= chunks.shift()!.length;
-    });
-    this.docker.modem.demuxStream(stream, sink, sink);
-    await new Promise<void>((ok, fail) => {
-      stream.on('end', ok);
-      stream.on('close', ok);
-      stream.on('error', fail);
-    });
-    // the engine may close the stream a moment before it notes the exit code
-    let info = await exec.inspect();
-    for (let tries = 0; info.Running && tries < 100; tries++) {
-      await sleep(20);
-      info = await exec.inspect();
-    }
-    return { exitCode: info.ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
   }
 
   /** Writes `body` and a newline to the running container's stdin. */
@@ -564,15 +461,7 @@ export class AppManager implements AppsView, Area {
     if (!actor.persisted.config.stdin) throw keyedError(400, 'app_not_supported_write_stdin_error', 'App {app} does not support writing to stdin', { app: slug });
     if (!(await this.inspect(actor))?.State?.Running) throw notRunning(slug);
     await this.job('app_write_stdin', slug, this.systemContext(), async () => {
-      const stream = (await this.docker.getContainer(this.containerName(slug)).attach({ stream: true, stdin: true, hijack: true })) as NodeJS.ReadWriteStream & { destroy?: () => void };
-      await new Promise<void>((ok, fail) => {
-        stream.on('error', fail);
-        stream.write(Buffer.concat([body, Buffer.from('\n')]), (err) => (err ? fail(err) : ok()));
-      });
-      // the engine passes the bytes on asynchronously; closing at once could lose them
-      await sleep(100);
-      stream.end();
-      stream.destroy?.();
+      await writeToContainerStdin(this.docker, this.containerName(slug), body);
     });
   }
 
@@ -626,101 +515,6 @@ export class AppManager implements AppsView, Area {
     await this.record(slug, type, { version: actor.persisted.user.version }, context);
   }
 
-  /** The app's container as the lifecycle machine runs it: made anew on each start. */
-  private containerOf(actor: AppActor): ContainerActor<AppRequest> {
-    return createContainerActor<AppRequest, AppPreparation>({
-      engine: this.deps.engine,
-      name: this.containerName(actor.persisted.slug),
-      // as the original: any exit of an app meant to run is a crash; one not brought up is stopped
-      policy: { cleanExitIsCrash: true, staysWantedWhenDown: false, newContainerEachStart: true },
-      clock: this.deps.clock,
-      stopTimeout: () => actor.persisted.config.timeout,
-      retryPauseMs: this.deps.watchdogPauseMs,
-      steps: {
-        prepare: (request) => this.prepareStart(actor, request),
-        create: (_, preparation) => this.createContainer(actor, preparation),
-        start: () => this.startContainer(actor),
-        waitHealthy: () => this.waitStarted(actor),
-      },
-      watchdog: this.watchdogReports(actor),
-    });
-  }
-
-  /** What a new container needs: the options, the devices, the dns plugin, the image (built again when missing). */
-  private async prepareStart(actor: AppActor, request: AppRequest): Promise<AppPreparation> {
-    const slug = actor.persisted.slug;
-    const options = request.options ?? this.validOptions(this.view(actor));
-    const hardware = await this.hardwareOf(actor.persisted.config);
-    const dns = (await this.deps.dns?.().catch((err) => {
-      this.deps.logger.warning(`${slug} starts without the dns plugin: ${(err as Error).message}`);
-      return null;
-    })) ?? null;
-    return { options, hardware, dns, image: await this.imageOf(actor) };
-  }
-
-  /** The host folders and `options.json`, then the container. */
-  private async createContainer(actor: AppActor, { options, hardware, dns, image }: AppPreparation): Promise<void> {
-    const slug = actor.persisted.slug;
-    const dataDir = this.dataDirOf(slug);
-    const input = (image: string): AppContainerInput => ({
-      slug,
-      config: actor.persisted.config,
-      image,
-      name: this.containerName(slug),
-      token: actor.persisted.user.access_token,
-      timezone: this.deps.timezone(),
-      supervisorUrl: this.deps.supervisorUrl(),
-      network: effectiveNetwork(actor.persisted.config, actor.persisted.user),
-      dataDir,
-      supervisorDataDir: this.deps.dataDir,
-      coreDataDir: this.deps.coreDataDir,
-      hardware,
-      dns,
-    });
-    for (const dir of hostFolders(input(image))) await mkdir(dir, { recursive: true });
-    await writeFile(join(dataDir, 'options.json'), JSON.stringify(options));
-    try {
-      await this.docker.createContainer(containerSpec(input(image)));
-    } catch (err: any) {
-      // the image went away meanwhile (another supervisor on this engine uninstalled the same app)
-      if (err?.statusCode !== 404) throw err;
-      await this.docker.createContainer(containerSpec(input(await this.imageOf(actor))));
-    }
-  }
-
-  /** The engine's start; a port in use removes the container and is the original's `app_port_conflict`. */
-  private async startContainer(actor: AppActor): Promise<void> {
-    const slug = actor.persisted.slug;
-    const container = this.docker.getContainer(this.containerName(slug));
-    try {
-      await container.start();
-    } catch (err: any) {
-      const text = String(err?.json?.message ?? err?.message ?? '');
-      await container.remove({ force: true }).catch(() => {});
-      const m = PORT_CONFLICT.exec(text);
-      if (m) {
-        const port = m[1] ? Number(m[1]) : Number(/:(\d+)/.exec(text)?.[1] ?? 0);
-        await this.deps.resolution?.()?.addIssue({ type: 'app_port_conflict', context: 'addon', reference: slug }).catch(() => {});
-        throw keyedError(400, 'app_port_conflict', 'Cannot start app {name} because port {port} is already in use', { name: slug, port });
-      }
-      throw err;
-    }
-  }
-
-  /** Until the container runs (and its image's healthcheck, if any, has an answer). */
-  private async waitStarted(actor: AppActor): Promise<void> {
-    const until = Date.now() + (this.deps.startTimeoutMs ?? 120_000);
-    for (;;) {
-      const info = await this.inspect(actor);
-      if (!info?.State?.Running) {
-        throw keyedError(500, 'app_unknown_error', 'An unknown error occurred with app {app}. Check Supervisor logs for details', { app: actor.persisted.slug });
-      }
-      const health = info.State.Health?.Status;
-      if (!health || health === 'healthy' || health === 'unhealthy' || Date.now() > until) return;
-      await sleep(250);
-    }
-  }
-
   private async stopNow(actor: AppActor, context: Context, record = true): Promise<void> {
     actor.machine.send({ type: 'stop' });
     try {
@@ -772,38 +566,6 @@ export class AppManager implements AppsView, Area {
     this.actors.get(name.slice(this.prefix.length))?.container.died(exitCode);
   }
 
-  /**
-   * What an app's watchdog tells: a crash is `app_crashed`; each repair is the internal job
-   * `app_restart_after_problem`, up to 5 starts of a new container 10 s apart (a port conflict
-   * ends them), each recorded as a start is (`watchdog_restart`, `app_start_failed`), then
-   * `watchdog_gave_up`.
-   */
-  private watchdogReports(actor: AppActor): WatchdogReports<AppRequest> {
-    const slug = actor.persisted.slug;
-    return {
-      crashed: async (exitCode) => {
-        const context = this.systemContext();
-        this.deps.logger.warning(`app ${slug}: its container died with exit code ${exitCode}`);
-        await this.record(slug, 'app_crashed', { exit_code: exitCode }, context);
-        return { request: { context }, watchdog: actor.persisted.user.watchdog };
-      },
-      repairing: ({ context }, repair) => void this.job('app_restart_after_problem', slug, context, () => repair, true).catch(() => {}),
-      restarted: async ({ context }, attempt, exitCode) => {
-        await this.record(slug, 'watchdog_restart', { version: actor.persisted.user.version }, context);
-        this.deps.logger.info(`watchdog: app ${slug} is running again (restart ${attempt}, exit code ${exitCode})`);
-      },
-      attemptFailed: async ({ context }, attempt, error) => {
-        await this.record(slug, 'app_start_failed', { message: error.message }, context);
-        this.deps.logger.warning(`watchdog: restart ${attempt} of app ${slug} failed: ${error.message}`);
-        return !(error instanceof SupervisorError && error.errorKey === 'app_port_conflict');
-      },
-      gaveUp: async ({ context }, reason) => {
-        if (reason === 'rate') this.deps.logger.error(`watchdog: more than 10 restarts of app ${slug} in 30 minutes, not restarting it`);
-        await this.record(slug, 'watchdog_gave_up', { reason }, context);
-      },
-      unreported: (error) => this.deps.logger.error(`watchdog of app ${slug}: ${error.message}`),
-    };
-  }
 
   // ------------------------------------------------------------------------------------------
 
