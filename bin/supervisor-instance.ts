@@ -12,7 +12,8 @@ import { Engine, DEFAULT_DOCKER_SOCKET } from '../actors/supervisor/docker/engin
 import { supervisorUpdate } from '../gateway/supervisor/routes/root.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import { registerSupervisorRoutes, type SupervisorParts } from './supervisor-routes.ts';
-import { CoreRuntime, type CoreHostProcess } from '../actors/supervisor/core/runtime.ts';
+import { CoreRuntime } from '../actors/supervisor/core/runtime.ts';
+import type { CoreHostProcess } from '../actors/supervisor/core/types.ts';
 import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
 import { ResolutionCenter } from '../actors/supervisor/resolution/center.ts';
 import { assertNativeUws } from './instance.ts';

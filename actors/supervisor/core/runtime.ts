@@ -14,7 +14,8 @@ import type { UpdaterView } from '../updater/types.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { CORE_VERSION } from '../../version.ts';
 import { isNewer } from '../../version-order.ts';
-import type { CoreRuntimeView } from './types.ts';
+import { CORE_DEFAULTS, type CoreHostProcess, type CoreInfo, type CoreRuntimeView, type CoreSettings } from './types.ts';
+import { checkCoreConfig, coreContainerSpec, startCoreContainer, waitUntilCoreAnswers } from './container.ts';
 import { CORE_CONTAINER_PORT, CORE_IMAGE, ensureCoreImage, hostArch, imageExists } from './image.ts';
 import { MIGRATION_MESSAGE, offlineMigrationRunning } from './migration.ts';
 import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
@@ -27,45 +28,12 @@ import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
  * (`core_installed`, `core_started`, `core_stopped`, `core_restarted`, `core_rebuilt`,
  * `core_updated`, `core_crashed`, `watchdog_restart`...); its settings are the section `core`.
  * Operations run one at a time, each as a job when the job tracker is there.
+ *
+ * Its settings, its info and a core run as a host process are types.ts; the container itself
+ * (spec, the engine's start, the wait for HTTP, the configuration check) is container.ts.
  */
 
 export const CORE_RUNTIME_STREAM = 'core/runtime';
-
-/** The section `core` of the supervisor's settings (POST /core/options), with the installed version. */
-export const CORE_DEFAULTS = {
-  version: null as string | null,
-  boot: true,
-  /** an image name without tag replacing `hearth/core`; null: the built one */
-  image: null as string | null,
-  port: 1702,
-  ssl: false,
-  watchdog: true,
-  refresh_token: null as string | null,
-  audio_input: null as string | null,
-  audio_output: null as string | null,
-  backups_exclude_database: false,
-  duplicate_log_file: false,
-};
-export type CoreSettings = typeof CORE_DEFAULTS;
-
-/** What GET /core/info answers (key order of the original). */
-export interface CoreInfo {
-  version: string | null;
-  version_latest: string | null;
-  update_available: boolean;
-  machine: string;
-  ip_address: string | null;
-  arch: string;
-  image: string;
-  boot: boolean;
-  port: number;
-  ssl: boolean;
-  watchdog: boolean;
-  audio_input: string | null;
-  audio_output: string | null;
-  backups_exclude_database: boolean;
-  duplicate_log_file: boolean;
-}
 
 /** The parts filled in later by other areas (read when used, never copied). */
 export interface CoreRuntimeLinks {
@@ -99,26 +67,14 @@ export interface CoreRuntimeOptions {
   hostProcess?: CoreHostProcess;
 }
 
-/** A core run outside the engine: a restore stops it before replacing its data and starts it after. */
-export interface CoreHostProcess {
-  running(): Promise<boolean>;
-  stop(): Promise<void>;
-  start(): Promise<void>;
-}
-
 /** What the core container's steps are given: the context of the records, the restore a new container follows. */
 interface CoreRequest {
   context: Context;
   restoreJobId?: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** seconds the core gets to stop before the engine kills it */
 const CORE_STOP_TIMEOUT = 20;
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
-/** Text without terminal colours. */
-export const stripAnsi = (s: string) => s.replace(ANSI, '');
-const PORT_CONFLICT = /0\.0\.0\.0:(\d+).*(?:address already in use|port is already allocated)/;
 
 export class CoreRuntime implements CoreRuntimeView {
   readonly containerName: string;
@@ -142,8 +98,8 @@ export class CoreRuntime implements CoreRuntimeView {
       retryPauseMs: options.watchdogPauseMs,
       steps: {
         create: (request) => this.create(request.context, request.restoreJobId),
-        start: () => this.startContainer(),
-        waitHealthy: () => this.waitUntilUp(),
+        start: () => startCoreContainer(this.docker, this.containerName),
+        waitHealthy: async () => waitUntilCoreAnswers(this.docker, this.containerName, await this.coreUrl(), this.options.startTimeoutMs ?? 120_000, () => this.inspect()),
       },
       watchdog: this.watchdogReports(),
     });
@@ -329,21 +285,7 @@ export class CoreRuntime implements CoreRuntimeView {
     const ref = this.ref();
     await this.ensureImage(this.version() ?? CORE_VERSION);
     await mkdir(this.dataDir, { recursive: true });
-    const container = await this.docker.createContainer({
-      Image: ref,
-      Cmd: ['node', 'bin/hearth.js', 'check-config', '--data', '/config'],
-      Tty: true,
-      Labels: { supervisor_managed: '' },
-      HostConfig: { Binds: [`${this.dataDir}:/config:ro`], Tmpfs: { '/tmp': '' } },
-    });
-    try {
-      await container.start();
-      const result = (await container.wait()) as { StatusCode: number };
-      const output = stripAnsi((await container.logs({ stdout: true, stderr: true, follow: false })).toString('utf8')).replace(/\r\n/g, '\n');
-      if (result.StatusCode !== 0) throw new SupervisorError(output || `the configuration check ended with ${result.StatusCode}`);
-    } finally {
-      await container.remove({ force: true }).catch(() => {});
-    }
+    await checkCoreConfig(this.docker, ref, this.dataDir);
   }
 
   /**
@@ -429,17 +371,6 @@ export class CoreRuntime implements CoreRuntimeView {
     await this.record(type, { version: this.version(), port: this.section.get().port }, context);
   }
 
-  /** The engine's start; a host port in use is the original's port conflict. */
-  private async startContainer(): Promise<void> {
-    try {
-      await this.docker.getContainer(this.containerName).start();
-    } catch (err: any) {
-      const m = PORT_CONFLICT.exec(String(err?.json?.message ?? err?.message ?? ''));
-      if (m) throw keyedError(400, 'docker_container_port_conflict', 'Cannot start container {name} because port {port} is already in use', { name: this.containerName, port: Number(m[1]) });
-      throw err;
-    }
-  }
-
   private async create(context: Context, restoreJobId?: string): Promise<void> {
     const s = this.section.get();
     const version = s.version ?? CORE_VERSION;
@@ -450,24 +381,7 @@ export class CoreRuntime implements CoreRuntimeView {
     const env = [`SUPERVISOR=${url}`, `HASSIO=${url}`, `SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `TZ=${this.options.timezone()}`];
     if (s.duplicate_log_file) env.push('HA_DUPLICATE_LOG_FILE=1');
     if (restoreJobId) env.push(`SUPERVISOR_RESTORE_JOB_ID=${restoreJobId}`);
-    const port = `${CORE_CONTAINER_PORT}/tcp`;
-    await this.docker.createContainer({
-      name: this.containerName,
-      Hostname: 'hearth-core',
-      Image: this.ref(version),
-      Env: env,
-      Labels: { supervisor_managed: '' },
-      ExposedPorts: { [port]: {} },
-      StopTimeout: 20,
-      HostConfig: {
-        Binds: [`${this.dataDir}:/config`],
-        PortBindings: { [port]: [{ HostIp: '', HostPort: String(s.port) }] },
-        ExtraHosts: ['supervisor:host-gateway', 'host.docker.internal:host-gateway'],
-        Tmpfs: { '/tmp': '' },
-        Init: false,
-        RestartPolicy: { Name: 'no' },
-      },
-    });
+    await this.docker.createContainer(coreContainerSpec({ name: this.containerName, image: this.ref(version), env, dataDir: this.dataDir, port: s.port }));
     await this.record('core_container_created', { version, image: this.ref(version), port: s.port }, context);
   }
 
@@ -499,29 +413,6 @@ export class CoreRuntime implements CoreRuntimeView {
         await this.options.links.resolution?.addIssue({ type: 'update_failed', context: 'core' }).catch(() => {});
         throw keyedError(400, 'homeassistant_update_error', 'Updating Home Assistant failed');
       }
-    }
-  }
-
-  /**
-   * Waits until the core answers HTTP on its published port; fails when its container ends. It
-   * asks a path that needs no token (`/auth/providers`): a call to `/api/` without one would
-   * count as a failed login against the supervisor's address in the core's ban keeper.
-   */
-  private async waitUntilUp(): Promise<void> {
-    const until = Date.now() + (this.options.startTimeoutMs ?? 120_000);
-    const url = `${await this.coreUrl()}/auth/providers`;
-    for (;;) {
-      try {
-        await fetch(url, { signal: AbortSignal.timeout(2000) });
-        return;
-      } catch {}
-      const info = await this.inspect();
-      if (!info?.State?.Running) {
-        const logs = info ? stripAnsi((await this.docker.getContainer(this.containerName).logs({ stdout: true, stderr: true, tail: 5 })).toString('utf8')) : '';
-        throw new SupervisorError(`The core container ${this.containerName} ended while starting (exit code ${info?.State?.ExitCode ?? 'unknown'})${logs ? `: ${logs.replace(/[\x00-\x08]/g, '').trim()}` : ''}`);
-      }
-      if (Date.now() > until) throw new SupervisorError(`The core did not answer on ${url} in time`);
-      await sleep(250);
     }
   }
 
