@@ -21,8 +21,7 @@ import { ServiceRegistry } from '../actors/services/registry.ts';
 import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { IpBans, proxyList } from '../actors/auth/ip-bans.ts';
-import { LoginThrottle } from '../actors/auth/login-throttle.ts';
-import { Registries, REGISTRY_PREFIX } from '../actors/registries/index.ts';
+import { Registries } from '../actors/registries/index.ts';
 import { helperEntries } from '../actors/registries/helper-entries.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
@@ -32,14 +31,7 @@ import { platformRegistrarOf } from '../actors/registries/platform-registrar.ts'
 import { Router } from '../gateway/router.ts';
 import { listenExclusive } from '../gateway/listen.ts';
 import type { CoreDeps } from '../gateway/core.ts';
-import { registerApiRoutes } from '../gateway/routes/api.ts';
-import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
-import { registerAuthRoutes } from '../gateway/routes/auth.ts';
-import { registerAuthorizePage } from '../gateway/routes/authorize-page.ts';
-import { registerDashboardRoutes } from '../gateway/routes/dashboard.ts';
-import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
-import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
-import { registerHistoryRoutes } from '../gateway/routes/history.ts';
+import { STOP_EVENT } from '../gateway/routes/stream.ts';
 import { History } from '../actors/history/history.ts';
 import { Explorer } from '../actors/explorer/explorer.ts';
 import { SupervisorClient, supervisorFromEnv, type SupervisorEndpoint } from '../actors/supervisor-client/client.ts';
@@ -52,7 +44,6 @@ import { Translations } from '../actors/frontend/translations.ts';
 import { DeviceAutomations } from '../actors/device-automation/index.ts';
 import { Tags } from '../actors/tags/tags.ts';
 import { AppPanels } from '../actors/supervisor-client/app-panels.ts';
-import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
@@ -61,19 +52,14 @@ import type { LineLimit } from '../actors/logging/rate-limited.ts';
 import { RefusalLog } from '../gateway/refusal-log.ts';
 import { loggingConfigOf } from '../actors/logging/config.ts';
 import { loggingServices } from '../actors/logging/services.ts';
-import { registerLoggingRoutes } from '../gateway/routes/logging.ts';
 import { TimerManager } from '../actors/intents/timers/manager.ts';
 import { registerTimerIntents } from '../actors/intents/timers/handlers.ts';
 import { IntentRegistry } from '../actors/intents/registry.ts';
 import { IntentPlatforms } from '../actors/intents/platforms.ts';
 import { builtinIntents, domainIntents } from '../actors/intents/builtin/index.ts';
-import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { Conversation } from '../actors/conversation/index.ts';
-import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 import { Mobile } from '../actors/mobile/index.ts';
 import { MobileSensors } from '../actors/mobile/sensors.ts';
-import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
-import { registerHassioRoutes, supervisorIpOf } from '../gateway/routes/hassio.ts';
 import { Hassio } from '../actors/supervisor-client/hassio.ts';
 import { DiscoveryFlows } from '../actors/supervisor-client/discovery-flows.ts';
 import { readJson } from '../gateway/body.ts';
@@ -81,6 +67,8 @@ import { MobilePush } from '../actors/mobile/push.ts';
 import { NatsExporter, lagWriter, STATUS_FILE } from '../actors/export/nats-exporter.ts';
 import { REPLICA_AREAS } from '../actors/replica/snapshots.ts';
 import { MirroredAuth } from '../actors/auth/mirror.ts';
+import { registerCoreRoutes } from './instance-routes.ts';
+import { snapshotEvery, startRecorderPurge } from './instance-snapshots.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -153,7 +141,10 @@ export function assertNativeUws(): void {
   }
 }
 
-/** Builds and starts an instance: restore, services, helpers, gateway. */
+/**
+ * Builds and starts an instance: restore, services, helpers, gateway. Its HTTP routes are
+ * registered by instance-routes.ts; its snapshots and the recorder's purge are instance-snapshots.ts.
+ */
 export async function startHearth(options: HearthOptions): Promise<Hearth> {
   assertNativeUws();
   const clock = options.clock ?? systemClock();
@@ -387,20 +378,17 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   // the core's hop of ingress to the supervisor's proxy; without a supervisor the path is unknown (404)
   if (supervisorEndpoint) registerHassioIngress(app, { supervisorUrl: supervisorEndpoint.url, log: httpLog.warning });
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded, refusals: httpRefusals });
-  registerApiRoutes(router, deps);
-  registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
-  registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
-  registerAuthorizePage(router);
-  registerDashboardRoutes(router);
-  registerWellKnownRoutes(router, { coreConfig, port: () => port });
-  registerOnboardingRoutes(router, { auth });
-  registerLoggingRoutes(router, { logs });
-  registerHistoryRoutes(router, deps);
-  registerTemplateRoutes(router, deps);
-  registerIntentRoutes(router, deps);
-  registerConversationRoutes(router, { clock, ids, conversation });
-  registerMobileAppRoutes(router, { clock, ids, mobile });
-  if (hassio) registerHassioRoutes(router, { hassio, appPanels, auth, supervisorIp: supervisorIpOf(supervisorEndpoint?.url) });
+  registerCoreRoutes(router, deps, {
+    auth,
+    bans,
+    clock,
+    ids,
+    conversation,
+    mobile,
+    port: () => port,
+    streamPingMs: options.streamPingMs,
+    hassio: hassio ? { hassio, appPanels, supervisorUrl: supervisorEndpoint?.url } : undefined,
+  });
   router.mount(app);
   coreConfig.components.follow(() => router.components());
 
@@ -461,39 +449,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentTimers.resume();
 
   // a snapshot of 100k entities blocks the loop ~0.3 s; 200k records of tail replay in under 2 s
-  const snapshotEvery = options.snapshotEvery ?? 200_000;
-  let sinceSnapshot = 0;
-  let snapshotting: Promise<void> | undefined;
-  const snapshot = async () => {
-    const seq = log.lastSeq();
-    const time = clock.now();
-    // every area's projection is exactly the committed log up to seq at this instant
-    const parts = areas.map((a) => ({ name: a.name, version: a.snapshotVersion, data: a.snapshot() }));
-    await Promise.all(parts.map((p) => log.saveSnapshot(p.name, { seq, version: p.version, time, data: p.data })));
-  };
-  log.onCommit((batch) => {
-    sinceSnapshot += batch.length;
-    if (sinceSnapshot >= snapshotEvery && !snapshotting) {
-      sinceSnapshot = 0;
-      snapshotting = snapshot()
-        .catch((err) => coreLog.error('snapshot failed', err))
-        .finally(() => (snapshotting = undefined));
-    }
-  });
-
-  const purgeKeepMs = config.recorder.purge_keep_days * 86_400_000;
-  const purge = async () => {
-    const snaps = await Promise.all(areas.map((a) => log.loadSnapshot(a.name)));
-    if (snaps.some((s) => !s)) return 0;
-    const covered = Math.min(...snaps.map((s) => s!.seq));
-    // users, tokens, core settings and registries live only in their records: retention is for history
-    const kept = (r: EventRecord) => r.stream.startsWith('auth/') || r.stream.startsWith('authpub/') || r.stream.startsWith('core/') || r.stream.startsWith(REGISTRY_PREFIX);
-    const removed = await log.purge(clock.now() - purgeKeepMs, covered, kept);
-    if (removed) logs.get('hearth.recorder').info(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
-    return removed;
-  };
-  const purgeTimer = setInterval(() => purge().catch((err) => logs.get('hearth.recorder').error('purge failed', err)), 3_600_000);
-  purgeTimer.unref();
+  const snapshots = snapshotEvery(log, areas, clock, options.snapshotEvery ?? 200_000, coreLog);
+  const recorder = startRecorderPurge({ log, areas, clock, keepDays: config.recorder.purge_keep_days, logger: logs.get('hearth.recorder') });
 
   Object.assign(instance, {
     port,
@@ -507,19 +464,19 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     mobilePush,
     exporter,
     restore: { ms: restoreMs, records },
-    snapshot,
-    purge,
+    snapshot: snapshots.snapshot,
+    purge: recorder.purge,
     stop: () =>
       (stopping ??= (async () => {
         runState = 'STOPPING';
-        clearInterval(purgeTimer);
+        recorder.stop();
         await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
         uWS.us_listen_socket_close(listenSocket);
         await quiesce();
         await exporter?.stop();
-        await snapshotting;
+        await snapshots.pending;
         await bans.settled();
-        await snapshot();
+        await snapshots.snapshot();
         await logSocket?.close();
         await close();
       })()),
