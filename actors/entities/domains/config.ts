@@ -128,34 +128,26 @@ export function toStringList(value: unknown): string[] {
   return list.map((entry) => toStr(entry));
 }
 
-/** Reads one item: checks its keys against the schema's and wraps every problem with its place. */
-export class ItemReader {
-  constructor(
-    readonly domain: string,
-    readonly objectId: string,
-    readonly raw: Record<string, unknown>,
-    allowedKeys: readonly string[],
-  ) {
-    for (const key of Object.keys(raw)) {
-      if (!allowedKeys.includes(key)) throw this.error(key, 'extra keys not allowed');
-    }
-  }
+/**
+ * A configuration mapping read key by key: each value through a converter, an `InvalidValue` it
+ * throws (and a missing required key) made the reader's own error, which names the place.
+ * Helpers' items (ItemReader) and platform entries (platforms/config.ts) are read this way.
+ */
+export abstract class ConfigReader {
+  constructor(readonly raw: Record<string, unknown>) {}
 
-  /** An error naming the domain, the item and (when given) the key. */
-  error(key: string | undefined, message: string): HelperConfigError {
-    const where = key === undefined ? '' : `, key '${key}'`;
-    return new HelperConfigError(`Invalid config for '${this.domain}' item '${this.objectId}'${where}: ${message}`);
-  }
+  /** An error naming where the reader reads and, when given, the key. */
+  abstract error(key: string | undefined, message: string): Error;
 
   has(key: string): boolean {
-    return this.raw[key] !== undefined;
+    return Object.hasOwn(this.raw, key) && this.raw[key] !== undefined;
   }
 
   /** The key's value through `convert`, or `fallback` when the key is absent. */
   optional<T>(key: string, convert: (value: unknown) => T): T | undefined;
   optional<T>(key: string, convert: (value: unknown) => T, fallback: T): T;
   optional<T>(key: string, convert: (value: unknown) => T, fallback?: T): T | undefined {
-    if (!(key in this.raw)) return fallback;
+    if (!this.has(key)) return fallback;
     try {
       return convert(this.raw[key]);
     } catch (err) {
@@ -165,8 +157,29 @@ export class ItemReader {
   }
 
   required<T>(key: string, convert: (value: unknown) => T): T {
-    if (!(key in this.raw)) throw this.error(key, 'required key not provided');
+    if (!this.has(key)) throw this.error(key, 'required key not provided');
     return this.optional(key, convert) as T;
+  }
+}
+
+/** Reads one item: checks its keys against the schema's and wraps every problem with its place. */
+export class ItemReader extends ConfigReader {
+  constructor(
+    readonly domain: string,
+    readonly objectId: string,
+    raw: Record<string, unknown>,
+    allowedKeys: readonly string[],
+  ) {
+    super(raw);
+    for (const key of Object.keys(raw)) {
+      if (!allowedKeys.includes(key)) throw this.error(key, 'extra keys not allowed');
+    }
+  }
+
+  /** An error naming the domain, the item and (when given) the key. */
+  error(key: string | undefined, message: string): HelperConfigError {
+    const where = key === undefined ? '' : `, key '${key}'`;
+    return new HelperConfigError(`Invalid config for '${this.domain}' item '${this.objectId}'${where}: ${message}`);
   }
 }
 

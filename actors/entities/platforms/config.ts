@@ -1,4 +1,4 @@
-import { InvalidValue, oneOf, toIcon, toStr } from '../domains/config.ts';
+import { ConfigReader, InvalidValue, oneOf, toIcon, toStr } from '../domains/config.ts';
 import { slugify, uniqueId } from '../slug.ts';
 import type { PlatformDomain, PlatformEntry } from './types.ts';
 
@@ -23,39 +23,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** One entry being read: its keys checked, every problem named with domain, index and key. */
-export class EntryReader {
+export class EntryReader extends ConfigReader {
   constructor(
     readonly domain: string,
     readonly index: number,
-    readonly raw: Record<string, unknown>,
-  ) {}
+    raw: Record<string, unknown>,
+  ) {
+    super(raw);
+  }
 
   /** An error naming the domain, the entry (`light[2]`) and, when given, the key. */
   error(key: string | undefined, message: string): PlatformConfigError {
     const where = key === undefined ? '' : `, key '${key}'`;
     return new PlatformConfigError(`Invalid config for '${this.domain}' at ${this.domain}[${this.index}] (platform ${VIRTUAL})${where}: ${message}`);
-  }
-
-  has(key: string): boolean {
-    return Object.hasOwn(this.raw, key) && this.raw[key] !== undefined;
-  }
-
-  /** The key's value through `convert`, or `fallback` when the key is absent. */
-  optional<T>(key: string, convert: (value: unknown) => T): T | undefined;
-  optional<T>(key: string, convert: (value: unknown) => T, fallback: T): T;
-  optional<T>(key: string, convert: (value: unknown) => T, fallback?: T): T | undefined {
-    if (!this.has(key)) return fallback;
-    try {
-      return convert(this.raw[key]);
-    } catch (err) {
-      if (err instanceof InvalidValue) throw this.error(key, err.message);
-      throw err;
-    }
-  }
-
-  required<T>(key: string, convert: (value: unknown) => T): T {
-    if (!this.has(key)) throw this.error(key, 'required key not provided');
-    return this.optional(key, convert) as T;
   }
 }
 

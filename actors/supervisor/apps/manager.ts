@@ -9,7 +9,7 @@ import type { Tokens } from '../tokens.ts';
 import type { Engine, ContainerStats } from '../docker/engine.ts';
 import type { Jobs, JobHandle } from '../jobs/types.ts';
 import type { Resolution } from '../resolution/types.ts';
-import { runInBackground, untrackedJob } from '../jobs/jobs.ts';
+import { runInBackground, untrackedJobs } from '../jobs/jobs.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { archOf } from '../machine.ts';
 import { backupMode, type AppConfig, type RepositoryApp } from './repository.ts';
@@ -583,16 +583,7 @@ export class AppManager implements AppsView, Area {
   }
 
   private jobs(): Jobs {
-    const jobs = this.deps.jobs();
-    if (jobs) return jobs;
-    // without a tracker (a bare manager) the work just runs
-    return {
-      run: (_spec, work) => {
-        const uuid = this.deps.ids.uuidHex();
-        return { uuid, done: work(untrackedJob(uuid)) };
-      },
-      requireConditions: async () => {},
-    } as Partial<Jobs> as Jobs;
+    return this.deps.jobs() ?? untrackedJobs(this.deps.ids);
   }
 
   /** A child job of `parent` (the backup's or the freeze's), or a job of its own without one. */

@@ -8,7 +8,7 @@ import type { Settings, SettingsSection } from '../settings.ts';
 import type { Tokens } from '../tokens.ts';
 import type { Engine, ContainerStats } from '../docker/engine.ts';
 import type { Jobs, JobHandle } from '../jobs/types.ts';
-import { untrackedJob } from '../jobs/jobs.ts';
+import { untrackedJobs } from '../jobs/jobs.ts';
 import type { Resolution } from '../resolution/types.ts';
 import type { UpdaterView } from '../updater/types.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
@@ -476,10 +476,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   private job<T>(name: string, context: Context, work: (job: JobHandle) => Promise<T>): { uuid: string; done: Promise<T> } {
     this.follow();
-    const jobs = this.options.links.jobs;
-    if (jobs) return jobs.run({ name, reference: null, context }, work);
-    const uuid = this.options.ids.uuidHex();
-    return { uuid, done: work(untrackedJob(uuid)) };
+    return (this.options.links.jobs ?? untrackedJobs(this.options.ids)).run({ name, reference: null, context }, work);
   }
 
   private async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {

@@ -70,6 +70,21 @@ export function untrackedJob(uuid: string): JobHandle {
   return handle;
 }
 
+/**
+ * The job tracker's stand-in where there is none (a bare manager or runtime in tests): the work
+ * just runs, untracked, and no condition refuses. Only `run` and `requireConditions` answer.
+ */
+export function untrackedJobs(ids: Pick<Ids, 'uuidHex'>): Jobs {
+  const jobs: Pick<Jobs, 'run' | 'requireConditions'> = {
+    run: (_spec, work) => {
+      const uuid = ids.uuidHex();
+      return { uuid, done: work(untrackedJob(uuid)) };
+    },
+    requireConditions: async () => {},
+  };
+  return jobs as Jobs;
+}
+
 /** A failure as a job records it. */
 export function jobErrorOf(err: unknown, stage: string | null): JobError {
   const e = err as { name?: unknown; message?: unknown; errorKey?: unknown; extraFields?: unknown } | null;

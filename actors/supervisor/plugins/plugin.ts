@@ -15,6 +15,7 @@ import { ensurePluginImage, pluginImage } from './images.ts';
 import type { PluginNetwork } from './network.ts';
 import { OBSERVER_PORT, PLUGIN_SPECS, type PluginName, type PluginSpec } from './specs.ts';
 import { PLUGIN_UPDATE_CONDITIONS } from '../jobs/conditions.ts';
+import { untrackedJobs } from '../jobs/jobs.ts';
 
 /**
  * One plugin as a container on the local engine, with the core's lifecycle: its image made
@@ -183,21 +184,19 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
       if (this.spec.refusesSameVersion) throw new SupervisorError(`Version ${target} is already in use`);
       return;
     }
-    const jobs = this.options.jobs();
-    const work = (job?: JobHandle) =>
+    const work = (job: JobHandle) =>
       this.exclusive(async () => {
         const from = this.version();
-        job?.stage('image');
+        job.stage('image');
         await ensurePluginImage(this.docker, this.name, target, (l) => this.options.logger.info(l));
-        job?.progress(50);
-        job?.stage('container');
+        job.progress(50);
+        job.stage('container');
         await this.container.remove();
         await this.section.set({ version: target } as Partial<{ version: string | null } & S>, context);
         await this.startLocked(context, 'plugin_started');
         await this.record('plugin_updated', { from, to: target }, context);
       });
-    if (jobs) await jobs.run({ name: `plugin_${this.name}_update`, reference: null, context }, (job) => work(job)).done;
-    else await work();
+    await (this.options.jobs() ?? untrackedJobs(this.options.ids)).run({ name: `plugin_${this.name}_update`, reference: null, context }, work).done;
   }
 
   /** Makes the installed version's image again when it is missing or stale (`/supervisor/repair`); true when it did. */
