@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import type Docker from 'dockerode';
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
@@ -103,9 +103,7 @@ export class AppManager implements AppsView, Area {
     };
     this.prefix = deps.containerPrefix ?? 'app_';
     this.deaths = new DieEvents(this.docker, { label: ['io.hass.type=app'] }, (death) => this.onDeath(death));
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   // ------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
@@ -57,9 +57,7 @@ export class Discovery implements Area {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DiscoveryDeps) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   owns(record: EventRecord): boolean {

@@ -1,6 +1,6 @@
 import { mkdir, readdir, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
@@ -77,9 +77,7 @@ export class Mounts implements Area, MountsView {
 
   constructor(private readonly deps: MountsDeps) {
     this.credentials = new CredentialFiles(deps.dataDir);
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
     deps.resolution.addFixup?.({ type: 'execute_reload', context: 'mount', issues: ['mount_failed'], auto: false, apply: (s) => this.reload(s.reference ?? '', deps.context()) });
     deps.resolution.addFixup?.({ type: 'execute_remove', context: 'mount', issues: ['mount_failed'], auto: false, apply: (s) => this.remove(s.reference ?? '', deps.context()) });
   }
