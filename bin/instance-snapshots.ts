@@ -1,7 +1,8 @@
 /**
  * What keeps an instance's log short to restore and its history within `purge_keep_days`:
- * snapshots of every area after so many committed records (and when asked, at stop), and the
- * recorder's hourly purge of history older than the days kept that every area's snapshot covers.
+ * snapshots of every area after so many committed records (and when asked, at stop), the
+ * primary's and a replica's alike, and the recorder's hourly purge of history older than the
+ * days kept that every area's snapshot covers.
  */
 import type { Clock } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
@@ -16,28 +17,27 @@ export interface Snapshots {
   readonly pending: Promise<void> | undefined;
 }
 
-/** A snapshot of every area after each `every` committed records. */
-export function snapshotEvery(log: EventLog, areas: readonly Area[], clock: Clock, every: number, logger: Logger): Snapshots {
+/** Saves a snapshot of every area, each part at `seq` (the areas are exactly the committed log up to it). */
+export async function saveAreaSnapshots(log: EventLog, areas: readonly Area[], seq: number, time: number): Promise<void> {
+  const parts = areas.map((a) => ({ name: a.name, version: a.snapshotVersion, data: a.snapshot() }));
+  await Promise.all(parts.map((p) => log.saveSnapshot(p.name, { seq, version: p.version, time, data: p.data })));
+}
+
+/** Runs `save` after each `every` committed records, one at a time; a failure is a log line. */
+export function snapshotEvery(log: EventLog, every: number, save: () => Promise<void>, logger: Logger): Snapshots {
   let sinceSnapshot = 0;
   let pending: Promise<void> | undefined;
-  const snapshot = async () => {
-    const seq = log.lastSeq();
-    const time = clock.now();
-    // every area's projection is exactly the committed log up to seq at this instant
-    const parts = areas.map((a) => ({ name: a.name, version: a.snapshotVersion, data: a.snapshot() }));
-    await Promise.all(parts.map((p) => log.saveSnapshot(p.name, { seq, version: p.version, time, data: p.data })));
-  };
   log.onCommit((batch) => {
     sinceSnapshot += batch.length;
     if (sinceSnapshot >= every && !pending) {
       sinceSnapshot = 0;
-      pending = snapshot()
+      pending = save()
         .catch((err) => logger.error('snapshot failed', err))
         .finally(() => (pending = undefined));
     }
   });
   return {
-    snapshot,
+    snapshot: save,
     get pending() {
       return pending;
     },

@@ -68,7 +68,7 @@ import { NatsExporter, lagWriter, STATUS_FILE } from '../actors/export/nats-expo
 import { REPLICA_AREAS } from '../actors/replica/snapshots.ts';
 import { MirroredAuth } from '../actors/auth/mirror.ts';
 import { registerCoreRoutes } from './instance-routes.ts';
-import { snapshotEvery, startRecorderPurge } from './instance-snapshots.ts';
+import { saveAreaSnapshots, snapshotEvery, startRecorderPurge } from './instance-snapshots.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -449,7 +449,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentTimers.resume();
 
   // a snapshot of 100k entities blocks the loop ~0.3 s; 200k records of tail replay in under 2 s
-  const snapshots = snapshotEvery(log, areas, clock, options.snapshotEvery ?? 200_000, coreLog);
+  const snapshots = snapshotEvery(log, options.snapshotEvery ?? 200_000, () => saveAreaSnapshots(log, areas, log.lastSeq(), clock.now()), coreLog);
   const recorder = startRecorderPurge({ log, areas, clock, keepDays: config.recorder.purge_keep_days, logger: logs.get('hearth.recorder') });
 
   Object.assign(instance, {
