@@ -2,7 +2,7 @@ import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import type { Area } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
 import { CORE_VERSION } from '../version.ts';
-import { isoTime } from '../../store/time.ts';
+import { isoformat as isoTime } from '../../machines/python/isoformat.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS, type RefreshTokenType } from '../../machines/refresh-token.machine.ts';
 import type { CredentialCheck, VerifiedCredential } from '../../machines/login-flow.machine.ts';
 import type { AuthService, CurrentUser, Principal } from './types.ts';

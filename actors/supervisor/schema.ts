@@ -1,3 +1,5 @@
+import { volBoolean } from '../../machines/python/boolean.ts';
+import { pyRepr } from '../../machines/python/repr.ts';
 import { SupervisorError } from './errors.ts';
 
 /**
@@ -11,18 +13,6 @@ export type Shape = Record<string, Field & { required?: boolean }>;
 
 class Invalid extends Error {}
 
-/** A value as Python's repr() writes it (the original quotes the offending value that way). */
-export function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return 'None';
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value);
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  if (typeof value === 'object') return `{${Object.entries(value as object).map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
-  return String(value);
-}
-
 const fail = (reason: string): never => {
   throw new Invalid(reason);
 };
@@ -30,20 +20,10 @@ const fail = (reason: string): never => {
 /** A JSON boolean only. */
 export const bool: Field<boolean> = { check: (v) => (typeof v === 'boolean' ? v : fail('expected bool')) };
 
-const TRUE = new Set(['1', 'true', 'yes', 'on', 'enable']);
-const FALSE = new Set(['0', 'false', 'no', 'off', 'disable']);
 /** The original's lenient boolean: true/false, 1/0, "yes"/"no", "on"/"off", "enable"/"disable". */
 export const boolean: Field<boolean> = {
-  check: (v) => {
-    if (typeof v === 'boolean') return v;
-    if (v === 1 || v === 0) return v === 1;
-    if (typeof v === 'string') {
-      const s = v.toLowerCase();
-      if (TRUE.has(s)) return true;
-      if (FALSE.has(s)) return false;
-    }
-    return fail('expected boolean');
-  },
+  // other numbers, null, lists and dicts are refused, where voluptuous would take their truth
+  check: (v) => (typeof v === 'boolean' || typeof v === 'string' || v === 1 || v === 0 ? volBoolean(v) : undefined) ?? fail('expected boolean'),
 };
 
 export const str: Field<string> = { check: (v) => (typeof v === 'string' ? v : fail('expected str')) };

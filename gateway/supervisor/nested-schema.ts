@@ -1,5 +1,6 @@
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
-import { pyRepr } from '../../actors/supervisor/schema.ts';
+import { volBoolean } from '../../machines/python/boolean.ts';
+import { pyRepr } from '../../machines/python/repr.ts';
 
 /**
  * Nested request bodies (an object of objects and lists) checked the way the original's
@@ -123,15 +124,7 @@ export const coerceInt: Check<number> = (v) => {
 export const string: Check<string> = (v) => (typeof v === 'string' ? v : reject('expected str'));
 
 /** `vol.Boolean()`: the lenient words, or any other non-string value's truth. */
-export const lenientBoolean: Check<boolean> = (v) => {
-  if (typeof v === 'string') {
-    const s = v.toLowerCase();
-    if (['1', 'true', 'yes', 'on', 'enable'].includes(s)) return true;
-    if (['0', 'false', 'no', 'off', 'disable'].includes(s)) return false;
-    return reject('expected boolean');
-  }
-  return Boolean(v) && !(Array.isArray(v) && v.length === 0) && !(v !== null && typeof v === 'object' && Object.keys(v).length === 0);
-};
+export const lenientBoolean: Check<boolean> = (v) => volBoolean(v) ?? reject('expected boolean');
 
 /** `vol.Match(re)`. */
 export function matching(re: RegExp): Check<string> {

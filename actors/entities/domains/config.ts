@@ -1,3 +1,6 @@
+import { cvBoolean } from '../../../machines/python/boolean.ts';
+import { parseFloatText, parseIntText } from '../../../machines/python/float.ts';
+import { pyStr } from '../../../machines/python/repr.ts';
 import type { HelperItem } from '../types.ts';
 
 /**
@@ -29,16 +32,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Python's str() of a YAML scalar (numbers parsed by YAML lose a trailing `.0`; we cannot see it). */
-function pyStr(value: string | number | boolean): string {
-  if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
-  return value;
-}
-
 /** cv.string: scalars become their str(); null, lists and dicts are refused. */
 export function toStr(value: unknown): string {
   if (value === null || value === undefined) throw new InvalidValue('string value is None');
+  // a number YAML read loses a trailing `.0` (`1.0` is 1), which we cannot see
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return pyStr(value);
   throw new InvalidValue('value should be a string');
 }
@@ -50,39 +47,11 @@ export function toIcon(value: unknown): string {
   return text;
 }
 
-const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on', 'enable']);
-const FALSE_WORDS = new Set(['0', 'false', 'no', 'off', 'disable']);
-
 /** cv.boolean: booleans, numbers (non-zero is true) and the words on/off, yes/no, true/false, enable/disable. */
 export function toBool(value: unknown): boolean {
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  if (typeof value === 'string') {
-    const word = value.toLowerCase().trim();
-    if (TRUE_WORDS.has(word)) return true;
-    if (FALSE_WORDS.has(word)) return false;
-  }
+  const b = cvBoolean(value);
+  if (b !== undefined) return b;
   throw new InvalidValue(`invalid boolean value ${typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value)}`);
-}
-
-// Python float() literals: optional sign, digits with single underscores, fraction, exponent, inf/nan
-const PY_FLOAT = /^[+-]?(?:(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?|inf(?:inity)?|nan)$/i;
-const PY_INT = /^[+-]?\d(?:_?\d)*$/;
-
-/** Python's float() of a string; NaN when float() would raise. */
-export function parsePyFloat(text: string): number {
-  const t = text.trim();
-  if (!PY_FLOAT.test(t)) return NaN;
-  const lower = t.toLowerCase().replace(/_/g, '');
-  if (lower.endsWith('nan')) return NaN;
-  if (lower.endsWith('inf') || lower.endsWith('infinity')) return lower.startsWith('-') ? -Infinity : Infinity;
-  return Number(lower);
-}
-
-/** Python's int() of a string; undefined when int() would raise. */
-export function parsePyInt(text: string): number | undefined {
-  const t = text.trim();
-  return PY_INT.test(t) ? Number(t.replace(/_/g, '')) : undefined;
 }
 
 /** vol.Coerce(float). */
@@ -90,9 +59,9 @@ export function toFloat(value: unknown): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value === 'string') {
-    const n = parsePyFloat(value);
+    const n = parseFloatText(value);
     // float('nan') succeeds in Python, but a NaN limit makes no sense; refuse it with the same words
-    if (!Number.isNaN(n)) return n;
+    if (n !== undefined && !Number.isNaN(n)) return n;
   }
   throw new InvalidValue('expected float');
 }
@@ -102,7 +71,7 @@ export function toInt(value: unknown): number {
   if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value === 'string') {
-    const n = parsePyInt(value);
+    const n = parseIntText(value);
     if (n !== undefined) return n;
   }
   throw new InvalidValue('expected int');

@@ -1,7 +1,8 @@
+import { parseIntText } from '../../../machines/python/float.ts';
 import { Type } from '@sinclair/typebox';
 import { clampCount, counterMachine, type CounterConfig } from '../../../machines/counter.machine.ts';
 import type { HelperDomain } from '../types.ts';
-import { ItemReader, commonAttributes, parsePyInt, parseSection, targetOf, toBool, toIcon, toInt, toPositiveInt, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf, toBool, toIcon, toInt, toPositiveInt, toStr } from './config.ts';
 
 const DOMAIN = 'counter';
 
@@ -40,7 +41,7 @@ export const counterDomain: HelperDomain<CounterConfig> = {
     if (config.restore && restored) {
       // the original's int() raises on a state that is no integer and the counter is not set up;
       // we start from `initial` instead
-      const last = parsePyInt(restored.state);
+      const last = parseIntText(restored.state);
       if (last !== undefined) value = clampCount(config, last);
     }
     return { entityId: `${DOMAIN}.${item.objectId}`, config, value };
@@ -95,7 +96,7 @@ export const counterDomain: HelperDomain<CounterConfig> = {
       schema: Type.Object({ value: Type.Union([Type.Number(), Type.String({ pattern: INT_TEXT })]) }, { additionalProperties: false }),
       toEvent: (data) => ({
         type: 'set_value',
-        value: typeof data.value === 'number' ? Math.trunc(data.value) : (parsePyInt(String(data.value)) as number),
+        value: typeof data.value === 'number' ? Math.trunc(data.value) : (parseIntText(String(data.value)) as number),
       }),
     },
   ],

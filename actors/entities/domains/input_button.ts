@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { inputButtonMachine, type InputButtonConfig } from '../../../machines/input_button.machine.ts';
-import { isoTime } from '../../../store/time.ts';
+import { isoformat } from '../../../machines/python/isoformat.ts';
 import type { HelperDomain } from '../types.ts';
 import { ItemReader, commonAttributes, parseSection, targetOf, toIcon, toStr } from './config.ts';
 
@@ -28,7 +28,7 @@ export const inputButtonDomain: HelperDomain<InputButtonConfig> = {
   render: (snapshot) => {
     const { pressedAt, restored, config } = snapshot.context as { pressedAt: number | null; restored: string | null; config: InputButtonConfig };
     return {
-      state: pressedAt !== null ? isoTime(pressedAt) : (restored ?? 'unknown'),
+      state: pressedAt !== null ? isoformat(pressedAt) : (restored ?? 'unknown'),
       // editable is false: these items come from configuration.yaml, not the UI's storage
       attributes: { editable: false, ...commonAttributes(config) },
     };

@@ -1,7 +1,8 @@
+import { parseFloatText, parseIntText } from '../../../machines/python/float.ts';
 import { Type } from '@sinclair/typebox';
 import { inputDatetimeMachine, type DateTimeValue, type InputDatetimeConfig } from '../../../machines/input_datetime.machine.ts';
 import type { HelperDomain, HelperEnv } from '../types.ts';
-import { ItemReader, commonAttributes, parsePyFloat, parsePyInt, parseSection, targetOf, toBool, toIcon, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf, toBool, toIcon, toStr } from './config.ts';
 import { parseDatetime, toEpochMs, type ParsedDatetime } from '../../history/time.ts';
 import { daysIn, wallAt, wallToEpochMs } from '../../wall-clock.ts';
 
@@ -28,8 +29,8 @@ export function parseDate(text: string): DatePart | undefined {
 export function parseTimeOfDay(text: string): TimePart | undefined {
   const parts = text.split(':');
   if (parts.length < 2) return undefined;
-  const [hour, minute] = [parsePyInt(parts[0]), parsePyInt(parts[1])];
-  const second = parts.length > 2 ? parsePyInt(parts[2]) : 0;
+  const [hour, minute] = [parseIntText(parts[0]), parseIntText(parts[1])];
+  const second = parts.length > 2 ? parseIntText(parts[2]) : 0;
   if (hour === undefined || minute === undefined || second === undefined) return undefined;
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
   return { hour, minute, second };
@@ -130,7 +131,7 @@ function setDatetimeProblem(data: Record<string, unknown>): string | undefined {
 /** vol.Coerce(float) of a timestamp; NaN when it is not one. */
 function timestampSeconds(value: unknown): number {
   if (typeof value === 'number') return value;
-  if (typeof value === 'string') return parsePyFloat(value);
+  if (typeof value === 'string') return parseFloatText(value) ?? NaN;
   return NaN;
 }
 

@@ -1,7 +1,9 @@
+import { parseFloatText } from '../../../machines/python/float.ts';
 import { Type } from '@sinclair/typebox';
-import { inputNumberMachine, pyFloat, pyFloatState, type InputNumberConfig } from '../../../machines/input_number.machine.ts';
+import { floatRepr } from '../../../machines/python/float.ts';
+import { inputNumberMachine, pyFloatState, type InputNumberConfig } from '../../../machines/input_number.machine.ts';
 import type { HelperDomain } from '../types.ts';
-import { InvalidValue, ItemReader, commonAttributes, oneOf, parsePyFloat, parseSection, targetOf, toFloat, toIcon, toStr } from './config.ts';
+import { InvalidValue, ItemReader, commonAttributes, oneOf, parseSection, targetOf, toFloat, toIcon, toStr } from './config.ts';
 
 const DOMAIN = 'input_number';
 
@@ -25,10 +27,10 @@ function parseItem(raw: Record<string, unknown>, objectId: string): InputNumberC
   if (item.has('unit_of_measurement')) config.unit_of_measurement = item.required('unit_of_measurement', toStr);
   // (the original's message names the two values the other way round)
   if (config.min >= config.max) {
-    throw item.error(undefined, `Maximum (${pyFloat(config.max)}) is not greater than minimum (${pyFloat(config.min)})`);
+    throw item.error(undefined, `Maximum (${floatRepr(config.max)}) is not greater than minimum (${floatRepr(config.min)})`);
   }
   if (config.initial !== undefined && (config.initial < config.min || config.initial > config.max)) {
-    throw item.error('initial', `Initial value ${pyFloat(config.initial)} not in range ${pyFloat(config.min)}-${pyFloat(config.max)}`);
+    throw item.error('initial', `Initial value ${floatRepr(config.initial)} not in range ${floatRepr(config.min)}-${floatRepr(config.max)}`);
   }
   return config;
 }
@@ -49,7 +51,7 @@ export const inputNumberDomain: HelperDomain<InputNumberConfig> = {
     const { initial, min, max } = item.config;
     let value = initial;
     if (value === undefined) {
-      const last = restored ? parsePyFloat(restored.state) : NaN;
+      const last = restored ? (parseFloatText(restored.state) ?? NaN) : NaN;
       value = last >= min && last <= max ? last : min;
     }
     return { entityId: `${DOMAIN}.${item.objectId}`, config: item.config, value };
@@ -88,7 +90,7 @@ export const inputNumberDomain: HelperDomain<InputNumberConfig> = {
       },
       // vol.Coerce(float): numbers, and strings holding one
       schema: Type.Object({ value: Type.Union([Type.Number(), Type.String({ pattern: FLOAT_TEXT })]) }, { additionalProperties: false }),
-      toEvent: (data) => ({ type: 'set_value', value: typeof data.value === 'number' ? data.value : parsePyFloat(String(data.value)) }),
+      toEvent: (data) => ({ type: 'set_value', value: typeof data.value === 'number' ? data.value : (parseFloatText(String(data.value)) ?? NaN) }),
     },
     {
       service: 'increment',

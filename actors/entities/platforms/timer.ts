@@ -1,6 +1,8 @@
+import { parseFloatText } from '../../../machines/python/float.ts';
 import { Type } from '@sinclair/typebox';
-import { isoUtc, timerMachine, type TimerInput } from '../../../machines/timer.machine.ts';
-import { InvalidValue, ItemReader, parsePyFloat, parseSection, toBool, toIcon, toStr } from '../domains/config.ts';
+import { isoformat } from '../../../machines/python/isoformat.ts';
+import { timerMachine, type TimerInput } from '../../../machines/timer.machine.ts';
+import { InvalidValue, ItemReader, parseSection, toBool, toIcon, toStr } from '../domains/config.ts';
 import type { PlatformDomain, PlatformEntry, PlatformService } from './types.ts';
 import { lastKnown, stringAttribute } from './restore.ts';
 
@@ -24,7 +26,7 @@ export function toTimePeriod(value: unknown): number {
     let any = false;
     for (const [key, v] of Object.entries(value)) {
       if (!Object.hasOwn(units, key)) throw new InvalidValue(`extra keys not allowed @ data['${key}']`);
-      const n = typeof v === 'number' ? v : typeof v === 'string' ? parsePyFloat(v) : NaN;
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? (parseFloatText(v) ?? NaN) : NaN;
       if (!Number.isFinite(n)) throw new InvalidValue(`expected float for dictionary value @ data['${key}']`);
       ms += n * units[key];
       any = true;
@@ -33,7 +35,7 @@ export function toTimePeriod(value: unknown): number {
     return ms;
   }
   if (typeof value !== 'string') throw new InvalidValue('expected a time period');
-  const seconds = parsePyFloat(value);
+  const seconds = parseFloatText(value) ?? NaN;
   if (Number.isFinite(seconds) && !value.includes(':')) return seconds * 1000;
   let text = value;
   let sign = 1;
@@ -41,7 +43,7 @@ export function toTimePeriod(value: unknown): number {
   else if (text.startsWith('+')) text = text.slice(1);
   const parts = text.split(':');
   const int = (p: string) => (/^\s*\d+\s*$/.test(p) ? Number(p) : NaN);
-  const [h, m, s] = [int(parts[0]), int(parts[1] ?? ''), parts.length === 3 ? parsePyFloat(parts[2]) : 0];
+  const [h, m, s] = [int(parts[0]), int(parts[1] ?? ''), parts.length === 3 ? (parseFloatText(parts[2]) ?? NaN) : 0];
   if ((parts.length !== 2 && parts.length !== 3) || ![h, m, s].every(Number.isFinite)) throw new InvalidValue(PERIOD_ERROR(text));
   return sign * ((h * 60 + m) * 60 + s) * 1000;
 }
@@ -149,7 +151,7 @@ export const timerDomain: PlatformDomain<TimerOptions> = {
   render: (snapshot, entry) => {
     const { running, end, remaining } = snapshot.context as { running: number; end: number | null; remaining: number | null };
     const a: Record<string, unknown> = { duration: formatDuration(running), editable: false };
-    if (end !== null) a.finishes_at = isoUtc(end);
+    if (end !== null) a.finishes_at = isoformat(end);
     if (remaining !== null) a.remaining = formatDuration(remaining);
     if (entry.options.restore) a.restore = true;
     return { state: String(snapshot.value), attributes: a };

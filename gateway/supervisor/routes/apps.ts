@@ -1,6 +1,7 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { boolean, dict, maybe, oneOf, pyRepr, str, validate, type Field } from '../../../actors/supervisor/schema.ts';
+import { boolean, dict, maybe, oneOf, str, validate, type Field } from '../../../actors/supervisor/schema.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
 import { AppStore } from '../../../actors/supervisor/apps/store.ts';

@@ -1,6 +1,7 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, boolean, int, maybe, str, required, dict, pyRepr } from '../../../actors/supervisor/schema.ts';
+import { validate, boolean, int, maybe, str, required, dict } from '../../../actors/supervisor/schema.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { DockerConfig, REGISTRY_HOSTNAME, type RegistryCredentials } from '../../../actors/supervisor/docker/config.ts';
 

@@ -1,6 +1,7 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, maybe, str, pyRepr } from '../../../actors/supervisor/schema.ts';
+import { validate, maybe, str } from '../../../actors/supervisor/schema.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { parseMount } from '../../../actors/supervisor/mounts/body.ts';
 import type { Mounts } from '../../../actors/supervisor/mounts/mounts.ts';

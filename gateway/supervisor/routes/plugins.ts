@@ -1,6 +1,7 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { boolean, float, int, list, required, str, validate, pyRepr, type Field } from '../../../actors/supervisor/schema.ts';
+import { boolean, float, int, list, required, str, validate, type Field } from '../../../actors/supervisor/schema.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { ContainerLogSource } from '../../../actors/supervisor/logs/container.ts';
 import type { Plugins } from '../../../actors/supervisor/plugins/plugins.ts';

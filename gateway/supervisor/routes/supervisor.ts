@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { validate, boolean, str, int, list, oneOf, dict } from '../../../actors/supervisor/schema.ts';
-import { pyRepr } from '../../../actors/supervisor/schema.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, supervisorUnknownError } from '../../../actors/supervisor/errors.ts';
 import { SUPERVISOR_VERSION } from '../../../actors/version.ts';
 import { LEVELS } from '../../../actors/logging/levels.ts';
