@@ -28,19 +28,24 @@ export function validate<T extends TObject>(body: Record<string, unknown>, shape
       if (shape.additionalProperties === true) continue;
       throw new SupervisorError(`extra keys not allowed @ data['${key}']. Got ${pyRepr(value)}`);
     }
-    const problem = firstProblem(field, value);
-    if (problem) throw new SupervisorError(`${problem.reason} @ data['${key}']. Got ${pyRepr(value)}`);
-    try {
-      out[key] = decode(field, value);
-    } catch (err) {
-      if (err instanceof Refusal) throw new SupervisorError(`${err.message} @ data['${key}']. Got ${pyRepr(value)}`);
-      throw err;
-    }
+    out[key] = validateField(key, value, field);
   }
   for (const key of shape.required ?? []) {
     if (!(key in body)) throw new SupervisorError(`required key not provided @ data['${key}']. Got None`);
   }
   return out as Decoded<T>;
+}
+
+/** One key's value checked and decoded as `validate` checks it, a problem named at `key`. */
+export function validateField<T extends TSchema>(key: string, value: unknown, field: T): StaticDecode<T> {
+  const problem = firstProblem(field, value);
+  if (problem) throw new SupervisorError(`${problem.reason} @ data['${key}']. Got ${pyRepr(value)}`);
+  try {
+    return decode(field, value);
+  } catch (err) {
+    if (err instanceof Refusal) throw new SupervisorError(`${err.message} @ data['${key}']. Got ${pyRepr(value)}`);
+    throw err;
+  }
 }
 
 /** A nested body: every problem found, answered as voluptuous' humanize_error, one a line, sorted. */

@@ -1,4 +1,4 @@
-import { CloneType, FormatRegistry, Type, type TObject, type TOptional, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
+import { CloneType, FormatRegistry, Type, type StaticDecode, type TLiteral, type TObject, type TOptional, type TSchema, type TString, type TUnion } from '@sinclair/typebox';
 import { booleanWord, volBoolean } from '../../machines/python/boolean.ts';
 import { pyRepr } from '../../machines/python/repr.ts';
 import type { Worded } from './problems.ts';
@@ -80,18 +80,20 @@ export const coerceInt = Type.Transform(Type.Union([Type.Number(), Type.Boolean(
 
 /** `vol.In(values)`: one of the strings. */
 export function oneOf<const T extends string>(values: readonly T[]) {
+  return literals(values, `value must be one of [${values.map((v) => pyRepr(v)).join(', ')}]`);
+}
+
+/** A union of the strings (typed as one of them: TypeBox types a union of an array that is no tuple as never). */
+function literals<T extends string>(values: readonly T[], refusal: string) {
   return Type.Union(
     values.map((v) => Type.Literal(v)),
-    words(`value must be one of [${values.map((v) => pyRepr(v)).join(', ')}]`),
-  );
+    words(refusal),
+  ) as unknown as TUnion<[TLiteral<T>]> & Worded;
 }
 
 /** `vol.Coerce(Enum)`: one of the enumeration's values, refused as `expected <Name> or one of 'a', 'b'`. */
 export function coerceEnum<const T extends string>(name: string, values: readonly T[]) {
-  return Type.Union(
-    values.map((v) => Type.Literal(v)),
-    words(`expected ${name} or one of ${values.map((v) => pyRepr(v)).join(', ')}`),
-  );
+  return literals(values, `expected ${name} or one of ${values.map((v) => pyRepr(v)).join(', ')}`);
 }
 
 /**
@@ -104,14 +106,15 @@ export function matching(re: RegExp, notText = 'expected str'): TString {
 }
 
 /**
- * A str a test of ours accepts (a check TypeBox has no keyword for: an IP address), refused,
- * as no str or as not accepted, with one reason: `expected IPv4Address`. `name` names the format.
+ * A str a test of ours accepts (a check TypeBox has no keyword for: an IP address), refused with
+ * `reason` (`expected IPv4Address`), and with `notText` when it is no str at all (the same
+ * unless given). `name` names the format.
  */
-export function checkedText(name: string, test: (v: string) => boolean, reason: string): TString {
+export function checkedText(name: string, test: (v: string) => boolean, reason: string, notText = reason): TString {
   const format = `voluptuous.${name}`;
   if (FormatRegistry.Has(format)) throw new TypeError(`a check named ${name} exists already`);
   FormatRegistry.Set(format, test);
-  return Type.String({ ...words(reason), format, formatRefusal: reason });
+  return Type.String({ ...words(notText), format, formatRefusal: reason });
 }
 
 /** A name `re` matches and without control characters: names end up in paths and in headers. */
@@ -140,6 +143,11 @@ export function list<T extends TSchema>(item: T) {
   return Type.Array(item, words('expected list'));
 }
 
+/** A list of items, each once (`vol.Unique()`): refused as `contains duplicate items` after its items. */
+export function uniqueList<T extends TSchema>(item: T) {
+  return Type.Array(item, { ...words('expected list'), uniqueItems: true });
+}
+
 /** voluptuous' `[item]`: a list, refused as `expected a list`. */
 export function listOf<T extends TSchema>(item: T) {
   return Type.Array(item, words('expected a list'));
@@ -165,14 +173,14 @@ type Keys<S extends Shape> = { [K in keyof S]: S[K] extends { readonly [required
  * A dict of these keys (`vol.Schema({...})`): optional unless `required`, any other key refused
  * as `extra keys not allowed` unless `allowExtra` (then left out of what the handler gets).
  */
-export function schema<S extends Shape>(shape: S, options: { allowExtra?: boolean } = {}): TObject<Keys<S> & TProperties> {
+export function schema<S extends Shape>(shape: S, options: { allowExtra?: boolean } = {}): TObject<Keys<S>> {
   const properties: Record<string, TSchema> = {};
   for (const [key, value] of Object.entries(shape)) properties[key] = REQUIRED.has(value) ? value : Type.Optional(value);
-  return Type.Object(properties, { ...words('expected a dictionary'), additionalProperties: options.allowExtra === true }) as TObject<Keys<S> & TProperties>;
+  return Type.Object(properties, { ...words('expected a dictionary'), additionalProperties: options.allowExtra === true }) as TObject<Keys<S>>;
 }
 
 /** A schema with a further check or conversion TypeBox cannot express, run after it passed: throw a Refusal to refuse. */
-export function refine<T extends TSchema, U>(schema: T, decode: (value: import('@sinclair/typebox').StaticDecode<T>) => U) {
+export function refine<T extends TSchema, U>(schema: T, decode: (value: StaticDecode<T>) => U) {
   return Type.Transform(schema)
     .Decode(decode)
     .Encode((v) => v as never);

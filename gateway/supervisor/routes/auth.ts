@@ -2,7 +2,7 @@ import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw, envelopeError } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { plainError, parseFormBody } from '../../http.ts';
-import { validate, required, str } from '../../../actors/supervisor/schema.ts';
+import { validate, required, schema, str } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import { callingApp } from './services.ts';
 
@@ -25,6 +25,8 @@ function basicCredentials(header: string): { username: string; password: string 
   if (colon < 0) return undefined;
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
+
+const CREDENTIALS = schema({ username: required(str), password: required(str) });
 
 export function registerAuthRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   const helper = () => {
@@ -60,7 +62,7 @@ export function registerAuthRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
   api.post('/auth', check);
 
   api.post('/auth/reset', async (call) => {
-    const body = validate(call.body(), { username: required(str), password: required(str) });
+    const body = validate(call.body(), CREDENTIALS);
     await helper().changePassword(body.username!, body.password!);
   });
 

@@ -1,6 +1,6 @@
 import { requireCore, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, required, str, dict } from '../../../actors/supervisor/schema.ts';
+import { validate, required, schema, str, dict } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import type { DiscoveryMessage } from '../../../actors/supervisor/discovery/discovery.ts';
 import { callingApp } from './services.ts';
@@ -16,6 +16,8 @@ function wire(tree: 'v1' | 'v2', m: DiscoveryMessage): Record<string, unknown> {
   return { [tree === 'v1' ? 'addon' : 'app']: m.app, service: m.service, uuid: m.uuid, config: m.config };
 }
 
+
+const MESSAGE = schema({ service: required(str), config: required(dict) });
 
 export function registerDiscoveryRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   const discovery = () => {
@@ -35,7 +37,7 @@ export function registerDiscoveryRoutes(api: SupervisorApi, deps: SupervisorDeps
   });
 
   api.post('/discovery', async (call) => {
-    const body = validate(call.body(), { service: required(str), config: required(dict) });
+    const body = validate(call.body(), MESSAGE);
     const app = callingApp(call, deps);
     const sent = await discovery().send({ slug: app?.slug ?? '', discovery: app?.config.discovery ?? [] }, body.service!, body.config!, deps.context());
     return { uuid: sent.uuid };

@@ -1,6 +1,6 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, boolean, int, maybe, str, required, dict } from '../../../actors/supervisor/schema.ts';
+import { validate, validateField, boolean, int, maybe, str, required, dict, schema } from '../../../actors/supervisor/validate.ts';
 import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { DockerConfig, REGISTRY_HOSTNAME, type RegistryCredentials } from '../../../actors/supervisor/docker/config.ts';
@@ -11,8 +11,8 @@ import { DockerConfig, REGISTRY_HOSTNAME, type RegistryCredentials } from '../..
  * registry credentials (passwords never shown).
  */
 
-const OPTIONS = { enable_ipv6: maybe(boolean), mtu: maybe(int(68, 65535)) };
-const CREDENTIALS = { username: required(str), password: required(str) };
+const OPTIONS = schema({ enable_ipv6: maybe(boolean), mtu: maybe(int(68, 65535)) });
+const CREDENTIALS = schema({ username: required(str), password: required(str) });
 
 /** The original's `reboot_required` issue with its `execute_reboot` suggestion. */
 export async function rebootRequired(deps: SupervisorDeps): Promise<void> {
@@ -23,7 +23,7 @@ function checkRegistries(body: Record<string, unknown>): Record<string, Registry
   const out: Record<string, RegistryCredentials> = {};
   for (const [host, value] of Object.entries(body)) {
     if (!REGISTRY_HOSTNAME.test(host)) throw new SupervisorError(`does not match regular expression ${REGISTRY_HOSTNAME.source} for dictionary key @ data[${pyRepr(host)}]. Got ${pyRepr(host)}`);
-    const entry = validate({ [host]: value }, { [host]: dict })[host] as Record<string, unknown>;
+    const entry = validateField(host, value, dict);
     try {
       const creds = validate(entry, CREDENTIALS);
       out[host] = { username: creds.username as string, password: creds.password as string };

@@ -4,7 +4,7 @@ import { linesOf } from './logs.ts';
 import { plainLine, stripColors, verboseLine } from '../../../actors/supervisor/logs/format.ts';
 import { DEFAULT_IDENTIFIERS, ExportParser, JOURNAL_GATEWAYD_SOCKET, JournalError, JournalGateway, LINES_MAX, type JournalEntry } from '../../../actors/supervisor/host/journal.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { boolean, str, validate } from '../../../actors/supervisor/schema.ts';
+import { boolean, schema, str, validate } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import { LocalHost, type HostSystem } from '../../../actors/supervisor/host/system.ts';
 import { hostInfo } from '../../../actors/supervisor/host/info.ts';
@@ -21,8 +21,8 @@ import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
  * not have: the original's text 400).
  */
 
-const POWER = { force: boolean };
-const OPTIONS = { hostname: str };
+const POWER = schema({ force: boolean });
+const OPTIONS = schema({ hostname: str });
 const NO_GATEWAY = 'No systemd-journal-gatewayd Unix socket available';
 
 /** The host this supervisor runs on (a test hands its own through the deps). */

@@ -1,6 +1,6 @@
 import type { SupervisorApi } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
-import { validate, boolean } from '../../../actors/supervisor/schema.ts';
+import { validate, boolean, schema } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 
 /**
@@ -11,6 +11,8 @@ import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 
 export const SECURITY_DEFAULTS = { pwned: true, force_security: false };
 
+const OPTIONS = schema({ pwned: boolean, force_security: boolean });
+
 export function registerSecurityRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   const section = () => deps.settings.section('security', SECURITY_DEFAULTS);
 
@@ -20,7 +22,7 @@ export function registerSecurityRoutes(api: SupervisorApi, deps: SupervisorDeps)
   });
 
   api.post('/security/options', async (call) => {
-    const body = validate(call.body(), { pwned: boolean, force_security: boolean });
+    const body = validate(call.body(), OPTIONS);
     await section().set(body, deps.context());
   });
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { SupervisorDeps } from '../deps.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
-import { validate, required, str } from '../../../actors/supervisor/schema.ts';
+import { validate, required, schema, str } from '../../../actors/supervisor/validate.ts';
 import { readText, type AppStoreView } from '../../../actors/supervisor/apps/store.ts';
 import type { RepositoryApp } from '../../../actors/supervisor/apps/repository.ts';
 
@@ -11,6 +11,8 @@ import type { RepositoryApp } from '../../../actors/supervisor/apps/repository.t
  * changelog and documentation, the repositories, and a reload. v1 names apps `addons`
  * (`/store/addons/...`, key `addons`), v2 `apps`; v1 also answers the assets under `/addons/{app}/...`.
  */
+const REPOSITORY = schema({ repository: required(str) });
+
 export function registerStoreRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
   const store = (): AppStoreView => {
     if (!deps.store) throw new Error('the app store is not running');
@@ -34,7 +36,7 @@ export function registerStoreRoutes(api: SupervisorApi, deps: SupervisorDeps): v
     return deps.gitRepositories;
   };
   api.post('/store/repositories', async (call) => {
-    const body = validate(call.body(), { repository: required(str) });
+    const body = validate(call.body(), REPOSITORY);
     await git().add(body.repository!, deps.context());
   });
   api.delete('/store/repositories/:repository', async (call) => {
