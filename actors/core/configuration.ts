@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { parse, type ScalarTag } from 'yaml';
-import { toBool } from '../entities/domains/config.ts';
 import { GroupConfigError, checkGroups, type Group } from '../auth/groups.ts';
 import type { ProviderConfig } from '../auth/providers.ts';
 import { validateExport, type ExportConfig } from '../export/config.ts';
+import * as cv from '../voluptuous/cv.ts';
 
 /** Commit mode of the recorder (see store/). */
 export type RecorderCommit = 'durable' | 'fast';
@@ -155,7 +155,7 @@ export function validateHttpSecurity(
     const value = section[key];
     if (value === undefined) return fallback;
     try {
-      return toBool(value);
+      return cv.convert(cv.boolean, value);
     } catch {
       return refuse(key, 'invalid boolean value');
     }
@@ -369,7 +369,7 @@ function validateAuthProviders(value: unknown, refuse: (reason: string) => never
     const bool = (field: string): boolean => {
       if (item[field] === undefined) return false;
       try {
-        return toBool(item[field]);
+        return cv.convert(cv.boolean, item[field]);
       } catch {
         return bad(`expected boolean @ data['${field}']`);
       }
@@ -513,7 +513,7 @@ export function validateCore(section: Record<string, unknown>, where = 'core'): 
         break;
       case 'debug':
         try {
-          out.debug = toBool(value);
+          out.debug = cv.convert(cv.boolean, value);
         } catch {
           refuse(key, 'invalid boolean value');
         }

@@ -22,8 +22,8 @@ export interface Problem {
 
 /** The schema annotation holding the original's words for a value of the wrong kind. */
 export interface Worded {
-  /** `expected int`, `expected IPv4Address`: said when the value is not of the schema's kind */
-  refusal?: string;
+  /** `expected int`, `expected IPv4Address`: said when the value is not of the schema's kind (worded from the value where the original quotes it) */
+  refusal?: string | ((value: unknown) => string);
   /** said when a string fails the schema's `format` (a custom check) */
   formatRefusal?: string;
   /** the pattern as the message shows it, where the check is a format (a RegExp with flags) */
@@ -74,7 +74,7 @@ function reasonOf(e: ValueError): string {
       return 'contains duplicate items';
     default:
       // voluptuous' own words for a validator that has none of its own
-      return s.refusal ?? 'not a valid value';
+      return typeof s.refusal === 'function' ? s.refusal(e.value) : (s.refusal ?? 'not a valid value');
   }
 }
 

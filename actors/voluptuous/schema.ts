@@ -88,7 +88,7 @@ function literals<T extends string>(values: readonly T[], refusal: string) {
   return Type.Union(
     values.map((v) => Type.Literal(v)),
     words(refusal),
-  ) as unknown as TUnion<[TLiteral<T>]> & Worded;
+  ) as unknown as TUnion<[TLiteral<T>]> & { refusal: string };
 }
 
 /** `vol.Coerce(Enum)`: one of the enumeration's values, refused as `expected <Name> or one of 'a', 'b'`. */

@@ -2,9 +2,10 @@ import { parseFloatText, parseIntText } from '../../../machines/python/float.ts'
 import { Type } from '@sinclair/typebox';
 import { inputDatetimeMachine, type DateTimeValue, type InputDatetimeConfig } from '../../../machines/input_datetime.machine.ts';
 import type { HelperDomain, HelperEnv } from '../types.ts';
-import { ItemReader, commonAttributes, parseSection, targetOf, toBool, toIcon, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf } from './config.ts';
 import { parseDatetime, toEpochMs, type ParsedDatetime } from '../../history/time.ts';
 import { daysIn, wallAt, wallToEpochMs } from '../../wall-clock.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'input_datetime';
 
@@ -75,10 +76,10 @@ function restoredValue(config: InputDatetimeConfig, state: string, today: DatePa
 
 function parseItem(raw: Record<string, unknown>, objectId: string): InputDatetimeConfig {
   const item = new ItemReader(DOMAIN, objectId, raw, ['name', 'has_date', 'has_time', 'icon', 'initial']);
-  const config: InputDatetimeConfig = { has_date: item.optional('has_date', toBool, false), has_time: item.optional('has_time', toBool, false) };
-  if (item.has('name')) config.name = item.required('name', toStr);
-  if (item.has('icon')) config.icon = item.required('icon', toIcon);
-  if (item.has('initial')) config.initial = item.required('initial', toStr);
+  const config: InputDatetimeConfig = { has_date: item.optional('has_date', cv.boolean, false), has_time: item.optional('has_time', cv.boolean, false) };
+  if (item.has('name')) config.name = item.required('name', cv.string);
+  if (item.has('icon')) config.icon = item.required('icon', cv.icon);
+  if (item.has('initial')) config.initial = item.required('initial', cv.string);
   if (!config.has_date && !config.has_time) throw item.error(undefined, 'Entity needs at least a date or a time');
   // only whether it can be read matters here: a time alone is put on whichever day it is
   if (config.initial) {
