@@ -7,7 +7,7 @@ import type { EventLog } from '../store/types.ts';
  * only its own streams through the per-stream index, and only their last records where those
  * hold the whole state. Resolves to the count of records read.
  */
-export async function restore(log: EventLog, areas: Area[], say: (line: string) => void): Promise<number> {
+export async function restore(log: EventLog, areas: Area[], logLine: (line: string) => void): Promise<number> {
   let n = 0;
   const tail = new Map<Area, number>();
   for (const area of areas) {
@@ -17,7 +17,7 @@ export async function restore(log: EventLog, areas: Area[], say: (line: string) 
       tail.set(area, snap.seq);
       continue;
     }
-    if (snap) say(`snapshot of ${area.name} has format ${snap.version}, expected ${area.snapshotVersion}: replaying its log instead`);
+    if (snap) logLine(`snapshot of ${area.name} has format ${snap.version}, expected ${area.snapshotVersion}: replaying its log instead`);
     for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) {
       n++;
       area.evolve(r);

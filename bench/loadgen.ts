@@ -41,27 +41,27 @@ export function loadgen(options: LoadOptions): Promise<LoadResult> {
   return runChild<LoadResult>('./loadgen.ts', options, { timeoutMs: 600_000 });
 }
 
-async function generate(o: LoadOptions): Promise<LoadResult> {
-  const make = requestMaker(o.request);
+async function generate(options: LoadOptions): Promise<LoadResult> {
+  const make = requestMaker(options.request);
   const conns = await Promise.all(
-    Array.from({ length: o.connections }, async () => {
-      const c = new HttpConnection(o.port);
+    Array.from({ length: options.connections }, async () => {
+      const c = new HttpConnection(options.port);
       await c.open();
       return c;
     }),
   );
-  const counted = o.count !== undefined;
-  let next = o.first ?? 0;
-  const last = counted ? next + o.count! : Infinity;
-  const latencies = new Float64Array(counted ? o.count! : 4_000_000);
+  const counted = options.count !== undefined;
+  let next = options.first ?? 0;
+  const last = counted ? next + options.count! : Infinity;
+  const latencies = new Float64Array(counted ? options.count! : 4_000_000);
   let measured = 0;
   let errors = 0;
   let bodyBytes = 0;
   const statuses: Record<string, number> = {};
   const start = performance.now();
   const cpu0 = process.cpuUsage();
-  const from = counted ? start : start + (o.warmupMs ?? 1000);
-  const until = counted ? Infinity : from + (o.durationMs ?? 5000);
+  const from = counted ? start : start + (options.warmupMs ?? 1000);
+  const until = counted ? Infinity : from + (options.durationMs ?? 5000);
 
   const worker = async (c: HttpConnection) => {
     for (;;) {

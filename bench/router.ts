@@ -1,8 +1,11 @@
-// The router alone: gateway/http.ts's Router with a handler that only parses the body and answers
+// The router alone: gateway/router.ts's Router with a handler that only parses the body and answers
 // a fixed state JSON, beside raw uWS doing the same (read the body, parse it, answer the same
 // headers and bytes). What the router costs on every request, before any actor or the log.
 import uWS from '@trufflesuite/uws-js-unofficial';
-import { Router, json, parseJson, type Principal } from '../gateway/http.ts';
+import { Router } from '../gateway/router.ts';
+import { json } from '../gateway/replies.ts';
+import { parseJson } from '../gateway/body.ts';
+import type { Principal } from '../actors/auth/types.ts';
 import { ALL } from '../actors/auth/permissions.ts';
 import { isMain, num, rateRow, runAlone, type BenchOptions, type BenchResult } from './common.ts';
 import { timedLoad, type HttpLoadResult } from './wrk.ts';

@@ -59,7 +59,7 @@ const failures: { name: string; error: string }[] = [];
 for (const b of chosen) {
   const t0 = performance.now();
   try {
-    const mod = (await import(b.module)) as { run(o: BenchOptions): Promise<BenchResult> };
+    const mod = (await import(b.module)) as { run(options: BenchOptions): Promise<BenchResult> };
     const r = await mod.run(options);
     r.seconds = (performance.now() - t0) / 1000;
     results.push(r);

@@ -47,8 +47,8 @@ export async function run(options: BenchOptions = {}): Promise<BenchResult> {
     sink += parts.join(',').length;
   };
   const rendered = () => {
-    const o = templates.render(source, undefined);
-    if (o.ok) sink += o.text.length;
+    const outcome = templates.render(source, undefined);
+    if (outcome.ok) sink += outcome.text.length;
   };
   rate(300, raw);
   rate(300, rendered);

@@ -167,22 +167,22 @@ const seconds = (ms: number) => `${Math.max(1, Math.round(ms / 1000))}s`;
  * A timed load with wrk: `wrk -t1 -c<connections> -d<warm-up>` unmeasured, then
  * `wrk -t1 -c<connections> -d<duration> --latency` measured, both with the script of the spec.
  */
-export async function runWrk(path: string, o: LoadOptions): Promise<HttpLoadResult> {
+export async function runWrk(path: string, options: LoadOptions): Promise<HttpLoadResult> {
   const dir = await tempDir('wrk');
   try {
-    const url = `http://127.0.0.1:${o.port}/`;
-    const base = ['-t1', `-c${o.connections}`];
+    const url = `http://127.0.0.1:${options.port}/`;
+    const base = ['-t1', `-c${options.connections}`];
     const timeout = (ms: number) => ms + 60_000;
     let first = 0;
-    if ((o.warmupMs ?? 1000) > 0) {
+    if ((options.warmupMs ?? 1000) > 0) {
       const script = join(dir, 'warmup.lua');
-      await writeFile(script, wrkScript(o.request, o.port, 0));
-      const warm = parseWrk(await runWrkOnce(path, [...base, `-d${seconds(o.warmupMs ?? 1000)}`, '-s', script, url], timeout(o.warmupMs ?? 1000)));
+      await writeFile(script, wrkScript(options.request, options.port, 0));
+      const warm = parseWrk(await runWrkOnce(path, [...base, `-d${seconds(options.warmupMs ?? 1000)}`, '-s', script, url], timeout(options.warmupMs ?? 1000)));
       first = warm.done.sent;
     }
     const script = join(dir, 'measured.lua');
-    await writeFile(script, wrkScript(o.request, o.port, first));
-    const durationMs = o.durationMs ?? 5000;
+    await writeFile(script, wrkScript(options.request, options.port, first));
+    const durationMs = options.durationMs ?? 5000;
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     const stdout = await runWrkOnce(path, [...base, `-d${seconds(durationMs)}`, '--latency', '-s', script, url], timeout(durationMs));
@@ -194,7 +194,7 @@ export async function runWrk(path: string, o: LoadOptions): Promise<HttpLoadResu
     const duration = d.duration_us / 1e6;
     return {
       generator: 'wrk',
-      generatorText: `wrk -t1 -c${o.connections} -d${seconds(durationMs)} --latency (after a ${seconds(o.warmupMs ?? 1000)} warm-up run)`,
+      generatorText: `wrk -t1 -c${options.connections} -d${seconds(durationMs)} --latency (after a ${seconds(options.warmupMs ?? 1000)} warm-up run)`,
       requests: d.requests,
       seconds: duration,
       rps: r.rps,
@@ -219,12 +219,12 @@ export async function runWrk(path: string, o: LoadOptions): Promise<HttpLoadResu
  * A timed HTTP load (warm-up, then a measured window) with wrk when it is on PATH, else with the
  * Node generator of bench/loadgen.ts.
  */
-export async function timedLoad(o: LoadOptions): Promise<HttpLoadResult> {
+export async function timedLoad(options: LoadOptions): Promise<HttpLoadResult> {
   const chosen = chooseGenerator();
-  if (chosen.generator === 'wrk') return runWrk(chosen.wrk!, o);
+  if (chosen.generator === 'wrk') return runWrk(chosen.wrk!, options);
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const r = await loadgen(o);
+  const r = await loadgen(options);
   const c = process.cpuUsage(c0);
   return {
     ...r,

@@ -93,7 +93,7 @@ function figures(values: Float64Array): LatencyFigures {
   return { p50: percentile(values, 50), p99: percentile(values, 99), max };
 }
 
-async function fanout(o: FanoutOptions): Promise<FanoutResult> {
+async function fanout(options: FanoutOptions): Promise<FanoutResult> {
   const SENT = '"sent":';
   const K = '"k":';
   const CHANGE = '"event":{"c"';
@@ -121,16 +121,16 @@ async function fanout(o: FanoutOptions): Promise<FanoutResult> {
     frameBytes = data.length;
     const n = (counts.get(k) ?? 0) + 1;
     counts.set(k, n);
-    if (waiting && waiting.k === k && n === o.subscribers) waiting.resolve();
+    if (waiting && waiting.k === k && n === options.subscribers) waiting.resolve();
   };
 
-  const writer = new HttpConnection(o.port);
+  const writer = new HttpConnection(options.port);
   await writer.open();
-  const auth = { Authorization: `Bearer ${o.token}` };
+  const auth = { Authorization: `Bearer ${options.token}` };
   const write = async (k: number): Promise<number> => {
     const sent = now();
     const body = JSON.stringify({ state: String(k), attributes: { sent, k } });
-    const res = await writer.request(httpRequest('POST', `/api/states/${o.entityId}`, auth, body));
+    const res = await writer.request(httpRequest('POST', `/api/states/${options.entityId}`, auth, body));
     if (res.status !== 200 && res.status !== 201) throw new Error(`write ${k} answered ${res.status}`);
     return now();
   };
@@ -139,13 +139,13 @@ async function fanout(o: FanoutOptions): Promise<FanoutResult> {
 
   const connectStart = now();
   const sockets: WebSocket[] = [];
-  for (let i = 0; i < o.subscribers; i += 50) {
+  for (let i = 0; i < options.subscribers; i += 50) {
     const group = await Promise.all(
-      Array.from({ length: Math.min(50, o.subscribers - i) }, async () => {
+      Array.from({ length: Math.min(50, options.subscribers - i) }, async () => {
         let subscribed!: () => void;
         const ready = new Promise<void>((r) => (subscribed = r));
         let seen = 0;
-        const ws = await authed(o.port, o.token, (data) => {
+        const ws = await authed(options.port, options.token, (data) => {
           // the subscription's result, then its first event (the current states), then changes
           if (seen < 2) {
             if (++seen === 2) subscribed();
@@ -166,7 +166,7 @@ async function fanout(o: FanoutOptions): Promise<FanoutResult> {
   const ackAt = new Map<number, number>();
   const phase = async (first: number, last: number, from: number, start: number): Promise<FanoutPhase> => {
     // wait for stragglers
-    const expected = (last - first + 1) * o.subscribers;
+    const expected = (last - first + 1) * options.subscribers;
     const deadline = now() + 5000;
     const delivered = () => {
       let n = 0;
@@ -208,21 +208,21 @@ async function fanout(o: FanoutOptions): Promise<FanoutResult> {
   let k = 1;
   let from = received;
   let start = now();
-  for (; k <= o.pacedChanges; k++) {
+  for (; k <= options.pacedChanges; k++) {
     const all = new Promise<void>((resolve) => (waiting = { k, resolve }));
     const timeout = sleep(2000);
     await timedWrite(k);
     await Promise.race([all, timeout]);
     waiting = undefined;
-    await sleep(o.gapMs);
+    await sleep(options.gapMs);
   }
-  const paced = await phase(1, o.pacedChanges, from, start);
+  const paced = await phase(1, options.pacedChanges, from, start);
 
   // flood: back-to-back writes, deliveries overlapping
   from = received;
   start = now();
   const firstFlood = k;
-  const until = start + o.floodMs;
+  const until = start + options.floodMs;
   while (now() < until) await timedWrite(k++);
   const flood = await phase(firstFlood, k - 1, from, start);
 
@@ -231,12 +231,12 @@ async function fanout(o: FanoutOptions): Promise<FanoutResult> {
   return { paced, flood, frameBytes, connectMs };
 }
 
-async function getStates(o: GetStatesOptions): Promise<GetStatesResult> {
+async function getStates(options: GetStatesOptions): Promise<GetStatesResult> {
   let resolveNext: ((data: Buffer) => void) | undefined;
-  const ws = await authed(o.port, o.token, (data) => resolveNext?.(data));
+  const ws = await authed(options.port, options.token, (data) => resolveNext?.(data));
   const times: number[] = [];
   let bytes = 0;
-  for (let i = 1; i <= o.iterations; i++) {
+  for (let i = 1; i <= options.iterations; i++) {
     const got = new Promise<Buffer>((resolve) => (resolveNext = resolve));
     const t0 = performance.now();
     ws.send(`{"id":${i},"type":"get_states"}`);

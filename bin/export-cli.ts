@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { openEventLog } from '../store/log.ts';
 import { probeLogSocket } from '../store/log-socket.ts';
 import { isoformat } from '../machines/python/isoformat.ts';
-import { STATUS_FILE, type ExportStatus } from '../actors/export/nats-exporter.ts';
+import { STATUS_FILE, type ExportStatus } from '../actors/export/export-status.ts';
 
 const USAGE = `usage: hearth export status [--data DIR] [--json]
 

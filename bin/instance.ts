@@ -29,7 +29,7 @@ import { EntityFanout } from '../streams/entity-fanout.ts';
 import { Templates } from '../actors/templates/index.ts';
 import { templateHomeOf } from '../actors/registries/template-home.ts';
 import { platformRegistrarOf } from '../actors/registries/platform-registrar.ts';
-import { Router } from '../gateway/http.ts';
+import { Router } from '../gateway/router.ts';
 import { listenExclusive } from '../gateway/listen.ts';
 import type { CoreDeps } from '../gateway/core.ts';
 import { registerApiRoutes } from '../gateway/routes/api.ts';

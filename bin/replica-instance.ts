@@ -22,7 +22,7 @@ import { Follower, type FollowConfig, type FollowerStatus } from '../actors/repl
 import { REPLICA_AREAS, type ReplicaSnapshot } from '../actors/replica/snapshots.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
-import { Router } from '../gateway/http.ts';
+import { Router } from '../gateway/router.ts';
 import { listenExclusive } from '../gateway/listen.ts';
 import type { ReadDeps } from '../gateway/core.ts';
 import { registerReadApiRoutes } from '../gateway/routes/api.ts';
@@ -78,7 +78,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     lines: options.log,
     file: options.logFile === false ? undefined : (options.logFile ?? join(dataDir, 'hearth-replica.log')),
   });
-  const say = logs.get('hearth.replica');
+  const logger = logs.get('hearth.replica');
   // the stream holds every record: a write lost to a crash of this machine is read again
   const log = await openEventLog({ path: join(dataDir, 'log'), commit: 'fast', log: logs.get('hearth.store').warning });
 
@@ -93,7 +93,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   log.onCommit((records) => records.forEach((r) => coreConfig.area.owns(r) && coreConfig.area.evolve(r)));
   auth.follow(log);
 
-  const restored = await restore(log, areas, say.warning);
+  const restored = await restore(log, areas, logger.warning);
   const bus = new Bus(log, logs.get('hearth.bus').error);
   const entityFanout = new EntityFanout(bus);
   const history = new History({ log, current: (id) => entities.get(id) });
@@ -105,7 +105,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
       const part = snapshot.areas[area.name];
       if (!part) continue;
       if (part.version !== area.snapshotVersion) {
-        say.warning(`snapshot of ${area.name} has format ${part.version}, this replica reads ${area.snapshotVersion}: left empty`);
+        logger.warning(`snapshot of ${area.name} has format ${part.version}, this replica reads ${area.snapshotVersion}: left empty`);
         continue;
       }
       area.restore(part.data);
@@ -116,7 +116,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     const parts = areas.map((a) => ({ name: a.name, version: a.snapshotVersion, data: a.snapshot() }));
     await Promise.all(parts.map((p) => log.saveSnapshot(p.name, { seq, version: p.version, time, data: p.data })));
   };
-  const follower = new Follower({ log, config: options.nats, seed, warn: say.warning, info: say.info });
+  const follower = new Follower({ log, config: options.nats, seed, warn: logger.warning, info: logger.info });
   await follower.start();
   // a fresh replica is seeded before it answers, so no client sees the home fill in
   await Promise.race([follower.ready, new Promise((ok) => setTimeout(ok, options.placeTimeoutMs ?? 5000).unref())]);
@@ -131,7 +131,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     if (since >= snapshotEvery && !snapshotting) {
       since = 0;
       snapshotting = snapshot()
-        .catch((err) => say.error('snapshot failed', err))
+        .catch((err) => logger.error('snapshot failed', err))
         .finally(() => (snapshotting = undefined));
     }
   });
@@ -158,7 +158,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   };
   const host = options.host ?? '0.0.0.0';
   const listenSocket = await listenExclusive(app, host, options.port).catch(async (err) => {
-    say.error((err as Error).message);
+    logger.error((err as Error).message);
     await follower.stop();
     await close();
     throw err;
@@ -166,10 +166,10 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const port = uWS.us_socket_local_port(listenSocket);
   // `hearth replay --data <replica data>` reads the replica's copy while it runs
   const logSocket = await serveLog(log, join(dataDir, 'hearth.sock')).catch((err) => {
-    say.warning(`hearth replay cannot reach this replica: ${err.message}`);
+    logger.warning(`hearth replay cannot reach this replica: ${err.message}`);
     return undefined;
   });
-  say.info(`replica of stream ${options.nats.stream} at ${options.nats.servers.join(', ')}: restored ${restored} records, following after seq ${follower.applied}`);
+  logger.info(`replica of stream ${options.nats.stream} at ${options.nats.servers.join(', ')}: restored ${restored} records, following after seq ${follower.applied}`);
 
   let stopping: Promise<void> | undefined;
   return {

@@ -11,8 +11,7 @@ import { Tokens } from '../actors/supervisor/tokens.ts';
 import { Engine, DEFAULT_DOCKER_SOCKET } from '../actors/supervisor/docker/engine.ts';
 import { supervisorUpdate } from '../gateway/supervisor/routes/root.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
-import type { SupervisorDeps } from '../gateway/supervisor/deps.ts';
-import { registerSupervisorRoutes } from '../gateway/supervisor/routes/index.ts';
+import { registerSupervisorRoutes, type SupervisorParts } from './supervisor-routes.ts';
 import { CoreRuntime, type CoreHostProcess } from '../actors/supervisor/core/runtime.ts';
 import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
 import { ResolutionCenter } from '../actors/supervisor/resolution/center.ts';
@@ -24,9 +23,7 @@ import { SUPERVISOR_DEFAULTS } from '../actors/supervisor/supervisor-settings.ts
 import { SupervisorListener } from './supervisor-listener.ts';
 import { GitRepositories, STORE_SETTINGS_DEFAULTS } from '../actors/supervisor/apps/git-repositories.ts';
 import { AppStore } from '../actors/supervisor/apps/store.ts';
-import { registerStoreRoutes } from '../gateway/supervisor/routes/store.ts';
 import { AppManager } from '../actors/supervisor/apps/manager.ts';
-import { registerAppRoutes } from '../gateway/supervisor/routes/apps.ts';
 import { Services } from '../actors/supervisor/services/services.ts';
 import { Discovery, corePush } from '../actors/supervisor/discovery/discovery.ts';
 import { corePanelPush } from '../actors/supervisor/apps/panel-push.ts';
@@ -50,7 +47,6 @@ import type { SwapFiles } from '../actors/supervisor/os/swap.ts';
 import { LocalHost, type HostSystem } from '../actors/supervisor/host/system.ts';
 import { Plugins } from '../actors/supervisor/plugins/plugins.ts';
 import { DEFAULT_PLUGIN_NETWORK, type PluginNetworkOptions } from '../actors/supervisor/plugins/network.ts';
-import { registerPluginRoutes } from '../gateway/supervisor/routes/plugins.ts';
 import { CORE_VERSION, SUPERVISOR_VERSION } from '../actors/version.ts';
 
 /** How to build one supervisor. Nothing is read from module-level state. */
@@ -131,8 +127,8 @@ export interface Supervisor {
   /** every route on both trees */
   api: SupervisorApi;
   updater: Updater;
-  /** what the handlers reach (tests stand in parts that are not built yet, e.g. `resolution`) */
-  deps: SupervisorDeps;
+  /** what it is built of, by name (tests read the parts, and stand in `apps` and `authHelper`) */
+  deps: SupervisorParts;
   /** settles when the soft restart asked last (POST /supervisor/restart) has finished */
   restarted?: Promise<void>;
   stop(): Promise<void>;
@@ -196,7 +192,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const connectivityUrl = options.connectivityUrl === undefined ? DEFAULT_CONNECTIVITY_URL : options.connectivityUrl;
   const connectivity = new Connectivity({ url: () => connectivityUrl, now: () => clock.now(), say: logs.get('hearth.supervisor.network').debug });
   // apps join the plugins' network once the dns plugin is installed, else the engine's bridge
-  const appNetwork = () => options.dockerNetwork ?? (deps.plugins?.dns.version() ? (options.pluginNetwork ?? DEFAULT_PLUGIN_NETWORK).name : 'bridge');
+  const appNetwork = () => options.dockerNetwork ?? (plugins.dns.version() ? (options.pluginNetwork ?? DEFAULT_PLUGIN_NETWORK).name : 'bridge');
   const network = new Network({ engine, connectivity, dockerNetwork: appNetwork, say: logs.get('hearth.supervisor.network').info });
   const hostSystem = options.hostSystem ?? new LocalHost();
   const resolution = new ResolutionCenter({
@@ -213,60 +209,51 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
   areas.push(ingress);
   await ingress.purgeExpired(context());
-  const deps: SupervisorDeps = { dataDir, clock, ids, logs, settings, tokens, engine, coreContainer, coreDataDir, jobs, resolution, updater, ingress, host: hostSystem, state: () => state, context, restart: () => restartApi() };
-  deps.network = network;
   jobs.useConditionFacts({
     state: () => state,
     unhealthy: () => resolution.unhealthy(),
     freeSpace: async () => ({ free: await freeBytes(dataDir), min: options.freeSpaceMinBytes ?? FREE_SPACE_MIN_BYTES }),
     lowOnSpace: async () => void (await resolution.addIssue({ type: 'free_space', context: 'system' })),
-    supervisorNeedsUpdate: () => supervisorUpdate(deps),
+    supervisorNeedsUpdate: () => supervisorUpdate({ settings, updater }),
     unsupported: () => resolution.unsupported(),
     outdatedPlugins: () =>
-      (deps.plugins?.all() ?? []).filter((p) => p.version() !== null && p.versionInfo().update_available).map((p) => ({ name: p.name, update: () => p.update(context()) })),
+      plugins.all().filter((p) => p.version() !== null && p.versionInfo().update_available).map((p) => ({ name: p.name, update: () => p.update(context()) })),
     warn: logs.get('hearth.supervisor.jobs').warning,
   });
-  deps.os = new OperatingSystem({ swapFiles: options.swapFiles, say: logs.get('hearth.supervisor.os').warning });
+  const os = new OperatingSystem({ swapFiles: options.swapFiles, say: logs.get('hearth.supervisor.os').warning });
   let listenPort = 0;
-  const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: deps, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone, hostProcess: options.coreHostProcess });
-  deps.core = core;
+  const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: { jobs, resolution, updater }, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone, hostProcess: options.coreHostProcess });
   const coreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock });
-  deps.coreApi = coreApi;
   // a session made for a user carries who the core says that user is
   ingress.lookupUser ??= async (id) => {
     const user = await coreApi.lookupUser(id);
     return user && { id: user.id, username: user.username, name: user.name };
   };
-  const services = new Services({ log, clock, apps: () => deps.apps });
-  const discovery = new Discovery({ log, clock, ids, say: logs.get('hearth.supervisor.discovery'), apps: () => deps.apps, store: () => deps.store, push: corePush(coreApi, logs.get('hearth.supervisor.discovery')) });
+  // the apps as `parts` holds them when asked (built later; a test may stand in its own)
+  const services = new Services({ log, clock, apps: () => parts.apps });
+  const discovery = new Discovery({ log, clock, ids, say: logs.get('hearth.supervisor.discovery'), apps: () => parts.apps, store: () => store, push: corePush(coreApi, logs.get('hearth.supervisor.discovery')) });
   for (const area of [services, discovery]) {
     for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
     areas.push(area);
   }
-  deps.services = services;
-  deps.discovery = discovery;
   const mounts = new Mounts({ log, clock, say: logs.get('hearth.supervisor.mounts'), dataDir, system: options.mountSystem ?? new HostMounts(), jobs, resolution, context });
   for await (const r of log.readStreams(mounts.streamPrefix, { latest: mounts.latestSuffices })) mounts.evolve(r);
   areas.push(mounts);
-  deps.mounts = mounts;
   // as the original does in setup: every configured mount again, failures become issues
   await mounts.load();
-  deps.authHelper = new AuthHelper({ file: join(dataDir, 'auth.json'), core: coreApi, say: logs.get('hearth.supervisor.auth') });
+  const authHelper = new AuthHelper({ file: join(dataDir, 'auth.json'), core: coreApi, say: logs.get('hearth.supervisor.auth') });
   // a local document is read before the API answers; a remote one in the background
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;
-  registerSupervisorRoutes(api, deps);
   const gitRepositories = new GitRepositories({
     dir: join(dataDir, 'apps', 'git'),
     section: settings.section('store', STORE_SETTINGS_DEFAULTS),
     say: logs.get('hearth.supervisor.store'),
-    inUse: () => new Set((deps.apps?.list() ?? []).map((app) => app.repository)),
-    changed: () => deps.store!.reload(),
+    inUse: () => new Set(parts.apps.list().map((app) => app.repository)),
+    changed: () => store.reload(),
   });
-  deps.gitRepositories = gitRepositories;
-  deps.store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], clones: () => gitRepositories.list(), say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
-  await deps.store.reload();
-  registerStoreRoutes(api, deps);
+  const store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], clones: () => gitRepositories.list(), say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
+  await store.reload();
   const plugins = new Plugins({
     log, clock, ids, logs, settings, engine, dataDir,
     containerPrefix: options.pluginContainerPrefix,
@@ -280,13 +267,11 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     supervisorUrl: () => `http://supervisor:${listenPort}`,
     status: () => ({ supervisor: state, version: SUPERVISOR_VERSION, supported: resolution.unsupported().length === 0, healthy: resolution.unhealthy().length === 0 }),
   });
-  deps.plugins = plugins;
   network.dnsAddress = async () => (await plugins.dns.forApps())?.ip ?? null;
-  registerPluginRoutes(api, deps, plugins);
   const apps = new AppManager({
     log, clock, ids, tokens, engine, dataDir, coreDataDir,
     say: logs.get('hearth.supervisor.apps'),
-    store: () => (deps.store instanceof AppStore ? deps.store : undefined),
+    store: () => store,
     jobs: () => jobs,
     resolution: () => resolution,
     containerPrefix: options.appContainerPrefix,
@@ -297,36 +282,46 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   });
   for await (const r of log.readStreams(apps.streamPrefix, { latest: apps.latestSuffices })) apps.evolve(r);
   areas.push(apps);
-  deps.apps = apps;
-  registerAppRoutes(api, deps);
   // backup/start waits for the core's log export: far longer than an ordinary command
   const backupCoreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock, timeoutMs: 60 * 60_000 });
   const backups = new BackupManager({
     dataDir, coreDataDir, jobs, resolution, context,
     say: logs.get('hearth.supervisor.backups'),
-    mounts: () => deps.mounts,
+    mounts: () => mounts,
     state: { get: () => state, set: (s) => (state = s) },
     options: settings.section('backups', BACKUP_OPTIONS_DEFAULTS),
     core: coreBackupHooks(() => backupCoreApi, logs.get('hearth.supervisor.backups')),
-    apps: () => deps.apps,
+    apps: () => parts.apps,
   });
-  deps.backups = backups;
-  deps.backupSources = supervisorBackupSources({
+  const backupSources = supervisorBackupSources({
     dataDir, engine, settings,
     coreVersion: () => core.version(),
-    apps: () => deps.apps,
-    store: () => deps.store,
-    mounts: () => deps.mounts,
+    apps: () => parts.apps,
+    store: () => store,
+    mounts: () => mounts,
     freeSpaceMinBytes: options.freeSpaceMinBytes ?? FREE_SPACE_MIN_BYTES,
   });
   await backups.rescan();
-  if (options.backupsCheck !== false) registerBackupsCheck(resolution, backups, () => createBackup(backups, deps.backupSources!, { type: 'full', name: '', compressed: true, locations: [locationName(mounts.defaultBackupMount())], core: true, apps: 'ALL', folders: [...BACKUP_FOLDERS], extra: {}, background: false, context: context() }));
-  deps.backupRestore = new BackupRestorer({
+  if (options.backupsCheck !== false) registerBackupsCheck(resolution, backups, () => createBackup(backups, backupSources, { type: 'full', name: '', compressed: true, locations: [locationName(mounts.defaultBackupMount())], core: true, apps: 'ALL', folders: [...BACKUP_FOLDERS], extra: {}, background: false, context: context() }));
+  const backupRestore = new BackupRestorer({
     dataDir, coreDataDir, jobs, backups, core, apps, mounts,
     repositories: gitRepositories,
     say: logs.get('hearth.supervisor.backups'),
     newId: () => ids.uuidHex().slice(0, 12),
   });
+  const parts: SupervisorParts = {
+    dataDir, coreDataDir, coreContainer, clock, logs, settings, engine, jobs, resolution, updater, core, coreApi, ingress, services, discovery,
+    mounts, authHelper, network, os, gitRepositories, store, plugins, backups, backupSources, backupRestore,
+    logFile: logs.filePath ?? join(dataDir, 'supervisor.log'),
+    host: hostSystem,
+    appManager: apps,
+    apps,
+    state: () => state,
+    context,
+    restart: () => restartApi(),
+  };
+  // every part is built: each route module is registered with the parts it uses
+  registerSupervisorRoutes(api, parts);
 
   const host = options.host ?? '0.0.0.0';
   const port = await listener.listen(host, options.port).catch(async (err) => {
@@ -343,12 +338,12 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     state: () => state,
     v2: api.v2,
     lookup: (token) => tokens.lookup(token),
-    apps: () => deps.apps,
+    apps: () => parts.apps,
     core: { url: async () => options.coreUrl ?? (await core.coreUrl()), accessToken: () => coreApi.accessToken(), version: () => core.version() ?? CORE_VERSION },
     warn: logs.get('hearth.supervisor.api.proxy').warning,
     info: logs.get('hearth.supervisor.api.proxy').info,
   };
-  listener.ingress = (incoming) => planIngress({ sessions: ingress, apps: () => deps.apps, state: () => state, context, v2: api.v2 }, incoming);
+  listener.ingress = (incoming) => planIngress({ sessions: ingress, apps: () => parts.apps, state: () => state, context, v2: api.v2 }, incoming);
   state = 'running';
   resolution.start();
   mounts.start();
@@ -376,7 +371,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     adminToken: operator.token,
     api,
     updater,
-    deps,
+    deps: parts,
     stop: () =>
       (stopping ??= (async () => {
         await backups.close();
@@ -387,7 +382,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
         await apps.close();
         await discovery.settled();
         await mounts.stop();
-        await deps.authHelper?.settled();
+        await parts.authHelper.settled();
         if (!keepListener) listener.close();
         state = 'close';
         await resolution.stop();

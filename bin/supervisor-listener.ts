@@ -1,5 +1,7 @@
 import uWS from '@trufflesuite/uws-js-unofficial';
-import { Router, plainError, type Handler, type HttpRequest, type RouteOptions } from '../gateway/http.ts';
+import { Router, type Handler, type RouteOptions } from '../gateway/router.ts';
+import { plainError } from '../gateway/replies.ts';
+import type { HttpRequest } from '../gateway/request.ts';
 import { listenExclusive } from '../gateway/listen.ts';
 import { serveProxy, type ProxyIncoming, type ProxyPlan } from '../gateway/proxy/relay.ts';
 import { isIngressProxyPath } from '../gateway/supervisor/ingress-proxy.ts';

@@ -32,6 +32,11 @@ export function readJson(bytes: Uint8Array): JsonRead {
   }
 }
 
+/** A request's body read as JSON: the value (`undefined` when empty), or why not. */
+export function parseJson(req: { body: Buffer }): JsonRead {
+  return readJson(req.body);
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_ARRAY = 0x5b;

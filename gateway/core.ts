@@ -3,8 +3,10 @@ import type { CoreBackup } from '../actors/backup/core-backup.ts';
 import type { EntityActors } from '../actors/entities/registry.ts';
 import type { ServiceRegistry } from '../actors/services/registry.ts';
 import type { CoreConfig } from '../actors/core/core-config.ts';
-import type { CoreAuthService } from '../actors/auth/index.ts';
-import type { AccessAuth } from '../actors/auth/types.ts';
+import type { AccessAuth, UserDirectory } from '../actors/auth/types.ts';
+import type { UserTokens } from '../actors/auth/token-service.ts';
+import type { MfaSetup } from '../actors/auth/mfa-setup.ts';
+import type { UserAdmin } from '../actors/auth/admin.ts';
 import type { History } from '../actors/history/history.ts';
 import type { Explorer } from '../actors/explorer/explorer.ts';
 import type { SupervisorClient } from '../actors/supervisor-client/client.ts';
@@ -32,7 +34,8 @@ export interface CoreDeps {
   entities: EntityActors;
   services: ServiceRegistry;
   coreConfig: CoreConfig;
-  auth: CoreAuthService;
+  /** what the WebSocket commands use of auth: token checks, the users, a user's own tokens and second factors, user administration */
+  auth: AccessAuth & UserDirectory & UserTokens & MfaSetup & UserAdmin;
   /** areas, floors, labels, devices and entities (config/*_registry commands) */
   registries: Registries;
   bus: Bus;

@@ -2,6 +2,7 @@ import { Busboy, type BusboyFileStream } from '@fastify/busboy';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BodyError } from './request-body.ts';
+import type { HttpRequest } from './request.ts';
 
 /**
  * multipart/form-data read by busboy as it arrives: text fields kept (within limits), file
@@ -9,6 +10,7 @@ import { BodyError } from './request-body.ts';
  * with the status a client is told (400 malformed, 413 past a limit).
  */
 
+/** How much of a form is taken. */
 export interface MultipartLimits {
   /** the largest text field, in bytes */
   fieldSize: number;
@@ -18,6 +20,7 @@ export interface MultipartLimits {
   files: number;
 }
 
+/** How a form is read: its type, its limits, where file parts go. */
 export interface MultipartOptions {
   contentType: string | undefined;
   limits: MultipartLimits;
@@ -27,12 +30,14 @@ export interface MultipartOptions {
   fileFirst?: boolean;
 }
 
+/** What a form held. */
 export interface MultipartForm {
   fields: URLSearchParams;
   /** file parts written */
   files: number;
 }
 
+/** Reads a multipart/form-data body (whole or as it arrives): its fields, file parts to `options.file`. */
 export function readMultipart(body: Readable | Buffer, options: MultipartOptions): Promise<MultipartForm> {
   const { limits } = options;
   // busboy would read a urlencoded body too
@@ -91,4 +96,23 @@ export function readMultipart(body: Readable | Buffer, options: MultipartOptions
     if (Buffer.isBuffer(body)) parser.end(body);
     else pipeline(body, parser).catch(fail);
   });
+}
+
+/** What a form may hold: token requests and the like, a few short fields. */
+const FORM_LIMITS = { fieldSize: 64 * 1024, fields: 64, files: 0 };
+
+/**
+ * The request body's form fields: application/x-www-form-urlencoded, or multipart/form-data
+ * (what a browser's FormData sends; the original's request.post() reads both, and
+ * home-assistant-js-websocket posts its token requests that way). File parts are left out; a
+ * multipart body that cannot be read has no fields.
+ */
+export async function parseFormBody(req: HttpRequest): Promise<URLSearchParams> {
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (type.startsWith('application/x-www-form-urlencoded')) return new URLSearchParams(req.body.toString('utf8'));
+  if (!type.startsWith('multipart/form-data')) return new URLSearchParams();
+  return readMultipart(req.body, { contentType: req.headers['content-type'], limits: FORM_LIMITS }).then(
+    (form) => form.fields,
+    () => new URLSearchParams(),
+  );
 }

@@ -18,7 +18,7 @@ export class OutputBudget {
 
   constructor(
     readonly limit: number,
-    private readonly say: (line: string) => void,
+    private readonly logLine: (line: string) => void,
   ) {}
 
   /** Records how many bytes `c` has waiting now (0 when drained or gone). */
@@ -49,7 +49,7 @@ export class OutputBudget {
     if (!furthest) return void (this.total = 0);
     this.backlog.delete(furthest);
     this.total -= most;
-    this.say(`Hearth holds more than ${this.limit} bytes for clients that do not read; dropping ${furthest.who}, the furthest behind (${most} bytes)`);
+    this.logLine(`Hearth holds more than ${this.limit} bytes for clients that do not read; dropping ${furthest.who}, the furthest behind (${most} bytes)`);
     furthest.drop();
   }
 }

@@ -27,8 +27,8 @@ const CLIENT_TEXT_MAX = 200;
 export class RefusalLog {
   private readonly lines: RateLimitedLines;
 
-  constructor(say: (line: string) => void, limit?: LineLimit) {
-    this.lines = new RateLimitedLines(say, limit);
+  constructor(logLine: (line: string) => void, limit?: LineLimit) {
+    this.lines = new RateLimitedLines(logLine, limit);
   }
 
   /** A REST answer: a line when its status refuses (the request is read only then: its address costs a call into uWS). */

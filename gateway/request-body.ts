@@ -1,5 +1,14 @@
 import { Readable } from 'node:stream';
 import type { HttpResponse as UwsResponse } from '@trufflesuite/uws-js-unofficial';
+import type { Exchange } from './request.ts';
+
+/** The largest body a route reads unless the router or the route says otherwise (the original's 16 MiB). */
+export const MAX_BODY = 16 * 1024 * 1024;
+
+/** Routes open to anyone (login, tokens, onboarding) read at most this much of a body. */
+export const OPEN_MAX_BODY = 1024 * 1024;
+
+const EMPTY = Buffer.alloc(0);
 
 /** A request body that cannot be taken, and the status that says why. */
 export class BodyError extends Error {
@@ -171,4 +180,28 @@ export class RequestBody {
     clearTimeout(this.drain.idle);
     this.drain = undefined;
   }
+}
+
+/**
+ * Takes in a request's body for its handler. Past `maxBody`, announced or sent, `tooLarge` is
+ * called (its answer waits for the rest of the body, then closes). Else `ready`: once the body is
+ * whole, or at once for a `streamed` route, whose handler reads `bodyStream` as it arrives (and
+ * may answer before reading it all, or never read it). Call it in the uWS handler.
+ */
+export function takeBody(x: Exchange, maxBody: number, streamed: boolean, ready: (body: Buffer) => void, tooLarge: () => void): void {
+  const length = x.headers['content-length'];
+  const declared = length === undefined ? undefined : Number(length);
+  // from here an answer given before the body's end waits for the rest of it
+  const body = x.hasBody ? (x.intake = new RequestBody(x.res, Number.isSafeInteger(declared) ? declared : undefined)) : undefined;
+  if (declared !== undefined && declared > maxBody) return tooLarge();
+  if (!body) return ready(EMPTY);
+  if (streamed) {
+    const stream = body.stream(maxBody);
+    // the handler's to see, if it reads at all
+    stream.on('error', () => {});
+    x.bodyStream = stream;
+    x.cleanup = () => stream.destroy(new BodyError(400, 'the client left before its body was sent'));
+    return ready(EMPTY);
+  }
+  body.collect(maxBody, ready, tooLarge);
 }

@@ -10,7 +10,7 @@ import { importLog, listExports, removeExports, type ExportManifest } from './lo
  * seq. A damaged export throws (the core does not start) and leaves every file as it was; a
  * data directory with a log and no marker, or without an export, is left alone.
  */
-export async function restoreLogFromExport(dataDir: string, say: (line: string) => void): Promise<ExportManifest | undefined> {
+export async function restoreLogFromExport(dataDir: string, logLine: (line: string) => void): Promise<ExportManifest | undefined> {
   const logPath = join(dataDir, CORE_LOG_DIR);
   const exportDir = join(dataDir, CORE_EXPORT_DIR);
   const markerPath = join(exportDir, CORE_RESTORE_MARKER);
@@ -30,7 +30,7 @@ export async function restoreLogFromExport(dataDir: string, say: (line: string) 
     throw new StoreError('HEARTH_LOG_CORRUPT', `${markerPath} asks for the log to be restored, but ${exportDir} holds no finished log export (log-<seq>.json and .hlog); nothing was changed`);
   }
   const started = Date.now();
-  say(`${hasLog ? 'restore asked' : 'no event log'} in ${dataDir}: restoring the log from ${CORE_EXPORT_DIR}/log-${newest.seq}.hlog`);
+  logLine(`${hasLog ? 'restore asked' : 'no event log'} in ${dataDir}: restoring the log from ${CORE_EXPORT_DIR}/log-${newest.seq}.hlog`);
   let manifest: ExportManifest;
   if (hasLog) {
     // built and checked beside the log first: a damaged export must not cost the log in use
@@ -40,7 +40,7 @@ export async function restoreLogFromExport(dataDir: string, say: (line: string) 
     const replaced = `${logPath}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     await rename(logPath, replaced);
     await rename(restored, logPath);
-    say(`the log that was there is kept as ${replaced}`);
+    logLine(`the log that was there is kept as ${replaced}`);
   } else {
     // an empty log directory (a backup's leftover) is replaced as the rebuilt log is renamed onto it
     manifest = await importLog(newest.manifest, logPath);
@@ -48,7 +48,7 @@ export async function restoreLogFromExport(dataDir: string, say: (line: string) 
   // the export is now the log; left there it would be packed into the next backup as well
   await removeExports(exportDir);
   await rm(markerPath, { force: true });
-  say(
+  logLine(
     `event log restored from a ${manifest.mode === 'full' ? 'full' : 'state-only (no history)'} export at seq ${manifest.seq}: ` +
       `${manifest.records} records in ${Date.now() - started} ms`,
   );

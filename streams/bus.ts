@@ -18,7 +18,7 @@ export class Bus {
 
   constructor(
     log: EventLog,
-    private readonly say: (line: string) => void = () => {},
+    private readonly logLine: (line: string) => void = () => {},
   ) {
     log.onCommit((records) => {
       for (const r of records) this.subject.next(r);
@@ -46,7 +46,7 @@ export class Bus {
       try {
         handler(r);
       } catch (err) {
-        this.say(`Skipped record ${r.seq} (${r.type}) for ${who}: ${(err as Error)?.stack ?? err}`);
+        this.logLine(`Skipped record ${r.seq} (${r.type}) for ${who}: ${(err as Error)?.stack ?? err}`);
       }
     };
   }

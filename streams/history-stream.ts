@@ -46,18 +46,18 @@ function historyEvent(answers: EntityHistory[], q: HistoryQuery, start: number, 
  * seq is not above the last one read for its entity) is not sent again, so none is lost or
  * doubled between the two parts.
  */
-export function openHistoryStream(o: HistoryStreamOptions): { stop(): void; /** settles (never rejects) once the history part is out */ started: Promise<void> } {
-  const q = o.query;
-  const now = o.now();
+export function openHistoryStream(options: HistoryStreamOptions): { stop(): void; /** settles (never rejects) once the history part is out */ started: Promise<void> } {
+  const q = options.query;
+  const now = options.now();
   let stopped = false;
 
   if (q.end !== undefined && q.end <= now) {
     // all in the past: the history part alone
-    const started = o.history.query(q).then(
+    const started = options.history.query(q).then(
       (answers) => {
-        if (!stopped) o.send(historyEvent(answers, q, q.start, q.end!));
+        if (!stopped) options.send(historyEvent(answers, q, q.start, q.end!));
       },
-      (err) => o.say(`history/stream of ${o.who} failed reading the history: ${(err as Error)?.stack ?? err}`),
+      (err) => options.say(`history/stream of ${options.who} failed reading the history: ${(err as Error)?.stack ?? err}`),
     );
     return { stop: () => void (stopped = true), started };
   }
@@ -75,27 +75,27 @@ export function openHistoryStream(o: HistoryStreamOptions): { stop(): void; /** 
     buffered = [];
     const states: Record<string, Record<string, unknown>[]> = {};
     for (const { entityId, state } of batch) (states[entityId] ??= []).push(liveCompressedState(state, q.noAttributes));
-    if (batch.length > 0) o.send(`{"states":${toJson(states)}}`);
+    if (batch.length > 0) options.send(`{"states":${toJson(states)}}`);
   };
 
   const take = (r: EventRecord) => {
     if (stopped) return;
     const entityId = r.data?.entity_id;
-    if (typeof entityId !== 'string' || !wanted.has(entityId) || !o.canRead(entityId)) return;
+    if (typeof entityId !== 'string' || !wanted.has(entityId) || !options.canRead(entityId)) return;
     const next = recordedState(r);
     const old = recordedState(r, 'old_state');
     if (next === undefined || old === undefined || !forwardsLive(entityId, old, next, significantOnly)) return;
     if (lastSeqs && r.seq <= (lastSeqs.get(entityId) ?? 0)) return;
     buffered.push({ seq: r.seq, entityId, state: next! });
     if (buffered.length > MAX_PENDING) {
-      o.say(`history/stream of ${o.who} ended: more than ${MAX_PENDING} changes were waiting to be sent`);
+      options.say(`history/stream of ${options.who} ended: more than ${MAX_PENDING} changes were waiting to be sent`);
       return stop();
     }
     // until the history part is out, changes wait; then the first of a burst opens a window
-    if (lastSeqs && !timer) timer = setTimeout(flush, o.coalesceMs ?? COALESCE_MS);
+    if (lastSeqs && !timer) timer = setTimeout(flush, options.coalesceMs ?? COALESCE_MS);
   };
 
-  const subscription = o.bus.listen('state_changed', `history/stream of ${o.who}`, take);
+  const subscription = options.bus.listen('state_changed', `history/stream of ${options.who}`, take);
 
   const stop = () => {
     if (stopped) return;
@@ -109,23 +109,23 @@ export function openHistoryStream(o: HistoryStreamOptions): { stop(): void; /** 
   if (q.end !== undefined) {
     const end = q.end;
     const arm = () => {
-      const wait = end - o.now();
+      const wait = end - options.now();
       endTimer = wait > MAX_DELAY ? setTimeout(arm, MAX_DELAY) : setTimeout(stop, Math.max(0, wait));
     };
     arm();
   }
 
-  const started = o.history.read({ ...q, end: undefined }).then((read) => {
+  const started = options.history.read({ ...q, end: undefined }).then((read) => {
     if (stopped) return;
-    o.send(historyEvent(read.filter((a) => a.points.length > 0), q, q.start, now));
+    options.send(historyEvent(read.filter((a) => a.points.length > 0), q, q.start, now));
     lastSeqs = new Map(read.map((a) => [a.entityId, a.lastSeq]));
     buffered = buffered.filter((c) => c.seq > (lastSeqs!.get(c.entityId) ?? 0));
-    if (buffered.length > 0) timer = setTimeout(flush, o.coalesceMs ?? COALESCE_MS);
+    if (buffered.length > 0) timer = setTimeout(flush, options.coalesceMs ?? COALESCE_MS);
   });
   return {
     stop,
     started: started.catch((err) => {
-      o.say(`history/stream of ${o.who} failed reading the history: ${(err as Error)?.stack ?? err}`);
+      options.say(`history/stream of ${options.who} failed reading the history: ${(err as Error)?.stack ?? err}`);
       stop();
     }),
   };

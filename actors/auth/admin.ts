@@ -1,6 +1,6 @@
 import type { NewEvent } from '../../store/types.ts';
-import type { Clock, Ids } from '../clock.ts';
 import type { UserEvent } from '../../machines/user.machine.ts';
+import type { AuthModuleDeps } from './auth-records.ts';
 import type { PasswordHasher } from './passwords.ts';
 import {
   coreCredentialData,
@@ -9,7 +9,6 @@ import {
   userStream,
   type CredentialRemoved,
   type PasswordChanged,
-  type Users,
   type UserView,
 } from './users.ts';
 import type { RefreshTokenView } from './tokens.ts';
@@ -69,14 +68,18 @@ export interface UserAdmin {
   setPassword(actorId: string, userId: string, password: string): Promise<AdminOutcome>;
 }
 
-export interface UserAdminDeps {
-  users: Users;
-  clock: Clock;
-  ids: Ids;
+/** The `core` provider's passwords as the supervisor's auth helper checks and resets them (the hassio endpoints). */
+export interface CorePasswords {
+  /** Whether `username` and `password` are a `core` credential's (the provider's check, as a login form makes it). */
+  checkCoreLogin(username: string, password: string): Promise<boolean>;
+  /** Sets the password of the `core` credential `username`; false when there is none. */
+  resetCorePassword(actorId: string, username: string, password: string): Promise<boolean>;
+}
+
+/** What user administration needs beyond the shared parts. */
+export interface UserAdminDeps extends AuthModuleDeps {
   hasher: PasswordHasher;
   providerType: string;
-  record(stream: string, type: string, data: unknown, userId?: string | null, time?: number): NewEvent;
-  append(...events: NewEvent[]): Promise<void>;
   tokensOf(userId: string): RefreshTokenView[];
   /** revokes `rts` in the same append as `extra`, then tells the revocation listeners */
   revokeWith(rts: RefreshTokenView[], reason: string, extra: NewEvent[]): Promise<void>;
@@ -84,8 +87,10 @@ export interface UserAdminDeps {
 
 const refuse = (reason: AdminRefusal): { ok: false; reason: AdminRefusal } => ({ ok: false, reason });
 
+/** The user administration over the shared users view; removing a user revokes its tokens with it. */
 export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
-  const { users, clock, ids, hasher, providerType, record, append } = deps;
+  const { users, clock, ids, hasher, providerType } = deps;
+  const { record, append } = deps.records;
   /** a group id no system or configured group has (the original's "Invalid group specified") */
   const unknownGroup = (groupIds: string[] | undefined) => groupIds?.some((g) => !users.groups.has(g)) ?? false;
   /** normalised usernames whose credential is being created (the check and the append are apart) */
@@ -108,11 +113,6 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
   }
 
   const coreCredentialOf = (userId: string) => users.credentialsOf(userId).find((c) => c.auth_provider_type === providerType);
-
-  async function storeHash(credentialId: string, userId: string, actorId: string, password: string): Promise<void> {
-    const changed: PasswordChanged = { credential_id: credentialId, password_hash: await hasher.hash(password) };
-    await append(record(userStream(userId), 'password_changed', changed, actorId));
-  }
 
   return {
     listUsers: () => users.all().map(info),
@@ -195,7 +195,7 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
       const hash = users.passwordHash(credential.id);
       if (hash === undefined || !(await hasher.verify(currentPassword, hash))) return refuse('invalid_current_password');
       if (!users.credential(credential.id)) return refuse('credentials_not_found'); // removed meanwhile
-      await storeHash(credential.id, userId, userId, newPassword);
+      await storePassword(deps, credential, userId, newPassword);
       return { ok: true, value: undefined };
     },
 
@@ -203,8 +203,41 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
       if (!users.get(userId)) return refuse('user_not_found');
       const credential = coreCredentialOf(userId);
       if (!credential) return refuse('credentials_not_found');
-      await storeHash(credential.id, userId, actorId, password);
+      await storePassword(deps, credential, actorId, password);
       return { ok: true, value: undefined };
     },
   };
+}
+
+/** The `core` passwords: a check that costs the same for an unknown username, and a reset. */
+export function createCorePasswords({ users, records, hasher }: Pick<UserAdminDeps, 'users' | 'records' | 'hasher'>): CorePasswords {
+  return {
+    async checkCoreLogin(username, password) {
+      const credential = users.coreCredential(username);
+      const hash = credential && users.passwordHash(credential.id);
+      if (!credential || hash === undefined) {
+        await hasher.burn(password); // an unknown username costs the same as a wrong password
+        return false;
+      }
+      return hasher.verify(password, hash);
+    },
+
+    async resetCorePassword(actorId, username, password) {
+      const credential = users.coreCredential(username);
+      if (!credential) return false;
+      await storePassword({ records, hasher }, credential, actorId, password);
+      return true;
+    },
+  };
+}
+
+/** Hashes `password` and records it as the credential's (`password_changed`, made by `actorId`). */
+async function storePassword(
+  { records, hasher }: Pick<UserAdminDeps, 'records' | 'hasher'>,
+  credential: { id: string; user_id: string },
+  actorId: string,
+  password: string,
+): Promise<void> {
+  const changed: PasswordChanged = { credential_id: credential.id, password_hash: await hasher.hash(password) };
+  await records.append(records.record(userStream(credential.user_id), 'password_changed', changed, actorId));
 }

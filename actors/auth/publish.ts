@@ -6,6 +6,7 @@ import type { Groups } from './groups.ts';
 import type { Policy } from './permissions.ts';
 import { USER_EVENTS, userViewOf, type UserSnapshot, type Users } from './users.ts';
 import type { RefreshTokenCreatedRecord, RefreshTokens, TokenSnapshot } from './tokens.ts';
+import type { RecordMaker } from './auth-records.ts';
 
 // What read replicas need of auth, and nothing secret: the public keys of refresh tokens and
 // what each user may do. The auth actors append these beside the `auth/` records that change
@@ -48,8 +49,6 @@ export interface UserAccessRemoved {
   user_id: string;
 }
 
-type RecordFn = (stream: string, type: string, data: unknown, userId?: string | null, time?: number) => NewEvent;
-
 /** The access record of a user as its machine snapshot says. */
 export function accessOf(snapshot: UserSnapshot, groups: Groups): UserAccess {
   const view = userViewOf(snapshot);
@@ -83,7 +82,7 @@ export class AuthPublisher {
   constructor(
     private readonly users: Users,
     private readonly tokens: RefreshTokens,
-    private readonly record: RecordFn,
+    private readonly record: RecordMaker,
   ) {}
 
   /** The authpub/ records `events` cause, to be appended after them. */

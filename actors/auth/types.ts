@@ -1,6 +1,7 @@
 import type { Area } from '../area.ts';
 import type { SignedRequest } from './signed-paths.ts';
 import type { EntityPermissions } from './permissions.ts';
+import type { UserView } from './users.ts';
 
 /** Who made a request: the user behind a valid access token. */
 export interface Principal {
@@ -41,11 +42,26 @@ export interface AccessAuth extends Authenticator {
   onRefreshTokenRevoked(listener: (refreshTokenId: string) => void): () => void;
 }
 
-/** What the rest of Hearth needs of the auth system. */
-export interface AuthService extends AccessAuth {
+/** The users as the rest of Hearth reads them (who a request or a service call names). */
+export interface UserDirectory {
+  user(userId: string): UserView | undefined;
+  /**
+   * Who a service call's context names, as the service registry checks it: whether the user is
+   * an admin now, and its permissions; undefined for a user that does not exist.
+   */
+  caller(userId: string): { isAdmin: boolean; permissions: EntityPermissions } | undefined;
   currentUser(userId: string): CurrentUser | undefined;
   /** true once onboarding created the first user */
   hasUsers(): boolean;
+}
+
+/** What the rest of Hearth needs of the auth system. */
+export interface AuthService extends AccessAuth, UserDirectory {
   /** the auth actors' persistence (snapshot + log tail) */
   area: Area;
 }
+
+/** The answer of the token endpoint, in OAuth terms. */
+export type GrantOutcome =
+  | { ok: true; accessToken: string; expiresIn: number; refreshToken?: string; providerType?: string | null }
+  | { ok: false; error: 'invalid_request' | 'invalid_grant' | 'access_denied'; description?: string };

@@ -16,7 +16,7 @@ export class CoreBackup {
   readonly #log: EventLog;
   readonly #dir: string;
   readonly #areas: readonly Area[];
-  readonly #say: (line: string) => void;
+  readonly #logLine: (line: string) => void;
   /** set from the start of an export to the matching end */
   #open: Promise<ExportManifest> | undefined;
 
@@ -25,7 +25,7 @@ export class CoreBackup {
     this.#dir = join(options.dataDir, CORE_EXPORT_DIR);
     // read at each start: the instance adds areas after this is made
     this.#areas = options.areas;
-    this.#say = options.say;
+    this.#logLine = options.say;
   }
 
   /** The export of the backup in progress, if one is. */
@@ -44,7 +44,7 @@ export class CoreBackup {
       const whole = this.#areas.filter((a) => !a.latestSuffices).map((a) => a.streamPrefix);
       const keepAll = (stream: string) => whole.some((prefix) => stream.startsWith(prefix));
       const manifest = await this.#log.exportTo({ dir: this.#dir, mode, keepAll });
-      this.#say(`backup: event log exported at seq ${manifest.seq} (${mode}, ${manifest.records} records, ${manifest.bytes} bytes)`);
+      this.#logLine(`backup: event log exported at seq ${manifest.seq} (${mode}, ${manifest.records} records, ${manifest.bytes} bytes)`);
       return manifest;
     })();
     this.#open = run;
@@ -63,6 +63,6 @@ export class CoreBackup {
     await open.catch(() => undefined);
     await removeExports(this.#dir);
     this.#open = undefined;
-    this.#say('backup: ended, event log export removed');
+    this.#logLine('backup: ended, event log export removed');
   }
 }

@@ -104,15 +104,15 @@ export class Conversation {
    * TimerCommandHook): the command is one more turn with the agent the timer names.
    */
   timerCommandHook(): {
-    run(command: string, o: { language: string; agentId: string | null; deviceId: string | null; context: ConversationInput['context'] }): Promise<unknown>;
-    recognizes(command: string, o: { language: string; agentId: string | null; deviceId: string | null }): Promise<boolean>;
+    run(command: string, options: { language: string; agentId: string | null; deviceId: string | null; context: ConversationInput['context'] }): Promise<unknown>;
+    recognizes(command: string, options: { language: string; agentId: string | null; deviceId: string | null }): Promise<boolean>;
   } {
     return {
-      run: (command, o) => this.process({ text: command, language: o.language, agentId: o.agentId, deviceId: o.deviceId, context: o.context }),
-      recognizes: async (command, o) => {
-        const agent = this.agent(o.agentId);
+      run: (command, options) => this.process({ text: command, language: options.language, agentId: options.agentId, deviceId: options.deviceId, context: options.context }),
+      recognizes: async (command, options) => {
+        const agent = this.agent(options.agentId);
         if (!agent) return false;
-        const found = await agent.recognize(command, o.language, o.deviceId);
+        const found = await agent.recognize(command, options.language, options.deviceId);
         return found !== undefined && Object.keys(found.recognition.unmatchedSlots).length === 0;
       },
     };

@@ -2,7 +2,7 @@ import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog } from '../../store/types.ts';
 import { CORE_VERSION } from '../version.ts';
-import { validateCore } from './configuration.ts';
+import { validateCore } from './core-section.ts';
 import { LoadedComponents } from './components.ts';
 
 const METRIC = { length: 'km', accumulated_precipitation: 'mm', area: 'm²', mass: 'g', pressure: 'Pa', temperature: '°C', volume: 'L', wind_speed: 'm/s' };

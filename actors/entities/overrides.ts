@@ -21,13 +21,13 @@ const TAIL = ['device_class', 'entity_picture', 'icon', 'friendly_name', 'suppor
  * device class win over the entity's own, as in the original. The tail attributes are put back
  * in the original's order, so an override that adds one does not move the others.
  */
-export function withOverrides(attributes: Record<string, unknown>, o: ShownOverrides | undefined): Record<string, unknown> {
-  if (!o || (o.name === null && o.icon === null && o.device_class === null)) return attributes;
+export function withOverrides(attributes: Record<string, unknown>, overrides: ShownOverrides | undefined): Record<string, unknown> {
+  if (!overrides || (overrides.name === null && overrides.icon === null && overrides.device_class === null)) return attributes;
   const tail: Record<string, unknown> = {
-    device_class: o.device_class ?? attributes.device_class,
+    device_class: overrides.device_class ?? attributes.device_class,
     entity_picture: attributes.entity_picture,
-    icon: o.icon ?? attributes.icon,
-    friendly_name: o.name ?? attributes.friendly_name,
+    icon: overrides.icon ?? attributes.icon,
+    friendly_name: overrides.name ?? attributes.friendly_name,
     supported_features: attributes.supported_features,
   };
   const out: Record<string, unknown> = {};

@@ -8,30 +8,34 @@
 // duplicate window, and the resume-from-last-message rule keeps the rest exact.
 //
 // The write path only hands each committed batch over (onCommit): the exporter keeps the
-// batches not yet acked (TAIL_LIMIT records at most) and publishes them from memory, so a primary
-// that keeps up never reads its own log back. What is older than that tail (after an outage of
-// NATS, or a restart) is read from the log. Publishing runs beside the write path in bursts: the
-// records on hand go out as one piece of protocol text (burst-writer.ts), and the next burst
-// waits for the last one's ack (#publish). Any failure (NATS gone, a
-// refused publish, no ack within ACK_TIMEOUT_MS) closes the connection and starts again from the
-// stream's last message.
+// batches not yet acked (committed-tail.ts, 50,000 records at most) and publishes them from
+// memory, so a primary that keeps up never reads its own log back. What is older than that tail
+// (after an outage of NATS, or a restart) is read from the log. Publishing runs beside the write
+// path in bursts: the records on hand go out as one piece of protocol text (burst-writer.ts),
+// and the next burst waits for the last one's ack (#publish). Any failure (NATS gone, a refused
+// publish, no ack within ACK_TIMEOUT_MS) closes the connection and starts again from the
+// stream's last message (stream-position.ts).
 //
 // Every second at most: the lag (log's last seq - the seq exported, auth records skipped count as
 // exported) goes to `sensor.hearth_export_lag` when it changed, and to `<data>/export-nats.json`
-// for `hearth export status`.
+// for `hearth export status` (export-status.ts).
 
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { connect, createInbox, credsAuthenticator, type JetStreamClient, type NatsConnection } from 'nats';
 import { BurstWriter, type Publish } from './burst-writer.ts';
-import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import type { EventLog, EventRecord } from '../../store/types.ts';
+import { CommittedTail } from './committed-tail.ts';
+import { ExportReporter, type ExportStatus } from './export-status.ts';
+import { failureKind } from './failure-kind.ts';
 import { ExportPayloads } from './payload.ts';
 import type { NatsExportConfig } from './config.ts';
+import { streamPosition } from './stream-position.ts';
 import { SubjectCache, isExported } from './subjects.ts';
 import { Pause } from '../nats/pause.ts';
 import { publishSnapshot, snapshotSeq, type AreaPart } from '../replica/snapshots.ts';
 
-export const LAG_ENTITY = 'sensor.hearth_export_lag';
-export const STATUS_FILE = 'export-nats.json';
+// bin/instance.ts builds the exporter with these, imported from here
+export { lagWriter, STATUS_FILE } from './export-status.ts';
 /** records published in one burst at most */
 const BURST = 1024;
 /** bursts awaiting their ack at most: the next one gathers what is committed meanwhile */
@@ -47,26 +51,9 @@ const BUSY_BURST = 16;
 const ACK_TIMEOUT_MS = 10_000;
 const READ_CHUNK = 512;
 const STOP_ACKS_MS = 2000;
-/** committed records kept in memory for publishing; past it, the oldest are read back from the log */
-const TAIL_LIMIT = 50_000;
 const RETRY_MS = 1000;
 const TICK_MS = 1000;
 const SNAPSHOT_RETRY_MS = 30_000;
-
-/** What `<data>/export-nats.json` holds (written at most once a second, and at stop). */
-export interface ExportStatus {
-  exporter: 'nats';
-  stream: string;
-  servers: string[];
-  /** every record up to this seq is in the stream (or is never exported: auth/) */
-  acked_seq: number;
-  /** the log's last seq when this was written */
-  last_seq: number;
-  lag: number;
-  connected: boolean;
-  /** epoch ms */
-  updated: number;
-}
 
 /** Records sent together: the ack of its last message (`id`, 0 when all were auth/, never sent) covers them all. */
 interface Burst {
@@ -81,6 +68,7 @@ interface Burst {
   subject: string;
 }
 
+/** What the exporter reads from and reports to. */
 export interface NatsExporterOptions {
   log: EventLog;
   config: NatsExportConfig;
@@ -97,23 +85,11 @@ export interface NatsExporterOptions {
   rawPublish?: boolean;
 }
 
-/**
- * nats.js's and the socket's codes for a server not reached, or lost, and for a JetStream not
- * answering on it yet (503, no responders: a server just restarted): one outage, however they
- * alternate
- */
-const UNREACHABLE = /^(503|CONNECTION_REFUSED|CONNECTION_CLOSED|CONNECTION_TIMEOUT|CONNECTION_DRAINING|DISCONNECT|TIMEOUT|ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
-
-/** What a failed session is warned of once: `unreachable` however the server was not reached, else its reason. */
-export function failureKind(err: unknown): string {
-  const reason = (err as Error | undefined)?.message ?? String(err);
-  const code = (err as { code?: unknown } | undefined)?.code;
-  return UNREACHABLE.test(typeof code === 'string' ? code : reason) ? 'unreachable' : reason;
-}
-
+/** Mirrors the log's committed records to a JetStream stream, in seq order, from wherever the stream stands. */
 export class NatsExporter {
-  readonly #o: NatsExporterOptions;
+  readonly #options: NatsExporterOptions;
   readonly #payloads = new ExportPayloads();
+  readonly #reporter: ExportReporter;
   #acked = 0;
   #known = false;
   #connected = false;
@@ -123,17 +99,13 @@ export class NatsExporter {
   /** between two connection attempts (a commit does not end it: that would hammer a dead server) */
   readonly #pause = new Pause();
   #unlisten: (() => void) | undefined;
-  /** committed batches, in seq order: every record after #tailFrom is in them until acked */
-  #tail: EventRecord[][] = [];
-  #tailSize = 0;
-  #tailFrom = 0;
+  /** committed batches not acked yet (made at start) */
+  #tail = new CommittedTail(0);
   #commitTimer: ReturnType<typeof setTimeout> | undefined;
   /** published and not yet acked */
   #inflight = 0;
   #tick: ReturnType<typeof setInterval> | undefined;
   #loop: Promise<void> | undefined;
-  #lastLag: number | undefined;
-  #lagWarned = false;
   /**
    * What this outage or refusal has been warned of: `unreachable` for every way of not reaching
    * the server (refused, timed out, dropped: under load they alternate), else the reason itself
@@ -141,7 +113,6 @@ export class NatsExporter {
   readonly #downWarned = new Set<string>();
   /** after a refused burst: one record at a time until one is taken, so the refusal names its record */
   #probe = false;
-  #lastStatus = '';
   #ticking: Promise<void> = Promise.resolve();
   /** the JetStream seq of the last message acknowledged */
   #ackedStreamSeq = 0;
@@ -151,7 +122,9 @@ export class NatsExporter {
   #snapshotRetryAt = 0;
 
   constructor(options: NatsExporterOptions) {
-    this.#o = options;
+    this.#options = options;
+    const { statusPath, writeLag, warn, info, config } = options;
+    this.#reporter = new ExportReporter({ statusPath, writeLag, warn, info, lagWarning: config.lag_warning });
   }
 
   /** The seq up to which every record is exported (0 until the stream has been read). */
@@ -165,15 +138,9 @@ export class NatsExporter {
 
   /** Starts exporting in the background; never waits for NATS. */
   start(): void {
-    this.#tailFrom = this.#o.log.lastSeq();
-    this.#unlisten = this.#o.log.onCommit((records) => {
+    this.#tail = new CommittedTail(this.#options.log.lastSeq());
+    this.#unlisten = this.#options.log.onCommit((records) => {
       this.#tail.push(records);
-      this.#tailSize += records.length;
-      while (this.#tailSize > TAIL_LIMIT && this.#tail.length > 1) {
-        const dropped = this.#tail.shift()!;
-        this.#tailSize -= dropped.length;
-        this.#tailFrom = dropped[dropped.length - 1].seq;
-      }
       // Not at once: the listener runs before the commit's appends resolve, so a publish here
       // would come before their answers. A timer runs after them and after the next group
       // commit has been handed to LevelDB, while its thread writes; commits meanwhile join it.
@@ -183,7 +150,7 @@ export class NatsExporter {
       }, 0);
     });
     this.#tick = setInterval(() => {
-      this.#ticking = this.#ticking.then(() => this.#report()).catch((err) => this.#o.warn(`export status not written: ${(err as Error).message}`));
+      this.#ticking = this.#ticking.then(() => this.#report()).catch((err) => this.#options.warn(`export status not written: ${(err as Error).message}`));
     }, TICK_MS);
     this.#tick.unref();
     this.#loop = this.#run();
@@ -207,7 +174,7 @@ export class NatsExporter {
     await this.#loop;
     await this.#snapshotting;
     await this.#ticking;
-    await this.#writeStatus().catch(() => {});
+    await this.#reporter.writeStatus(this.status()).catch(() => {});
   }
 
   async #run(): Promise<void> {
@@ -234,41 +201,18 @@ export class NatsExporter {
     const kind = failureKind(err);
     if (this.#downWarned.has(kind)) return;
     this.#downWarned.add(kind);
-    this.#o.warn(`NATS export: ${this.#o.config.servers.join(', ')} unreachable or refusing (${reason}); records wait in the log and are sent when it answers`);
+    this.#options.warn(`NATS export: ${this.#options.config.servers.join(', ')} unreachable or refusing (${reason}); records wait in the log and are sent when it answers`);
   }
 
   /** One connection: find the position, then publish until something fails. */
   async #session(): Promise<void> {
-    const { config } = this.#o;
+    const { config } = this.#options;
     const authenticator = config.credentials === undefined ? undefined : credsAuthenticator(await readFile(config.credentials));
     const nc = await connect({ servers: config.servers, reconnect: false, timeout: 2000, authenticator, name: 'hearth-exporter' });
     this.#nc = nc;
     if (this.#stopped) return;
     const jsm = await nc.jetstreamManager({ timeout: 5000 });
-    let lastSeq = 0;
-    try {
-      const info = await jsm.streams.info(config.stream);
-      const wanted = `${config.subject_prefix}.>`;
-      if (!info.config.subjects?.includes(wanted)) {
-        throw new Error(`stream ${config.stream} exists without the subjects ${wanted} (it takes ${JSON.stringify(info.config.subjects ?? [])}): change subject_prefix or the stream`);
-      }
-      lastSeq = info.state.last_seq;
-    } catch (err) {
-      if (!/stream not found/i.test((err as Error).message)) throw err;
-      // a stream of this name made meanwhile by someone else is checked at the next connect
-      await jsm.streams.add({ name: config.stream, subjects: [`${config.subject_prefix}.>`] });
-    }
-    let position = 0;
-    if (lastSeq > 0) {
-      const last = await jsm.streams.getMessage(config.stream, { seq: lastSeq });
-      const id = last.header?.get('Nats-Msg-Id') ?? '';
-      position = Number(id);
-      if (!/^\d+$/.test(id) || !Number.isSafeInteger(position)) throw new Error(`the last message of stream ${config.stream} has no Hearth msg id (${JSON.stringify(id)}): is the stream shared?`);
-    }
-    if (position > this.#o.log.lastSeq()) {
-      // records up to there would be taken as exported: a stream of another (or a wiped) data directory
-      throw new Error(`stream ${config.stream} already holds seq ${position}, past this log's last seq ${this.#o.log.lastSeq()}: is it the stream of another data directory?`);
-    }
+    const { position, lastSeq } = await streamPosition(jsm, config, () => this.#options.log.lastSeq());
     // the stream is the truth, even when it went back (emptied or made anew by someone):
     // auth records after its last message are only read, and skipped, again
     this.#acked = position;
@@ -278,9 +222,9 @@ export class NatsExporter {
     // after a refusal, connecting proves nothing: the first ack tells (#publish)
     if (this.#downWarned.size > 0 && !this.#probe) {
       this.#downWarned.clear();
-      this.#o.info(`NATS export: ${config.servers.join(', ')} answers again; exporting after seq ${this.#acked}`);
+      this.#options.info(`NATS export: ${config.servers.join(', ')} answers again; exporting after seq ${this.#acked}`);
     }
-    if (this.#o.snapshot) this.#snapshotSeq = await snapshotSeq(nc.jetstream({ timeout: 10_000 }), config.stream);
+    if (this.#options.snapshot) this.#snapshotSeq = await snapshotSeq(nc.jetstream({ timeout: 10_000 }), config.stream);
     await this.#publish(nc);
   }
 
@@ -295,7 +239,7 @@ export class NatsExporter {
    * message halve what nats-server writes and spare Hearth an answer to read per record.
    */
   async #publish(nc: NatsConnection): Promise<void> {
-    const { config } = this.#o;
+    const { config } = this.#options;
     const js = nc.jetstream({ timeout: 10_000 });
     const closed = nc.closed().then((err) => {
       // nats.js's own code for it, so the outage it ends is warned of once with the others
@@ -344,7 +288,7 @@ export class NatsExporter {
             if (this.#probe) {
               this.#probe = false;
               this.#downWarned.clear();
-              this.#o.info(`NATS export: JetStream takes records again; exported up to seq ${this.#acked}`);
+              this.#options.info(`NATS export: JetStream takes records again; exported up to seq ${this.#acked}`);
             }
           }
         }
@@ -355,7 +299,7 @@ export class NatsExporter {
     // the stream's last seq once everything sent is stored
     let streamSeq = this.#ackedStreamSeq;
     let nextId = 1;
-    const writer = new BurstWriter(nc, this.#o.rawPublish ?? true);
+    const writer = new BurstWriter(nc, this.#options.rawPublish ?? true);
     const subjects = new SubjectCache(config.subject_prefix);
     /** Publishes `records` (in seq order, after `sent`) as one burst, without yielding. */
     const send = (records: readonly EventRecord[]) => {
@@ -371,12 +315,12 @@ export class NatsExporter {
           this.#payloads.learn(record);
           continue;
         }
-        const h: Array<[string, string]> = [['Nats-Msg-Id', String(record.seq)]];
+        const headers: Array<[string, string]> = [['Nats-Msg-Id', String(record.seq)]];
         // 0 is "not set" to JetStream: the first message of an empty stream is not checked
-        if (streamSeq > 0) h.push(['Nats-Expected-Last-Sequence', String(streamSeq)]);
+        if (streamSeq > 0) headers.push(['Nats-Expected-Last-Sequence', String(streamSeq)]);
         streamSeq++;
         burst.subject = subjects.of(record.stream, record.type);
-        messages.push({ subject: burst.subject, headers: h, payload: this.#payloads.text(record) });
+        messages.push({ subject: burst.subject, headers, payload: this.#payloads.text(record) });
       }
       if (burst.seq === from) return;
       if (messages.length > 0) {
@@ -398,7 +342,7 @@ export class NatsExporter {
       advance();
     };
     const lastBurst = { at: -Infinity, records: 0 };
-    this.#dropTail();
+    this.#tail.dropAcked(this.#acked);
     for (;;) {
       if (failure) throw failure;
       this.#maybeSnapshot(js);
@@ -407,60 +351,37 @@ export class NatsExporter {
       if (this.#stopped && inflight === 0) break;
       if (inflight > 0 && performance.now() - lastProgress > ACK_TIMEOUT_MS) throw new Error(`no ack from JetStream within ${ACK_TIMEOUT_MS} ms`);
       const room = this.#stopped || inflight >= BURSTS_IN_FLIGHT ? 0 : this.#probe ? 1 : BURST;
-      if (room > 0 && sent < this.#o.log.lastSeq()) {
+      if (room > 0 && sent < this.#options.log.lastSeq()) {
         const wait = lastBurst.at + BURST_GAP_MS - performance.now();
-        if (wait > 0 && lastBurst.records >= BUSY_BURST && this.#o.log.lastSeq() - sent < BURST) {
+        if (wait > 0 && lastBurst.records >= BUSY_BURST && this.#options.log.lastSeq() - sent < BURST) {
           // busy: more commits join the next burst rather than each making a small one
           await new Promise((ok) => setTimeout(ok, wait));
           continue;
         }
         lastBurst.at = performance.now();
-        lastBurst.records = this.#o.log.lastSeq() - sent;
-        if (sent >= this.#tailFrom) send(this.#fromTail(sent, room));
+        lastBurst.records = this.#options.log.lastSeq() - sent;
+        if (sent >= this.#tail.from) send(this.#tail.after(sent, room));
         else {
           // older than what the commits handed over (NATS was away): read back from the log
           const chunk: EventRecord[] = [];
-          for await (const record of this.#o.log.read({ gt: sent, limit: Math.min(room, READ_CHUNK) })) chunk.push(record);
+          for await (const record of this.#options.log.read({ gt: sent, limit: Math.min(room, READ_CHUNK) })) chunk.push(record);
           if (this.#stopped) break;
           send(chunk);
         }
-        this.#dropTail();
+        this.#tail.dropAcked(this.#acked);
         // let the acks and the write path in between two bursts
         await new Promise<void>((ok) => setImmediate(ok));
         continue;
       }
       const woken = new Promise<void>((ok) => (this.#wake = ok));
       // a commit or an ack between the checks above and here is seen on the next pass
-      if (!failure && bursts.length === inflight && (room <= 0 || sent >= this.#o.log.lastSeq())) {
+      if (!failure && bursts.length === inflight && (room <= 0 || sent >= this.#options.log.lastSeq())) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const timeout = new Promise<void>((ok) => (timer = setTimeout(ok, ACK_TIMEOUT_MS)));
         await Promise.race([woken, closed, timeout]);
         clearTimeout(timer);
       }
       this.#wake = undefined;
-    }
-  }
-
-  /** Up to `max` committed records after `after` from the tail the commits handed over. */
-  #fromTail(after: number, max: number): EventRecord[] {
-    const out: EventRecord[] = [];
-    for (const batch of this.#tail) {
-      if (batch[batch.length - 1].seq <= after) continue;
-      for (const record of batch) {
-        if (record.seq <= after) continue;
-        out.push(record);
-        if (out.length >= max) return out;
-      }
-    }
-    return out;
-  }
-
-  /** Forgets the tail's batches that are acked. */
-  #dropTail(): void {
-    while (this.#tail.length > 0 && this.#tail[0][this.#tail[0].length - 1].seq <= this.#acked) {
-      const dropped = this.#tail.shift()!;
-      this.#tailSize -= dropped.length;
-      this.#tailFrom = Math.max(this.#tailFrom, dropped[dropped.length - 1].seq);
     }
   }
 
@@ -477,73 +398,40 @@ export class NatsExporter {
    * after them, so a replica starts after the last acknowledged message and skips what is <= S.
    */
   #maybeSnapshot(js: JetStreamClient): void {
-    const take = this.#o.snapshot;
+    const take = this.#options.snapshot;
     if (!take || this.#snapshotting || this.#snapshotSeq < 0 || this.#acked === 0 || Date.now() < this.#snapshotRetryAt) return;
-    if (this.#snapshotSeq > 0 && this.#acked - this.#snapshotSeq < this.#o.config.snapshot_every) return;
+    if (this.#snapshotSeq > 0 && this.#acked - this.#snapshotSeq < this.#options.config.snapshot_every) return;
     const { seq, parts } = take();
-    const { stream } = this.#o.config;
+    const { stream } = this.#options.config;
     this.#snapshotting = publishSnapshot(js, stream, seq, this.#ackedStreamSeq, parts)
       .then(() => {
         this.#snapshotSeq = seq;
       })
       .catch((err) => {
         this.#snapshotRetryAt = Date.now() + SNAPSHOT_RETRY_MS;
-        this.#o.warn(`NATS export: the replicas' snapshot at seq ${seq} was not stored (${(err as Error).message}); tried again in ${SNAPSHOT_RETRY_MS / 1000} s`);
+        this.#options.warn(`NATS export: the replicas' snapshot at seq ${seq} was not stored (${(err as Error).message}); tried again in ${SNAPSHOT_RETRY_MS / 1000} s`);
       })
       .finally(() => (this.#snapshotting = undefined));
   }
 
+  /** The status file, and once the stream's position is known the lag entity. */
   async #report(): Promise<void> {
-    if (!this.#known) {
-      if (!this.#connected) await this.#writeStatus();
-      return;
-    }
-    const lag = Math.max(0, this.#o.log.lastSeq() - this.#acked);
-    // the file first: whoever sees the entity's new lag finds export status at least as new
-    await this.#writeStatus();
-    if (lag !== this.#lastLag) {
-      this.#lastLag = lag;
-      await this.#o.writeLag(lag, this.#acked);
-    }
-    if (lag > this.#o.config.lag_warning && !this.#lagWarned) {
-      this.#lagWarned = true;
-      this.#o.warn(`NATS export: ${lag} records behind the log (over lag_warning ${this.#o.config.lag_warning})`);
-    } else if (lag <= this.#o.config.lag_warning && this.#lagWarned) {
-      this.#lagWarned = false;
-      this.#o.info(`NATS export: caught up to ${lag} records behind the log`);
-    }
+    if (this.#known) return this.#reporter.report(this.status());
+    if (!this.#connected) await this.#reporter.writeStatus(this.status());
   }
 
+  /** Where the export stands now. */
   status(): ExportStatus {
-    const last = this.#o.log.lastSeq();
+    const last = this.#options.log.lastSeq();
     return {
       exporter: 'nats',
-      stream: this.#o.config.stream,
-      servers: this.#o.config.servers,
+      stream: this.#options.config.stream,
+      servers: this.#options.config.servers,
       acked_seq: this.#acked,
       last_seq: last,
       lag: Math.max(0, last - this.#acked),
       connected: this.#connected,
-      updated: (this.#o.now ?? Date.now)(),
+      updated: (this.#options.now ?? Date.now)(),
     };
   }
-
-  async #writeStatus(): Promise<void> {
-    const s = this.status();
-    const key = `${s.acked_seq}/${s.last_seq}/${s.connected}`;
-    if (key === this.#lastStatus) return;
-    this.#lastStatus = key;
-    const tmp = `${this.#o.statusPath}.tmp`;
-    await writeFile(tmp, JSON.stringify(s) + '\n');
-    await rename(tmp, this.#o.statusPath);
-  }
-}
-
-/** The lag entity's writer over EntityActors-like `write`. */
-export function lagWriter(
-  write: (entityId: string, w: { state: string; attributes: Record<string, unknown>; force_update: boolean }, context: Context) => Promise<unknown>,
-  newContext: () => Context,
-): (lag: number) => Promise<unknown> {
-  return (lag) =>
-    write(LAG_ENTITY, { state: String(lag), attributes: { state_class: 'measurement', unit_of_measurement: 'records', friendly_name: 'Hearth export lag' }, force_update: false }, newContext());
 }

@@ -24,15 +24,15 @@ export interface PanelsDeps {
 }
 
 /** A panel as the original's `async_register_built_in_panel` fills it: unset fields are null. */
-export function panel(component_name: string, o: Partial<Omit<Panel, 'component_name'>> = {}): Panel {
+export function panel(component_name: string, options: Partial<Omit<Panel, 'component_name'>> = {}): Panel {
   return {
     component_name,
-    icon: o.icon ?? null,
-    title: o.title ?? null,
-    config: o.config ?? null,
-    url_path: o.url_path ?? component_name,
-    require_admin: o.require_admin ?? false,
-    config_panel_domain: o.config_panel_domain ?? null,
+    icon: options.icon ?? null,
+    title: options.title ?? null,
+    config: options.config ?? null,
+    url_path: options.url_path ?? component_name,
+    require_admin: options.require_admin ?? false,
+    config_panel_domain: options.config_panel_domain ?? null,
   };
 }
 

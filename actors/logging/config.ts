@@ -1,6 +1,6 @@
-import { ConfigurationError } from '../core/configuration.ts';
-import { LEVELS, SEVERITY_REFUSAL, severityOf } from './levels.ts';
+import { ConfigurationError } from '../core/config-error.ts';
 import * as cv from '../voluptuous/cv.ts';
+import { LEVELS, SEVERITY_REFUSAL, severityOf } from './levels.ts';
 
 /** `logger:` and `system_log:` of configuration.yaml, checked. */
 export interface LoggingConfig {

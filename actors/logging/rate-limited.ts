@@ -23,7 +23,7 @@ export class RateLimitedLines {
   private readonly windows = new Map<string, Window>();
 
   constructor(
-    private readonly say: (line: string) => void,
+    private readonly logLine: (line: string) => void,
     private readonly limit: LineLimit = DEFAULT_LINE_LIMIT,
   ) {}
 
@@ -39,7 +39,7 @@ export class RateLimitedLines {
       return;
     }
     window.written++;
-    this.say(text());
+    this.logLine(text());
   }
 
   /** Ends every window now, saying what each left out (at shutdown, so no count is lost). */
@@ -55,6 +55,6 @@ export class RateLimitedLines {
     if (window.suppressed === 0) return;
     const { lines, windowMs } = this.limit;
     const span = windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`;
-    this.say(`${window.suppressed} more ${kind} suppressed (at most ${lines} line${lines === 1 ? '' : 's'} of them every ${span})`);
+    this.logLine(`${window.suppressed} more ${kind} suppressed (at most ${lines} line${lines === 1 ? '' : 's'} of them every ${span})`);
   }
 }

@@ -66,7 +66,7 @@ export interface FollowerOptions {
 }
 
 export class Follower {
-  readonly #o: FollowerOptions;
+  readonly #options: FollowerOptions;
   #streamSeq = 0;
   /** the last record written here (or seeded: a snapshot has no records, so it can be above the log's last seq) */
   #applied = 0;
@@ -86,16 +86,16 @@ export class Follower {
   readonly #listeners = new Set<() => void>();
 
   constructor(options: FollowerOptions) {
-    this.#o = options;
+    this.#options = options;
     this.ready = new Promise((ok) => (this.#positioned = ok));
   }
 
   /** Reads the saved position; then follows the stream in the background. */
   async start(): Promise<void> {
-    const saved = await this.#o.log.loadSnapshot<Position>(POSITION);
-    this.#applied = Math.max(this.#o.log.lastSeq(), saved?.seq ?? 0);
-    if (saved && saved.data.stream === this.#o.config.stream) this.#streamSeq = saved.data.stream_seq;
-    else if (saved) this.#o.warn(`replica: the data directory followed stream ${saved.data.stream}, now ${this.#o.config.stream}: reading it from its start (records up to seq ${this.#applied} are skipped)`);
+    const saved = await this.#options.log.loadSnapshot<Position>(POSITION);
+    this.#applied = Math.max(this.#options.log.lastSeq(), saved?.seq ?? 0);
+    if (saved && saved.data.stream === this.#options.config.stream) this.#streamSeq = saved.data.stream_seq;
+    else if (saved) this.#options.warn(`replica: the data directory followed stream ${saved.data.stream}, now ${this.#options.config.stream}: reading it from its start (records up to seq ${this.#applied} are skipped)`);
     this.#savedSeq = this.#streamSeq;
     this.#loop = this.#run();
   }
@@ -115,8 +115,8 @@ export class Follower {
 
   status(): FollowerStatus {
     return {
-      stream: this.#o.config.stream,
-      servers: this.#o.config.servers,
+      stream: this.#options.config.stream,
+      servers: this.#options.config.servers,
       connected: this.#connected,
       seq: this.#applied,
       stream_seq: this.#streamSeq,
@@ -151,11 +151,11 @@ export class Follower {
   #down(err: unknown): void {
     if (this.#downWarned) return;
     this.#downWarned = true;
-    this.#o.warn(`replica: NATS ${this.#o.config.servers.join(', ')} unreachable or refusing (${(err as Error).message}); serving what it has, following again when it answers`);
+    this.#options.warn(`replica: NATS ${this.#options.config.servers.join(', ')} unreachable or refusing (${(err as Error).message}); serving what it has, following again when it answers`);
   }
 
   async #session(): Promise<void> {
-    const { config } = this.#o;
+    const { config } = this.#options;
     const authenticator = config.credentials === undefined ? undefined : credsAuthenticator(await readFile(config.credentials));
     const nc = await connect({ servers: config.servers, reconnect: false, timeout: 2000, authenticator, name: 'hearth-replica' });
     this.#nc = nc;
@@ -168,14 +168,14 @@ export class Follower {
     const js = nc.jetstream({ timeout: 10_000 });
     const { first_seq: first, last_seq: last, messages } = info.state;
     if (this.#streamSeq > last) {
-      this.#o.warn(`replica: stream ${config.stream} ends at message ${last}, before this replica's position ${this.#streamSeq} (made anew?): reading it from its start, records up to seq ${this.#applied} are skipped`);
+      this.#options.warn(`replica: stream ${config.stream} ends at message ${last}, before this replica's position ${this.#streamSeq} (made anew?): reading it from its start, records up to seq ${this.#applied} are skipped`);
       this.#streamSeq = 0;
     }
     const lost = messages > 0 && first > this.#streamSeq + 1;
     if (this.#applied === 0 || lost) await this.#seed(js, jsm, lost ? first : 0);
     if (this.#downWarned) {
       this.#downWarned = false;
-      this.#o.info(`replica: NATS ${config.servers.join(', ')} answers again; following stream ${config.stream} after message ${this.#streamSeq}`);
+      this.#options.info(`replica: NATS ${config.servers.join(', ')} answers again; following stream ${config.stream} after message ${this.#streamSeq}`);
     }
     this.#connected = true;
     this.#positioned?.();
@@ -195,7 +195,7 @@ export class Follower {
       flushing = flushing.then(async () => {
         if (failed !== undefined) return;
         try {
-          if (records.length > 0) await this.#o.log.mirror(records);
+          if (records.length > 0) await this.#options.log.mirror(records);
           if (records.length > 0) this.#applied = Math.max(this.#applied, records[records.length - 1].seq);
           this.#streamSeq = end;
           await this.#savePosition(false);
@@ -213,7 +213,7 @@ export class Follower {
       batchEnd = m.seq;
       const record = recordOf(m.string());
       if (typeof record === 'string') {
-        if (!badWarned) this.#o.warn(`replica: message ${m.seq} of stream ${config.stream} (${m.subject}) is not a Hearth record (${record}): skipped`);
+        if (!badWarned) this.#options.warn(`replica: message ${m.seq} of stream ${config.stream} (${m.subject}) is not a Hearth record (${record}): skipped`);
         badWarned = true;
       } else if (record.seq > lastQueued) {
         batch.push(record);
@@ -228,7 +228,7 @@ export class Follower {
           // far behind: a batch at a time, asked for once the one before is parsed, so a replica
           // catching up on millions of messages holds two batches, not whatever the server sends
           // faster than it writes (consume() asks for more as messages arrive, not as they are used)
-          this.#o.info(`replica: ${behind} messages behind stream ${config.stream}; reading them a batch at a time`);
+          this.#options.info(`replica: ${behind} messages behind stream ${config.stream}; reading them a batch at a time`);
           const consumer = await js.consumers.get(config.stream, from());
           while (!this.#stopped && behind >= CATCH_UP && failed === undefined) {
             const messagesIn = await consumer.fetch({ max_messages: BATCH, expires: 10_000 });
@@ -247,7 +247,7 @@ export class Follower {
           }
           await flushing;
           if (failed !== undefined) throw failed;
-          if (!this.#stopped) this.#o.info(`replica: caught up with stream ${config.stream} at message ${batchEnd}; following it as it grows`);
+          if (!this.#stopped) this.#options.info(`replica: caught up with stream ${config.stream} at message ${batchEnd}; following it as it grows`);
           continue;
         }
         const consumer = await js.consumers.get(config.stream, from());
@@ -284,7 +284,7 @@ export class Follower {
 
   /** Starts from the stream's latest snapshot; `first` > 0: the stream lost what comes before it. */
   async #seed(js: JetStreamClient, jsm: JetStreamManager, first: number): Promise<void> {
-    const { config } = this.#o;
+    const { config } = this.#options;
     const snapshot = await readSnapshot(js, jsm, config.stream);
     if (!snapshot || snapshot.seq <= this.#applied) {
       if (first > 0) {
@@ -292,14 +292,14 @@ export class Follower {
       }
       return;
     }
-    if (first > 0) this.#o.warn(`replica: stream ${config.stream} no longer holds messages ${this.#streamSeq + 1}..${first - 1}: starting again from its snapshot at seq ${snapshot.seq} (history in between is missing here)`);
+    if (first > 0) this.#options.warn(`replica: stream ${config.stream} no longer holds messages ${this.#streamSeq + 1}..${first - 1}: starting again from its snapshot at seq ${snapshot.seq} (history in between is missing here)`);
     const started = performance.now();
-    await this.#o.seed(snapshot);
+    await this.#options.seed(snapshot);
     this.#applied = snapshot.seq;
     this.#streamSeq = snapshot.stream_seq;
     this.#seededFrom = snapshot.seq;
     await this.#savePosition(true);
-    this.#o.info(`replica: started from the snapshot at seq ${snapshot.seq} (stream message ${snapshot.stream_seq}) in ${Math.round(performance.now() - started)} ms`);
+    this.#options.info(`replica: started from the snapshot at seq ${snapshot.seq} (stream message ${snapshot.stream_seq}) in ${Math.round(performance.now() - started)} ms`);
   }
 
   async #savePosition(now: boolean): Promise<void> {
@@ -307,7 +307,7 @@ export class Follower {
     if (!now && Date.now() - this.#savedAt < SAVE_EVERY_MS) return;
     this.#savedAt = Date.now();
     this.#savedSeq = this.#streamSeq;
-    await this.#o.log.saveSnapshot(POSITION, { seq: this.#applied, version: 1, time: Date.now(), data: { stream: this.#o.config.stream, stream_seq: this.#streamSeq } satisfies Position });
+    await this.#options.log.saveSnapshot(POSITION, { seq: this.#applied, version: 1, time: Date.now(), data: { stream: this.#options.config.stream, stream_seq: this.#streamSeq } satisfies Position });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Context } from '../../store/types.ts';
-import type { CoreAuthService } from '../auth/index.ts';
+import type { SystemUsers } from '../auth/system-user.ts';
 import { GROUP_ADMIN } from '../auth/users.ts';
 import type { Logger } from '../logging/logs.ts';
 import { SupervisorApiError, type SupervisorClient } from './client.ts';
@@ -18,7 +18,8 @@ export const SUPERVISOR_USER_NAME = 'Supervisor';
 
 export interface HassioDeps {
   client: SupervisorClient;
-  auth: CoreAuthService;
+  /** the system user "Supervisor" and its refresh token */
+  auth: SystemUsers;
   flows: DiscoveryFlows;
   say: Logger;
   context(): Context;

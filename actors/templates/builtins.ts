@@ -1,5 +1,5 @@
 import { TemplateError, typeError } from './errors.ts';
-import type { RenderEnv } from './engine.ts';
+import type { RenderEnv } from './render-env.ts';
 import { formatSpec } from './operators.ts';
 import { expandText, joinText, mapText, padText, replaceText, zfillText } from './text.ts';
 import { Callable, Float, MISSING, dictEntries, dictGet, dictKeys, dictSize, isDict, isNumber, numberOf, pyEq, pyType, repr, str, tuple, type Dict } from './values.ts';

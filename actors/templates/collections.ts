@@ -1,5 +1,5 @@
 import { TemplateError, typeError } from './errors.ts';
-import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
+import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './render-env.ts';
 import { DistinctValues } from './distinct.ts';
 import { joinText, mapText } from './text.ts';
 import { Callable, MAX_RANGE, Namespace, PyObject, PyRange, Undefined, dictEntries, dictSize, isDict, isTuple, pyType, repr, str, tuple, type Ctx } from './values.ts';

@@ -1,99 +1,14 @@
+// Renders a parsed template: an evaluator over @huggingface/jinja's syntax tree with Python's
+// value semantics (values.ts) and every step counted. A render stops with a clear error when it
+// passes its time, its step budget, its output size or its nesting depth, so no template can
+// hold the event loop or the heap. What the values and the library see of a render (lookups,
+// calls, truth, printing) is render-context.ts; this is the walk over statements and expressions.
 import { NEGATED_TEST_PREFIX, TEST_PREFIX, type Node } from './compile.ts';
 import { RenderLimitError, TemplateError, typeError, undefinedError } from './errors.ts';
-import { RenderBudget, type RenderLimits, type Room } from './budget.ts';
-import type { Zone } from './datetime.ts';
-import {
-  Callable,
-  Float,
-  MISSING,
-  Namespace,
-  PyObject,
-  PyRange,
-  Undefined,
-  dictEntries,
-  dictGet,
-  dictKeys,
-  dictSize,
-  float,
-  isDict,
-  isNumber,
-  isTuple,
-  numberOf,
-  pyCompare,
-  pyEq,
-  pyType,
-  repr,
-  str,
-  strRepr,
-  truthy,
-  tuple,
-  typeRepr,
-  type Ctx,
-} from './values.ts';
+import { LoopContext, type Sequence } from './loop-context.ts';
 import { binaryOp, unaryMinus } from './operators.ts';
-import { builtinAttr } from './builtins.ts';
-
-/**
- * Renders a parsed template: an evaluator over @huggingface/jinja's syntax tree with Python's
- * value semantics (values.ts) and every step counted. A render stops with a clear error when it
- * passes its time, its step budget, its output size or its nesting depth, so no template can
- * hold the event loop or the heap.
- */
-
-export type FilterFn = (r: RenderEnv, value: unknown, args: unknown[], kwargs: Map<string, unknown>) => unknown;
-export type TestFn = (r: RenderEnv, value: unknown, args: unknown[], kwargs: Map<string, unknown>) => boolean;
-
-/** The functions, filters and tests a template can name. */
-export interface Library {
-  globals: Map<string, unknown>;
-  filters: Map<string, FilterFn>;
-  tests: Map<string, TestFn>;
-}
-
-export { DEFAULT_LIMITS, type RenderLimits } from './budget.ts';
-
-/** What a render read: the entities, domains and whole-state iterations that should re-render it. */
-export class RenderInfo {
-  readonly entities = new Set<string>();
-  readonly domains = new Set<string>();
-  /** domains whose entity count was read: an entity added or removed there re-renders */
-  readonly domainsLifecycle = new Set<string>();
-  allStates = false;
-  allStatesLifecycle = false;
-  hasTime = false;
-}
-
-/** What the home offers a render; see states.ts for the parts. */
-export interface World {
-  states: import('./states.ts').StateSource;
-  home: import('./states.ts').TemplateHome;
-  /** epoch ms */
-  now(): number;
-  zone: Zone;
-  location: { latitude: number; longitude: number; metric: boolean };
-}
-
-/** The render as functions and filters see it. */
-export interface RenderEnv extends Ctx {
-  readonly template: string;
-  readonly info: RenderInfo;
-  readonly world: World;
-  call(fn: unknown, args: unknown[], kwargs?: Map<string, unknown>): unknown;
-  getattr(obj: unknown, name: string): unknown;
-  getitem(obj: unknown, key: unknown): unknown;
-  contains(haystack: unknown, needle: unknown): boolean;
-  filter(name: string, value: unknown, args: unknown[], kwargs?: Map<string, unknown>): unknown;
-  test(name: string, value: unknown, args: unknown[]): boolean;
-  iterate(x: unknown): unknown[];
-  truth(x: unknown): boolean;
-  print(x: unknown): string;
-  /** the work of reading or copying `chars` characters of text */
-  chargeText(chars: number): void;
-  /** refuses a value of `size` characters or items past the value limit */
-  checkSize(size: number): void;
-  /** the guard before building a value of `size` items or characters: refused past the limit, its building counted */
-  ensureRoom(size: number, room?: Room): void;
-}
+import { NO_KEYWORDS, RenderContext } from './render-context.ts';
+import { Callable, MISSING, Namespace, PyRange, Undefined, dictEntries, dictSize, float, isDict, isNumber, isTuple, pyCompare, pyEq, pyType, tuple, typeRepr } from './values.ts';
 
 class BreakSignal {}
 class ContinueSignal {}
@@ -105,7 +20,7 @@ class Scope {
   readonly vars = new Map<string, unknown>();
   constructor(readonly parent?: Scope) {}
   lookup(name: string): unknown {
-    for (let s: Scope | undefined = this; s; s = s.parent) if (s.vars.has(name)) return s.vars.get(name);
+    for (let scope: Scope | undefined = this; scope; scope = scope.parent) if (scope.vars.has(name)) return scope.vars.get(name);
     return MISSING;
   }
 }
@@ -115,104 +30,22 @@ class Sink {
   text = '';
   /** `refuse` throws when the text would be `length` characters long */
   constructor(private readonly refuse: (length: number) => void) {}
-  write(s: string): void {
-    this.refuse(this.text.length + s.length);
-    this.text += s;
+  write(text: string): void {
+    this.refuse(this.text.length + text.length);
+    this.text += text;
   }
 }
-
-const NO_KEYWORDS: Map<string, unknown> = new Map();
 
 const LITERALS: Record<string, unknown> = { true: true, false: false, none: null, True: true, False: false, None: null };
 
-/** Jinja's `loop` variable. */
-class LoopContext extends PyObject {
-  readonly pyType = 'LoopContext';
-  override get typeRepr() {
-    return 'jinja2.runtime.LoopContext object';
-  }
-  index0 = 0;
-  private last: unknown = MISSING;
-  constructor(readonly items: ArrayLike<unknown> & { at?: unknown }, private readonly itemAt: (i: number) => unknown) {
-    super();
-  }
-  override attr(name: string): unknown {
-    const n = this.items.length;
-    const i = this.index0;
-    switch (name) {
-      case 'index':
-        return i + 1;
-      case 'index0':
-        return i;
-      case 'revindex':
-        return n - i;
-      case 'revindex0':
-        return n - i - 1;
-      case 'first':
-        return i === 0;
-      case 'last':
-        return i === n - 1;
-      case 'length':
-        return n;
-      case 'depth':
-        return 1;
-      case 'depth0':
-        return 0;
-      case 'previtem':
-        return i > 0 ? this.itemAt(i - 1) : new Undefined('there is no previous item');
-      case 'nextitem':
-        return i < n - 1 ? this.itemAt(i + 1) : new Undefined('there is no next item');
-      case 'cycle':
-        return new Callable('cycle', (_c, args) => {
-          if (!args.length) throw typeError('no items for cycling given');
-          return args[i % args.length];
-        });
-      case 'changed':
-        return new Callable('changed', (_c, args) => {
-          const value = args.length === 1 ? args[0] : tuple(args);
-          if (this.last !== MISSING && pyEq(this.last, value)) return false;
-          this.last = value;
-          return true;
-        });
-    }
-    return MISSING;
-  }
-  repr(): string {
-    return `<LoopContext ${this.index0 + 1}/${this.items.length}>`;
-  }
-}
-
-/** A lazily indexed view of what a for loop walks. */
-interface Sequence {
-  length: number;
-  at(i: number): unknown;
-}
-
-/** One render of one template. */
-export class Render implements RenderEnv {
-  readonly info = new RenderInfo();
-  private readonly budget: RenderBudget;
+/** One render of one template: the walk over its statements and expressions. */
+export class Render extends RenderContext {
   private depth = 0;
-  readonly localZone: Zone;
-
-  constructor(
-    readonly template: string,
-    readonly world: World,
-    private readonly library: Library,
-    readonly strict: boolean,
-    private readonly limits: RenderLimits,
-    private readonly log: (level: 'WARNING' | 'ERROR', message: string) => void,
-    /** set when the caller's own timeout is shorter than the limit: its error is the caller's */
-    timeoutError?: () => TemplateError,
-  ) {
-    this.budget = new RenderBudget(limits, timeoutError);
-    this.localZone = world.zone;
-  }
 
   /** Renders the program; the text, or a TemplateError. */
   run(program: Node, variables: Map<string, unknown>): string {
     const root = new Scope();
-    for (const [k, v] of variables) root.vars.set(k, v);
+    for (const [name, value] of variables) root.vars.set(name, value);
     const sink = new Sink((length) => {
       if (length > this.limits.outputChars) throw new RenderLimitError('', `Template output exceeded maximum size of ${this.limits.outputChars} characters`);
     });
@@ -228,182 +61,42 @@ export class Render implements RenderEnv {
     return sink.text;
   }
 
-  // ---- Ctx ----
-
-  collectEntity(entityId: string): void {
-    this.info.entities.add(entityId);
-  }
-
-  charge(units: number): void {
-    this.budget.charge(units);
-  }
-
-  report(level: 'WARNING' | 'ERROR', message: string): void {
-    this.log(level, message);
-  }
-
-  chargeText(chars: number): void {
-    this.budget.chargeText(chars);
-  }
-
-  checkSize(size: number): void {
-    this.budget.checkSize(size);
-  }
-
-  ensureRoom(size: number, room?: Room): void {
-    this.budget.ensureRoom(size, room);
-  }
-
-  // ---- Undefined, as the original's logging Undefined treats it ----
-
-  /** Printing, iterating or testing an Undefined: a warning, or an error when strict. */
-  private softUndefined(u: Undefined): void {
-    if (this.strict) throw undefinedError(u.message);
-    this.report('WARNING', u.message);
-  }
-
-  /** Reading an attribute of an Undefined or calling one: logged, then raised. */
-  private hardUndefined(u: Undefined): never {
-    if (!this.strict) this.report('ERROR', u.message);
-    throw undefinedError(u.message);
-  }
-
-  truth(x: unknown): boolean {
-    if (x instanceof Undefined) {
-      this.softUndefined(x);
-      return false;
-    }
-    return truthy(x);
-  }
-
-  print(x: unknown): string {
-    if (x instanceof Undefined) {
-      this.softUndefined(x);
-      return '';
-    }
-    return str(x);
-  }
-
-  iterate(x: unknown): unknown[] {
-    if (Array.isArray(x)) return x;
-    if (typeof x === 'string') {
-      this.ensureRoom(x.length);
-      return Array.from(x);
-    }
-    if (x instanceof Undefined) {
-      this.softUndefined(x);
-      return [];
-    }
-    if (isDict(x)) {
-      this.ensureRoom(dictSize(x));
-      return dictKeys(x);
-    }
-    if (x instanceof PyObject) {
-      const items = x.iterate(this);
-      if (items) return items;
-    }
-    throw typeError(`'${pyType(x)}' object is not iterable`);
-  }
-
-  private sequence(x: unknown): Sequence {
-    if (x instanceof PyRange) return { length: x.size, at: (i) => x.at(i) };
-    const items = this.iterate(x);
-    return { length: items.length, at: (i) => items[i] };
+  private sequence(walked: unknown): Sequence {
+    if (walked instanceof PyRange) return { length: walked.size, at: (index) => walked.at(index) };
+    const items = this.iterate(walked);
+    return { length: items.length, at: (index) => items[index] };
   }
 
   // ---- lookups ----
 
-  /** Jinja's `obj.name`: the attribute, then the item. */
-  getattr(obj: unknown, name: string): unknown {
-    if (obj instanceof Undefined) this.hardUndefined(obj);
-    const a = this.attribute(obj, name);
-    if (a !== MISSING) return a;
-    const i = this.itemOf(obj, name);
-    if (i !== MISSING) return i;
-    return new Undefined(`${strRepr(typeRepr(obj))} has no attribute ${strRepr(name)}`);
-  }
-
-  /** Jinja's `obj[key]`: the item, then (for a string key) the attribute. */
-  getitem(obj: unknown, key: unknown): unknown {
-    if (obj instanceof Undefined) this.hardUndefined(obj);
-    const i = this.itemOf(obj, key);
-    if (i !== MISSING) return i;
-    if (typeof key === 'string') {
-      const a = this.attribute(obj, key);
-      if (a !== MISSING) return a;
-      return new Undefined(`${strRepr(typeRepr(obj))} has no attribute ${strRepr(key)}`);
-    }
-    return new Undefined(`${typeRepr(obj)} has no element ${repr(key)}`);
-  }
-
-  private attribute(obj: unknown, name: string): unknown {
-    // the sandbox hides every private attribute
-    if (name.startsWith('_')) return MISSING;
-    if (obj instanceof PyObject) return obj.attr(name, this);
-    return builtinAttr(this, obj, name);
-  }
-
-  private itemOf(obj: unknown, key: unknown): unknown {
-    if (Array.isArray(obj) || typeof obj === 'string') {
-      if (typeof key !== 'number' && typeof key !== 'boolean') return MISSING;
-      const n = numberOf(key);
-      const i = n < 0 ? obj.length + n : n;
-      if (i < 0 || i >= obj.length) return MISSING;
-      return typeof obj === 'string' ? obj[i] : obj[i];
-    }
-    if (isDict(obj)) return dictGet(obj, key);
-    if (obj instanceof PyObject) return obj.item(key, this);
-    return MISSING;
-  }
-
   private lookup(name: string, scope: Scope): unknown {
-    const v = scope.lookup(name);
-    if (v !== MISSING) return v;
+    const local = scope.lookup(name);
+    if (local !== MISSING) return local;
     if (name in LITERALS) return LITERALS[name];
-    const g = this.library.globals.get(name);
-    if (g !== undefined) return g;
+    const global = this.library.globals.get(name);
+    if (global !== undefined) return global;
     return new Undefined(`'${name}' is undefined`);
-  }
-
-  // ---- calls ----
-
-  call(fn: unknown, args: unknown[], kwargs: Map<string, unknown> = NO_KEYWORDS): unknown {
-    if (fn instanceof Callable) return fn.call(this, args, kwargs);
-    if (fn instanceof Undefined) this.hardUndefined(fn);
-    throw typeError(`'${pyType(fn)}' object is not callable`);
-  }
-
-  filter(name: string, value: unknown, args: unknown[], kwargs: Map<string, unknown> = NO_KEYWORDS): unknown {
-    const f = this.library.filters.get(name);
-    if (!f) throw new TemplateError('TemplateAssertionError', `No filter named '${name}'.`);
-    return f(this, value, args, kwargs);
-  }
-
-  test(name: string, value: unknown, args: unknown[], kwargs: Map<string, unknown> = NO_KEYWORDS): boolean {
-    const t = this.library.tests.get(name);
-    if (!t) throw new TemplateError('TemplateAssertionError', `No test named '${name}'.`);
-    return t(this, value, args, kwargs);
   }
 
   private args(nodes: Node[], scope: Scope): [unknown[], Map<string, unknown>] {
     const positional: unknown[] = [];
     // most calls pass no keyword: they share one empty map, which no function changes
     let keywords = NO_KEYWORDS;
-    for (const a of nodes) {
-      if (keywords === NO_KEYWORDS && (a.type === 'KeywordArgumentExpression' || a.type === 'KeywordSpreadExpression')) keywords = new Map();
-      if (a.type === 'KeywordArgumentExpression') keywords.set(a.key.value, this.eval(a.value, scope));
-      else if (a.type === 'SpreadExpression') {
-        const items = this.iterate(this.eval(a.argument, scope));
+    for (const arg of nodes) {
+      if (keywords === NO_KEYWORDS && (arg.type === 'KeywordArgumentExpression' || arg.type === 'KeywordSpreadExpression')) keywords = new Map();
+      if (arg.type === 'KeywordArgumentExpression') keywords.set(arg.key.value, this.eval(arg.value, scope));
+      else if (arg.type === 'SpreadExpression') {
+        const items = this.iterate(this.eval(arg.argument, scope));
         this.ensureRoom(positional.length + items.length);
         // one at a time: spreading a long list into push() overflows the stack
         for (const item of items) positional.push(item);
       }
-      else if (a.type === 'KeywordSpreadExpression') {
-        const d = this.eval(a.argument, scope);
-        if (!isDict(d)) throw typeError(`argument after ** must be a mapping, not ${pyType(d)}`);
-        this.ensureRoom(dictSize(d));
-        for (const [k, v] of dictEntries(d)) keywords.set(String(k), v);
-      } else positional.push(this.eval(a, scope));
+      else if (arg.type === 'KeywordSpreadExpression') {
+        const spread = this.eval(arg.argument, scope);
+        if (!isDict(spread)) throw typeError(`argument after ** must be a mapping, not ${pyType(spread)}`);
+        this.ensureRoom(dictSize(spread));
+        for (const [key, value] of dictEntries(spread)) keywords.set(String(key), value);
+      } else positional.push(this.eval(arg, scope));
     }
     return [positional, keywords];
   }
@@ -411,7 +104,7 @@ export class Render implements RenderEnv {
   // ---- statements ----
 
   private block(statements: Node[], scope: Scope, sink: Sink): void {
-    for (const s of statements) this.exec(s, scope, sink);
+    for (const statement of statements) this.exec(statement, scope, sink);
   }
 
   private exec(node: Node, scope: Scope, sink: Sink): void {
@@ -465,7 +158,7 @@ export class Render implements RenderEnv {
       if (items.length !== names.length) {
         throw new TemplateError('ValueError', items.length < names.length ? `not enough values to unpack (expected ${names.length}, got ${items.length})` : `too many values to unpack (expected ${names.length})`);
       }
-      names.forEach((n, i) => this.assign(n, items[i], scope));
+      names.forEach((name, index) => this.assign(name, items[index], scope));
       return;
     }
     if (target.type === 'MemberExpression' && !target.computed) {
@@ -486,13 +179,13 @@ export class Render implements RenderEnv {
       const all = this.sequence(this.eval(node.iterable.lhs, loopScope));
       // the filter runs first: loop.length counts what passes it
       const kept: unknown[] = [];
-      for (let i = 0; i < all.length; i++) {
+      for (let index = 0; index < all.length; index++) {
         this.tick();
-        const item = all.at(i);
+        const item = all.at(index);
         this.assign(node.loopvar, item, loopScope);
         if (this.truth(this.eval(test!, loopScope))) kept.push(item);
       }
-      seq = { length: kept.length, at: (i) => kept[i] };
+      seq = { length: kept.length, at: (index) => kept[index] };
     } else {
       seq = this.sequence(this.eval(node.iterable, scope));
     }
@@ -500,12 +193,12 @@ export class Render implements RenderEnv {
       this.block(node.defaultBlock, loopScope, sink);
       return;
     }
-    const loop = new LoopContext({ length: seq.length }, (i) => seq.at(i));
+    const loop = new LoopContext({ length: seq.length }, (index) => seq.at(index));
     loopScope.vars.set('loop', loop);
-    for (let i = 0; i < seq.length; i++) {
+    for (let index = 0; index < seq.length; index++) {
       this.tick();
-      loop.index0 = i;
-      this.assign(node.loopvar, seq.at(i), loopScope);
+      loop.index0 = index;
+      this.assign(node.loopvar, seq.at(index), loopScope);
       try {
         this.block(node.body, loopScope, sink);
       } catch (signal) {
@@ -525,13 +218,13 @@ export class Render implements RenderEnv {
       try {
         const scope = new Scope(defined);
         const rest = new Map(kwargs);
-        params.forEach((p, i) => {
-          const pname: string = p.type === 'Identifier' ? p.value : p.key.value;
-          let v: unknown = i < args.length ? args[i] : MISSING;
-          if (v === MISSING && rest.has(pname)) v = rest.get(pname);
+        params.forEach((param, index) => {
+          const pname: string = param.type === 'Identifier' ? param.value : param.key.value;
+          let value: unknown = index < args.length ? args[index] : MISSING;
+          if (value === MISSING && rest.has(pname)) value = rest.get(pname);
           rest.delete(pname);
-          if (v === MISSING) v = p.type === 'KeywordArgumentExpression' ? this.eval(p.value, scope) : new Undefined(`parameter '${pname}' was not provided`);
-          scope.vars.set(pname, v);
+          if (value === MISSING) value = param.type === 'KeywordArgumentExpression' ? this.eval(param.value, scope) : new Undefined(`parameter '${pname}' was not provided`);
+          scope.vars.set(pname, value);
         });
         scope.vars.set('varargs', args.slice(params.length));
         scope.vars.set('kwargs', rest);
@@ -576,13 +269,13 @@ export class Render implements RenderEnv {
       case 'Identifier':
         return this.lookup(node.value, scope);
       case 'ArrayLiteral':
-        return node.value.map((n: Node) => this.eval(n, scope));
+        return node.value.map((item: Node) => this.eval(item, scope));
       case 'TupleLiteral':
-        return tuple(node.value.map((n: Node) => this.eval(n, scope)));
+        return tuple(node.value.map((item: Node) => this.eval(item, scope)));
       case 'ObjectLiteral': {
-        const m = new Map<unknown, unknown>();
-        for (const [k, v] of node.value as Map<Node, Node>) m.set(this.eval(k, scope), this.eval(v, scope));
-        return m;
+        const dict = new Map<unknown, unknown>();
+        for (const [key, value] of node.value as Map<Node, Node>) dict.set(this.eval(key, scope), this.eval(value, scope));
+        return dict;
       }
       case 'MemberExpression':
         return this.member(node, scope);
@@ -596,12 +289,12 @@ export class Render implements RenderEnv {
       case 'BinaryExpression':
         return this.binary(node, scope);
       case 'UnaryExpression': {
-        const v = this.eval(node.argument, scope);
-        if (node.operator.value === 'not') return !this.truth(v);
-        if (v instanceof Undefined) throw undefinedError(v.message);
-        if (node.operator.value === '-') return unaryMinus(v);
-        if (isNumber(v)) return typeof v === 'boolean' ? Number(v) : v;
-        throw typeError(`bad operand type for unary +: '${pyType(v)}'`);
+        const operand = this.eval(node.argument, scope);
+        if (node.operator.value === 'not') return !this.truth(operand);
+        if (operand instanceof Undefined) throw undefinedError(operand.message);
+        if (node.operator.value === '-') return unaryMinus(operand);
+        if (isNumber(operand)) return typeof operand === 'boolean' ? Number(operand) : operand;
+        throw typeError(`bad operand type for unary +: '${pyType(operand)}'`);
       }
       case 'Ternary':
         return this.truth(this.eval(node.condition, scope)) ? this.eval(node.trueExpr, scope) : this.eval(node.falseExpr, scope);
@@ -626,12 +319,12 @@ export class Render implements RenderEnv {
 
   private slice(obj: unknown, node: Node, scope: Scope): unknown {
     if (obj instanceof Undefined) this.hardUndefined(obj);
-    const bound = (n: Node | undefined) => {
-      if (!n) return undefined;
-      const v = this.eval(n, scope);
-      if (v === null) return undefined;
-      if (typeof v !== 'number') throw typeError('slice indices must be integers or None or have an __index__ method');
-      return v;
+    const bound = (given: Node | undefined) => {
+      if (!given) return undefined;
+      const value = this.eval(given, scope);
+      if (value === null) return undefined;
+      if (typeof value !== 'number') throw typeError('slice indices must be integers or None or have an __index__ method');
+      return value;
     };
     const start = bound(node.start);
     const stop = bound(node.stop);
@@ -639,16 +332,16 @@ export class Render implements RenderEnv {
     if (step === 0) throw new TemplateError('ValueError', 'slice step cannot be zero');
     const items = typeof obj === 'string' || obj instanceof PyRange ? this.iterate(obj) : Array.isArray(obj) ? obj : undefined;
     if (!items) return new Undefined(`${typeRepr(obj)} has no element slice`);
-    const n = items.length;
-    const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v < 0 ? v + n : v, lo), hi);
+    const length = items.length;
+    const clamp = (index: number, lo: number, hi: number) => Math.min(Math.max(index < 0 ? index + length : index, lo), hi);
     const [first, end] =
       step > 0
-        ? [start === undefined ? 0 : clamp(start, 0, n), stop === undefined ? n : clamp(stop, 0, n)]
-        : [start === undefined ? n - 1 : clamp(start, -1, n - 1), stop === undefined ? -1 : clamp(stop, -1, n - 1)];
+        ? [start === undefined ? 0 : clamp(start, 0, length), stop === undefined ? length : clamp(stop, 0, length)]
+        : [start === undefined ? length - 1 : clamp(start, -1, length - 1), stop === undefined ? -1 : clamp(stop, -1, length - 1)];
     const count = Math.max(0, Math.ceil((end - first) / step));
     this.ensureRoom(count);
     const out: unknown[] = new Array(count);
-    for (let k = 0; k < count; k++) out[k] = items[first + k * step];
+    for (let taken = 0; taken < count; taken++) out[taken] = items[first + taken * step];
     if (typeof obj === 'string') return out.join('');
     return isTuple(obj) ? tuple(out) : out;
   }
@@ -679,59 +372,21 @@ export class Render implements RenderEnv {
       case '>=': {
         if (left instanceof Undefined) throw undefinedError(left.message);
         if (right instanceof Undefined) throw undefinedError(right.message);
-        const c = pyCompare(left, right, op);
-        return op === '<' ? c < 0 : op === '>' ? c > 0 : op === '<=' ? c <= 0 : c >= 0;
+        const order = pyCompare(left, right, op);
+        return op === '<' ? order < 0 : op === '>' ? order > 0 : op === '<=' ? order <= 0 : order >= 0;
       }
       case 'in':
       case 'not in':
         return this.contains(right, left) === (op === 'in');
       case '~': {
-        const a = this.print(left);
-        const b = this.print(right);
-        this.ensureRoom(a.length + b.length, 'text');
-        return a + b;
+        const leftText = this.print(left);
+        const rightText = this.print(right);
+        this.ensureRoom(leftText.length + rightText.length, 'text');
+        return leftText + rightText;
       }
     }
     if (left instanceof Undefined) throw undefinedError(left.message);
     if (right instanceof Undefined) throw undefinedError(right.message);
     return binaryOp(this, op, left, right);
   }
-
-  /** Python's `needle in haystack`. */
-  contains(haystack: unknown, needle: unknown): boolean {
-    if (typeof haystack === 'string') {
-      if (typeof needle !== 'string') throw typeError(`'in <string>' requires string as left operand, not ${pyType(needle)}`);
-      this.chargeText(haystack.length);
-      return haystack.includes(needle);
-    }
-    if (isDict(haystack)) return dictGet(haystack, needle) !== MISSING;
-    if (haystack instanceof PyRange) return typeof needle === 'number' && haystack.iterate(this).includes(needle);
-    const items = this.iterate(haystack);
-    this.charge(items.length);
-    return items.some((x) => pyEq(x, needle));
-  }
-}
-
-/** A value a caller gives a template (variables), as the template sees it: lists, dicts, numbers. */
-export function fromJson(value: unknown): unknown {
-  if (typeof value === 'number' && !Number.isInteger(value)) return new Float(value);
-  if (Array.isArray(value)) return value.map(fromJson);
-  if (value !== null && typeof value === 'object') {
-    const m = new Map<unknown, unknown>();
-    for (const [k, v] of Object.entries(value)) m.set(k, fromJson(v));
-    return m;
-  }
-  return value;
-}
-
-
-/** A global function of the library: `body` sees the render it is called in. */
-export function fn(name: string, body: (r: RenderEnv, args: unknown[], kwargs: Map<string, unknown>) => unknown): Callable {
-  return new Callable(name, (ctx, args, kwargs) => body(ctx as RenderEnv, args, kwargs));
-}
-
-/** A positional-or-keyword argument of a call, or `fallback` when it was not given. */
-export function argument(args: unknown[], kwargs: Map<string, unknown>, index: number, name: string, fallback?: unknown): unknown {
-  if (kwargs.has(name)) return kwargs.get(name);
-  return index < args.length ? args[index] : fallback;
 }

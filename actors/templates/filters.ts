@@ -1,5 +1,5 @@
 import { TemplateError, typeError } from './errors.ts';
-import type { FilterFn, RenderEnv, TestFn } from './engine.ts';
+import type { FilterFn, RenderEnv, TestFn } from './render-env.ts';
 import { binaryOp } from './operators.ts';
 import { percentFormat } from './operators.ts';
 import { toJsonText } from './json.ts';

@@ -1,4 +1,4 @@
-import { fn, type FilterFn, type RenderEnv } from './engine.ts';
+import { fn, type FilterFn, type RenderEnv } from './render-env.ts';
 import { TemplateState, expand, resolveState } from './states.ts';
 import { validEntityId } from '../entities/state.ts';
 import { Undefined, dictGet, float, isDict, isNumber, numberOf, pyRound, toFloat } from './values.ts';

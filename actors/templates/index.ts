@@ -1,8 +1,10 @@
 import type { Clock } from '../clock.ts';
 import type { EntityState } from '../entities/types.ts';
 import { MAX_TEMPLATE_CHARS, namesUsed, parseTemplate, type Node } from './compile.ts';
-import { zoneNamed } from './datetime.ts';
-import { DEFAULT_LIMITS, Render, RenderInfo, fromJson, type Library, type RenderLimits, type World } from './engine.ts';
+import { zoneNamed } from './zones.ts';
+import { DEFAULT_LIMITS, type RenderLimits } from './budget.ts';
+import { Render } from './engine.ts';
+import { RenderInfo, fromJson, type Library, type World } from './render-env.ts';
 import { RenderFault, RenderLimitError, TemplateError } from './errors.ts';
 import { templateLibrary } from './library.ts';
 import { NO_REGISTRIES, type StateSource, type TemplateHome } from './states.ts';

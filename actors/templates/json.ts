@@ -1,5 +1,5 @@
 import { TemplateError, noDefault, typeError } from './errors.ts';
-import type { FilterFn, RenderEnv } from './engine.ts';
+import type { FilterFn, RenderEnv } from './render-env.ts';
 import { TextBuilder } from './budget.ts';
 import { Float, Undefined, dictEntries, dictSize, float, floatRepr, intStr, isDict, pyType, repr } from './values.ts';
 
@@ -20,11 +20,11 @@ export interface JsonOptions {
   htmlSafe?: boolean;
 }
 
-function jsonString(s: string, o: JsonOptions): string {
+function jsonString(s: string, options: JsonOptions): string {
   let text = JSON.stringify(s);
-  if (o.ensureAscii) text = text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (options.ensureAscii) text = text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   // only strings can hold these: the structure around them never does
-  if (o.htmlSafe) text = text.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/'/g, '\\u0027');
+  if (options.htmlSafe) text = text.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/'/g, '\\u0027');
   return text;
 }
 
@@ -37,14 +37,14 @@ function keyText(k: unknown): string {
 }
 
 /** A template value as JSON text, refused once it passes the value limit; TypeError for what JSON cannot hold (a datetime, a state). */
-export function toJsonText(r: RenderEnv, value: unknown, o: JsonOptions = {}): string {
-  const item = o.spaced && o.indent === undefined ? ', ' : ',';
-  const colon = o.spaced || o.indent !== undefined ? ': ' : ':';
+export function toJsonText(r: RenderEnv, value: unknown, options: JsonOptions = {}): string {
+  const item = options.spaced && options.indent === undefined ? ', ' : ',';
+  const colon = options.spaced || options.indent !== undefined ? ': ' : ':';
   const out = new TextBuilder();
   const pad = (depth: number) => {
-    if (o.indent === undefined) return;
-    r.checkSize(out.length + 1 + o.indent * depth);
-    out.add(`\n${' '.repeat(Math.max(0, o.indent * depth))}`);
+    if (options.indent === undefined) return;
+    r.checkSize(out.length + 1 + options.indent * depth);
+    out.add(`\n${' '.repeat(Math.max(0, options.indent * depth))}`);
   };
   const walk = (v: unknown, depth: number): void => {
     if (depth > 512) throw new TemplateError('RecursionError', 'maximum recursion depth exceeded while encoding a JSON object');
@@ -54,7 +54,7 @@ export function toJsonText(r: RenderEnv, value: unknown, o: JsonOptions = {}): s
     if (v instanceof Float) return out.add(Number.isFinite(v.value) ? floatRepr(v.value) : 'null');
     if (typeof v === 'string') {
       r.chargeText(v.length);
-      return out.add(jsonString(v, o));
+      return out.add(jsonString(v, options));
     }
     if (Array.isArray(v)) {
       if (!v.length) return out.add('[]');
@@ -71,7 +71,7 @@ export function toJsonText(r: RenderEnv, value: unknown, o: JsonOptions = {}): s
       r.ensureRoom(dictSize(v));
       let entries = dictEntries(v).map(([k, x]) => [keyText(k), x] as const);
       if (!entries.length) return out.add('{}');
-      if (o.sortKeys) {
+      if (options.sortKeys) {
         r.charge(entries.length * Math.ceil(Math.log2(entries.length + 1)));
         entries = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       }
@@ -79,7 +79,7 @@ export function toJsonText(r: RenderEnv, value: unknown, o: JsonOptions = {}): s
       entries.forEach(([k, x], i) => {
         if (i) out.add(item);
         pad(depth + 1);
-        out.add(jsonString(k, o));
+        out.add(jsonString(k, options));
         out.add(colon);
         walk(x, depth + 1);
       });

@@ -1,4 +1,4 @@
-import type { FilterFn, Library, TestFn } from './engine.ts';
+import type { FilterFn, Library, TestFn } from './render-env.ts';
 import { JINJA_FILTERS, JINJA_TESTS } from './filters.ts';
 import { COLLECTION_FILTERS, COLLECTION_GLOBALS, COLLECTION_TESTS } from './collections.ts';
 import { NUMBER_FILTERS, NUMBER_GLOBALS, NUMBER_TESTS } from './numbers.ts';

@@ -1,7 +1,7 @@
 import { cvBoolean } from '../../machines/python/boolean.ts';
 import { TemplateError, noDefault, typeError, undefinedError } from './errors.ts';
 import { budget } from './budget.ts';
-import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
+import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './render-env.ts';
 import { JINJA_FILTERS, sortBy } from './filters.ts';
 import { Float, PyObject, Undefined, float, isNumber, numberOf, parseIntText, pyRound, pyType, str, toFloat, tuple } from './values.ts';
 

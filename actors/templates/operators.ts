@@ -1,5 +1,5 @@
 import { TemplateError, typeError } from './errors.ts';
-import type { RenderEnv } from './engine.ts';
+import type { RenderEnv } from './render-env.ts';
 import { budget } from './budget.ts';
 import { expandText } from './text.ts';
 import { Float, MISSING, PyObject, dictGet, float, floatRepr, intStr, isDict, isFloatish, isNumber, isTuple, numberOf, pyRound, pyType, repr, str, toFloat, tuple } from './values.ts';

@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { RenderLimitError, TemplateError } from './errors.ts';
-import { argument, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
+import { argument, type FilterFn, type RenderEnv, type TestFn } from './render-env.ts';
 import { TextBuilder, budget } from './budget.ts';
 import { str, tuple } from './values.ts';
 import { UnsupportedPattern, pythonPattern } from '../../machines/python/regex.ts';

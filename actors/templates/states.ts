@@ -1,6 +1,7 @@
 import { TemplateError } from './errors.ts';
-import { argument, fn, fromJson, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
-import { DateTime, UTC } from './datetime.ts';
+import { argument, fn, fromJson, type FilterFn, type RenderEnv, type TestFn } from './render-env.ts';
+import { DateTime } from './datetime.ts';
+import { UTC } from './zones.ts';
 import { Callable, MISSING, PyObject, Undefined, dictGet, isDict, isTuple, pyEq, str, strRepr, type Ctx } from './values.ts';
 import { validEntityId } from '../entities/state.ts';
 import type { EntityState } from '../entities/types.ts';

@@ -1,5 +1,5 @@
 import { typeError } from './errors.ts';
-import type { RenderEnv } from './engine.ts';
+import type { RenderEnv } from './render-env.ts';
 import { budget } from './budget.ts';
 import { pyType } from './values.ts';
 

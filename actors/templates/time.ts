@@ -1,6 +1,10 @@
 import { TemplateError, noDefault, typeError } from './errors.ts';
-import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './engine.ts';
-import { DateTime, PyDate, TimeDelta, UTC, parseDatetime, parseDuration, timeString, wallOf, type Zone } from './datetime.ts';
+import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './render-env.ts';
+import { DateTime, PyDate } from './datetime.ts';
+import { parseDatetime, parseDuration, timeString } from './time-text.ts';
+import { TimeDelta } from './timedelta.ts';
+import { wallOf } from './wall-time.ts';
+import { UTC, type Zone } from './zones.ts';
 import { Undefined, float, isNumber, numberOf, pyRound, pyType, str, toFloat } from './values.ts';
 
 /**

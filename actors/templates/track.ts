@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { RenderInfo } from './engine.ts';
+import type { RenderInfo } from './render-env.ts';
 import type { RenderOptions, RenderOutcome } from './index.ts';
 import { resultJson } from './json.ts';
 import { RenderLimitError } from './errors.ts';

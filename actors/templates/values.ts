@@ -1,5 +1,5 @@
 import { TemplateError, typeError } from './errors.ts';
-import type { Zone } from './datetime.ts';
+import type { Zone } from './zones.ts';
 import { floatRepr, intStr, parseFloatText } from '../../machines/python/float.ts';
 import { strRepr } from '../../machines/python/repr.ts';
 import { TextBuilder, budget } from './budget.ts';

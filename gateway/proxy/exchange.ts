@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest } from '@trufflesuite/uws-js-unofficial';
-import type { HttpReply } from '../http.ts';
+import type { HttpReply } from '../replies.ts';
 import { headerLines, writeHead } from '../response-head.ts';
 
 /** What a proxy hop decides on, and the pieces its HTTP and WebSocket relays share. */

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest } from '@trufflesuite/uws-js-unofficial';
-import type { HttpReply } from '../http.ts';
+import type { HttpReply } from '../replies.ts';
 import { requestBody } from '../request-body.ts';
 import { writeHead, type HeaderLine } from '../response-head.ts';
 import { answer, incomingOf, statusLineOf, BUFFER_BELOW, MAX_BUFFERED_BODY, type ProxyIncoming, type ProxyRoute, type ProxyTarget } from './exchange.ts';

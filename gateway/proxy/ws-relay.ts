@@ -1,5 +1,5 @@
 import type { HttpResponse as UwsResponse, HttpRequest as UwsRequest, WebSocket as UwsWebSocket, WebSocketBehavior } from '@trufflesuite/uws-js-unofficial';
-import type { HttpReply } from '../http.ts';
+import type { HttpReply } from '../replies.ts';
 import type WebSocket from 'ws';
 import { closeUpstream, opened, openUpstream } from './ws-upstream.ts';
 import { answer, incomingOf, MAX_MESSAGE, type ProxyRoute, type ProxyTarget } from './exchange.ts';

@@ -27,18 +27,18 @@ type ClientOptions = WebSocket.ClientOptions & { closeTimeout?: number };
  * Starts opening; listeners attached before awaiting `opened` hear the upstream's first messages
  * (ws may emit them before a promise continuation runs).
  */
-export function openUpstream(o: UpstreamOptions): WebSocket {
+export function openUpstream(target: UpstreamOptions): WebSocket {
   // an IPv6 address goes in brackets (a URL's hostname has them already)
-  const host = o.host.includes(':') && !o.host.startsWith('[') ? `[${o.host}]` : o.host;
+  const host = target.host.includes(':') && !target.host.startsWith('[') ? `[${target.host}]` : target.host;
   const options: ClientOptions = {
-    headers: o.headers,
-    maxPayload: o.maxPayload,
+    headers: target.headers,
+    maxPayload: target.maxPayload,
     // as before ws: messages go on as they came, no extension negotiated upstream
     perMessageDeflate: false,
     // an app that never answers a close must not hold the socket for ws's default 30 s
     closeTimeout: 2000,
   };
-  const upstream = new WebSocket(`ws://${host}:${o.port}${o.path}`, o.protocols ?? [], options);
+  const upstream = new WebSocket(`ws://${host}:${target.port}${target.path}`, target.protocols ?? [], options);
   let open = false;
   upstream.once('open', () => (open = true));
   upstream.on('error', (err: Error & { code?: string }) => {
@@ -46,7 +46,7 @@ export function openUpstream(o: UpstreamOptions): WebSocket {
     if (!open) return;
     // ws has sent its close frame; a hostile upstream would make it wait for the answer
     upstream.terminate();
-    o.onBroken(err, err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 1009 : 1002);
+    target.onBroken(err, err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 1009 : 1002);
   });
   return upstream;
 }

@@ -1,5 +1,7 @@
-import type { Router, HttpRequest, HttpReply } from '../http.ts';
-import { json, message, parseJson, plainError } from '../http.ts';
+import type { Router } from '../router.ts';
+import type { HttpRequest } from '../request.ts';
+import { json, message, plainError, type HttpReply } from '../replies.ts';
+import { parseJson } from '../body.ts';
 import { isObject } from '../body.ts';
 import { newContext, eventTypeProblem, type CoreDeps, type ReadDeps } from '../core.ts';
 import { validEntityId, stateJson, stateString, MAX_STATE_LENGTH, wireStateFromDict } from '../../actors/entities/state.ts';

@@ -1,15 +1,23 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { schemaErrorText } from '../../actors/services/validate.ts';
-import { json, message, parseFormBody, parseJson, type HttpReply, type HttpRequest, type Router } from '../http.ts';
-import type { CoreAuthService, FlowReply, GrantOutcome } from '../../actors/auth/index.ts';
+import { json, message, type HttpReply } from '../replies.ts';
+import { parseFormBody } from '../multipart.ts';
+import { parseJson } from '../body.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
+import type { GrantOutcome } from '../../actors/auth/types.ts';
+import type { FlowReply, LoginService } from '../../actors/auth/login-service.ts';
+import type { TokenGrants } from '../../actors/auth/token-service.ts';
+import type { OnboardingService } from '../../actors/auth/onboarding-service.ts';
 import { isLocalAddress } from '../../actors/auth/client-id.ts';
 import type { LoginAttempts } from '../../actors/auth/ip-bans.ts';
 import type { LoginThrottle } from '../../actors/auth/login-throttle.ts';
 
 /** What the auth routes need. */
 export interface AuthRouteDeps {
-  auth: CoreAuthService;
+  /** logins and the token endpoint; GET /auth/providers asks whether onboarding made the owner yet */
+  auth: LoginService & TokenGrants & Pick<OnboardingService, 'onboardingStatus'>;
   /** failed logins counted towards an IP ban (actors/auth/ip-bans.ts) */
   bans?: LoginAttempts;
   /** failed logins that make an address wait before it may try again (actors/auth/login-throttle.ts) */
@@ -195,7 +203,7 @@ function tokenAnswer({ auth }: AuthRouteDeps) {
 // POST /auth/revoke --------------------------------------------------------------------------
 
 /** RFC 7009 §2.2: 200 whether or not the token existed. */
-async function revoke(auth: CoreAuthService, token: string | undefined): Promise<HttpReply> {
+async function revoke(auth: TokenGrants, token: string | undefined): Promise<HttpReply> {
   if (token !== undefined) await auth.revokeBySecret(token);
   return { status: 200 };
 }

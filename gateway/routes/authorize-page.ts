@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { HttpReply, Router } from '../http.ts';
+import type { HttpReply } from '../replies.ts';
+import type { Router } from '../router.ts';
 
 // Read once when the module loads: the page is the same for every request, and nothing of the
 // request (client_id, redirect_uri, state) is ever put into it here; the page's script reads

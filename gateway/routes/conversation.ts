@@ -1,5 +1,6 @@
-import type { Router } from '../http.ts';
-import { json, message, parseJson } from '../http.ts';
+import type { Router } from '../router.ts';
+import { json, message } from '../replies.ts';
+import { parseJson } from '../body.ts';
 import { isObject } from '../body.ts';
 import { newContext, type CoreDeps } from '../core.ts';
 import { resultDict, type Conversation } from '../../actors/conversation/index.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { HttpReply, Router } from '../http.ts';
-import { plainError } from '../http.ts';
+import { plainError, type HttpReply } from '../replies.ts';
+import type { Router } from '../router.ts';
 
 /**
  * The built-in dashboard: static ES modules and CSS under gateway/pages/dashboard/, served as

@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { isIP } from 'node:net';
-import { plainError, text, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import { plainError, text, type HttpReply } from '../replies.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
 import type { Hassio } from '../../actors/supervisor-client/hassio.ts';
-import type { CoreAuthService } from '../../actors/auth/index.ts';
+import type { CorePasswords } from '../../actors/auth/admin.ts';
 import { SupervisorApiError } from '../../actors/supervisor-client/client.ts';
 import { readJsonBody } from './auth.ts';
 import type { AppPanels } from '../../actors/supervisor-client/app-panels.ts';
@@ -19,7 +21,8 @@ import { PanelInUseError } from '../../actors/frontend/panels.ts';
 export interface HassioRouteDeps {
   hassio: Hassio;
   appPanels?: AppPanels;
-  auth: CoreAuthService;
+  /** the auth helper's login check and password reset */
+  auth: CorePasswords;
   /** the supervisor's address when SUPERVISOR names it by IP; requests must come from it */
   supervisorIp?: string;
 }

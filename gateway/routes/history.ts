@@ -1,5 +1,6 @@
-import type { HttpRequest, Router } from '../http.ts';
-import { json, message } from '../http.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
+import { json, message } from '../replies.ts';
 import type { ReadDeps } from '../core.ts';
 import { periodRequest, type RequestContext } from '../../actors/history/request.ts';
 import { readableEntities } from '../../streams/readable.ts';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { Router } from '../http.ts';
-import { json } from '../http.ts';
+import type { Router } from '../router.ts';
+import { json } from '../replies.ts';
 import type { CoreDeps } from '../core.ts';
 import { newContext } from '../core.ts';
 import { readJsonBody } from './auth.ts';

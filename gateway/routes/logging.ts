@@ -1,4 +1,5 @@
-import { plainError, text, type Router } from '../http.ts';
+import { plainError, text } from '../replies.ts';
+import type { Router } from '../router.ts';
 import type { Logs } from '../../actors/logging/logs.ts';
 
 /** What the log routes need. */

@@ -1,5 +1,7 @@
-import type { Router, HttpRequest, HttpReply } from '../http.ts';
-import { json, message, parseJson } from '../http.ts';
+import type { Router } from '../router.ts';
+import type { HttpRequest } from '../request.ts';
+import { json, message, type HttpReply } from '../replies.ts';
+import { parseJson } from '../body.ts';
 import { newContext, type CoreDeps } from '../core.ts';
 import { registrationInputOf, type Mobile, type RegistrationEntry } from '../../actors/mobile/index.ts';
 

@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { json, message, plainError, type HttpReply, type HttpRequest, type Router } from '../http.ts';
-import type { CoreAuthService } from '../../actors/auth/index.ts';
+import { json, message, plainError, type HttpReply } from '../replies.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
+import type { OnboardingService } from '../../actors/auth/onboarding-service.ts';
 import { readJsonBody } from './auth.ts';
 
 /** What the onboarding routes need. */
 export interface OnboardingRouteDeps {
-  auth: CoreAuthService;
+  auth: OnboardingService;
   /** reported by /api/onboarding/installation_type (the original: "Home Assistant OS", ...) */
   installationType?: string;
 }

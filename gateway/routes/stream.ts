@@ -1,4 +1,5 @@
-import type { Router, HttpStream } from '../http.ts';
+import type { Router } from '../router.ts';
+import type { HttpStream } from '../replies.ts';
 import type { ReadDeps } from '../core.ts';
 import { eventJson } from '../../streams/event-json.ts';
 import type { EventRecord } from '../../store/types.ts';

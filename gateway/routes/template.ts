@@ -1,5 +1,6 @@
-import type { Router } from '../http.ts';
-import { message, parseJson, text } from '../http.ts';
+import type { Router } from '../router.ts';
+import { message, text } from '../replies.ts';
+import { parseJson } from '../body.ts';
 import { isObject } from '../body.ts';
 import type { CoreDeps } from '../core.ts';
 

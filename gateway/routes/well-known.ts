@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
-import { json, message, type HttpReply, type HttpRequest, type Router } from '../http.ts';
+import { json, message, type HttpReply } from '../replies.ts';
+import type { HttpRequest } from '../request.ts';
+import type { Router } from '../router.ts';
 import type { CoreConfig } from '../../actors/core/core-config.ts';
 
 /** What the OAuth metadata routes need. */

@@ -1,4 +1,7 @@
-import { Router, json, text, plainError, type HttpFile, type HttpReply, type HttpRequest, type HttpStream } from '../http.ts';
+import type { Router } from '../router.ts';
+import { json, text, plainError, type HttpAnswer, type HttpReply } from '../replies.ts';
+import type { HttpRequest } from '../request.ts';
+import { MAX_BODY } from '../request-body.ts';
 import { decide, looksLikeExploit, tokenOf, type Caller, type Tree } from '../../actors/supervisor/access.ts';
 import { SupervisorError, UNKNOWN_ERROR, supervisorUnknownError } from '../../actors/supervisor/errors.ts';
 import { engineUnreachable } from '../../actors/supervisor/docker/engine.ts';
@@ -24,9 +27,9 @@ export interface SupervisorCall {
 
 /** A handler's answer that is not the envelope: logs as text, a stream, a file. */
 export class Raw {
-  constructor(readonly reply: HttpReply | HttpStream | HttpFile) {}
+  constructor(readonly reply: HttpAnswer) {}
 }
-export const raw = (reply: HttpReply | HttpStream | HttpFile) => new Raw(reply);
+export const raw = (reply: HttpAnswer) => new Raw(reply);
 
 /** Resolves to the envelope's `data` (undefined, true or empty answer `{}`), or a Raw answer. */
 export type SupervisorHandler = (call: SupervisorCall) => unknown | Promise<unknown>;
@@ -60,8 +63,6 @@ const V1_ERROR_KEYS: Record<string, string> = {
 
 /** The states in which the supervisor answers (every other state: 400 `System is not ready`). */
 const SERVING = new Set(['startup', 'running', 'freeze']);
-
-const MAX_BODY = 16 * 1024 * 1024;
 
 export interface SupervisorApiOptions {
   /** the caller a token stands for */
@@ -115,6 +116,7 @@ export class SupervisorApi {
   private install(method: string, path: string, tree: Tree, handler: SupervisorHandler, spec: RouteSpec) {
     this.entries.push({ method, path, tree });
     const streamed = spec.streamBody ? { streamBody: true, admit: (req: HttpRequest) => this.gate(req, tree).refused } : {};
+    // open routes, but the router's whole 16 MiB: the supervisor's middleware admits the caller
     this.router.add(method, path, { access: 'none', maxBody: spec.maxBody ?? MAX_BODY, ...streamed }, (req) => this.handle(req, tree, handler));
   }
 
@@ -123,7 +125,7 @@ export class SupervisorApi {
     return middleware(this.options, { path: req.path, query: req.query.toString(), headers: req.headers }, tree);
   }
 
-  private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpReply | HttpStream | HttpFile> {
+  private async handle(req: HttpRequest, tree: Tree, handler: SupervisorHandler): Promise<HttpAnswer> {
     const gate = this.gate(req, tree);
     if (gate.refused) return gate.refused;
     const call: SupervisorCall = {
@@ -157,14 +159,14 @@ export class SupervisorApi {
  * the gate of the routes served outside the router (the core's API proxy).
  */
 export function middleware(
-  o: { state(): string; lookup(token: string): Caller | undefined },
+  supervisor: { state(): string; lookup(token: string): Caller | undefined },
   req: { path: string; query: string; headers: Record<string, string> },
   tree: Tree,
 ): { refused?: HttpReply; caller?: Caller } {
   if (looksLikeExploit(req.query ? `${req.path}?${req.query}` : req.path)) return { refused: plainError(400) };
-  const state = o.state();
+  const state = supervisor.state();
   if (!SERVING.has(state)) return { refused: envelopeError(new SupervisorError(`System is not ready with state: ${state}`), tree) };
-  const decision = decide(req.path, tokenOf(req.headers), o.lookup);
+  const decision = decide(req.path, tokenOf(req.headers), supervisor.lookup);
   if (!decision.allow) return { refused: plainError(decision.status) };
   return { caller: decision.caller };
 }

@@ -1,7 +1,7 @@
 import { on } from 'node:events';
 import type WebSocket from 'ws';
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp, WebSocket as UwsWebSocket, WebSocketBehavior } from '@trufflesuite/uws-js-unofficial';
-import { plainError, type HttpReply } from '../http.ts';
+import { plainError, type HttpReply } from '../replies.ts';
 import { answer, incomingOf, type ProxyIncoming, type ProxyPlan } from '../proxy/exchange.ts';
 import { relayHttp } from '../proxy/http-relay.ts';
 import { closeUpstream, opened, openUpstream } from '../proxy/ws-upstream.ts';

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { parseCookie } from 'cookie';
-import type { HttpReply } from '../http.ts';
+import type { HttpReply } from '../replies.ts';
 import { looksLikeExploit } from '../../actors/supervisor/access.ts';
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
 import type { IngressSessions, IngressUser } from '../../actors/supervisor/ingress/sessions.ts';

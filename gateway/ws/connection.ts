@@ -1,5 +1,5 @@
 import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
-import type { Principal } from '../http.ts';
+import type { Principal } from '../../actors/auth/types.ts';
 import { CORE_VERSION } from '../../actors/version.ts';
 import type { Backlogged, OutputBudget } from '../output-budget.ts';
 

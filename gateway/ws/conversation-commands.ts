@@ -1,5 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import { Type } from '@sinclair/typebox';
+import { commandSchema, type Command } from './command.ts';
 import { CommandError } from './connection.ts';
 import { newContext } from '../core.ts';
 import { resultDict, type ChatLogEvent, type Conversation } from '../../actors/conversation/index.ts';
@@ -11,8 +11,6 @@ function conv(deps: CoreDeps): Conversation {
   return deps.conversation;
 }
 
-const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
-const cmd = (props: Record<string, TSchema> = {}) => Type.Object({ ...base, ...props }, { additionalProperties: false });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /**
@@ -22,7 +20,7 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
  */
 export const conversationCommands: Record<string, Command> = {
   'conversation/process': {
-    schema: cmd({
+    schema: commandSchema({
       text: Type.String(),
       conversation_id: Type.Optional(NullableString),
       language: Type.Optional(Type.String()),
@@ -48,7 +46,7 @@ export const conversationCommands: Record<string, Command> = {
   },
 
   'conversation/prepare': {
-    schema: cmd({ language: Type.Optional(Type.String()), agent_id: Type.Optional(Type.String()) }),
+    schema: commandSchema({ language: Type.Optional(Type.String()), agent_id: Type.Optional(Type.String()) }),
     async handle(conn, msg, deps) {
       if (!conv(deps).agent(msg.agent_id)) throw new CommandError('not_found', 'Agent not found');
       await conv(deps).reload(msg.agent_id);
@@ -57,14 +55,14 @@ export const conversationCommands: Record<string, Command> = {
   },
 
   'conversation/agent/list': {
-    schema: cmd({ language: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
+    schema: commandSchema({ language: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
     handle(conn, msg, deps) {
       conn.result(msg.id, JSON.stringify({ agents: conv(deps).agents(msg.language, msg.country) }));
     },
   },
 
   'conversation/sentences/list': {
-    schema: cmd(),
+    schema: commandSchema(),
     handle(conn, msg) {
       // trigger sentences come from automations' conversation triggers, which Hearth does not have yet
       conn.result(msg.id, JSON.stringify({ trigger_sentences: [] }));
@@ -72,7 +70,7 @@ export const conversationCommands: Record<string, Command> = {
   },
 
   'conversation/agent/core/debug': {
-    schema: cmd({ sentences: Type.Array(Type.String()), language: Type.Optional(Type.String()), device_id: Type.Optional(NullableString) }),
+    schema: commandSchema({ sentences: Type.Array(Type.String()), language: Type.Optional(Type.String()), device_id: Type.Optional(NullableString) }),
     async handle(conn, msg, deps) {
       const language = msg.language ?? String(deps.coreConfig.asDict('RUNNING').language ?? 'en');
       const results = await conv(deps).defaultAgent.debug(msg.sentences, language, msg.device_id ?? null);
@@ -81,14 +79,14 @@ export const conversationCommands: Record<string, Command> = {
   },
 
   'conversation/agent/core/language_scores': {
-    schema: cmd({ language: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
+    schema: commandSchema({ language: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
     handle(conn, msg, deps) {
       conn.result(msg.id, JSON.stringify(conv(deps).languageScores(msg.language, msg.country)));
     },
   },
 
   'conversation/chat_log/subscribe': {
-    schema: cmd({ conversation_id: Type.String() }),
+    schema: commandSchema({ conversation_id: Type.String() }),
     admin: true,
     handle(conn, msg, deps) {
       const logs = conv(deps).chatLogs;
@@ -105,7 +103,7 @@ export const conversationCommands: Record<string, Command> = {
   },
 
   'conversation/chat_log/subscribe_index': {
-    schema: cmd(),
+    schema: commandSchema(),
     admin: true,
     handle(conn, msg, deps) {
       const logs = conv(deps).chatLogs;

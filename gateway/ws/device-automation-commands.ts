@@ -1,11 +1,8 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import { Type } from '@sinclair/typebox';
+import { commandSchema, type Command } from './command.ts';
 import type { CoreDeps } from '../core.ts';
 import { CommandError } from './connection.ts';
 import { DeviceNotFound, type AutomationKind, type DeviceAutomations } from '../../actors/device-automation/index.ts';
-
-const cmd = (props: Record<string, TSchema>) =>
-  Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String(), ...props }, { additionalProperties: false });
 
 function automations(deps: CoreDeps): DeviceAutomations {
   if (!deps.deviceAutomations) throw new CommandError('not_supported', 'Device automations are not kept here.');
@@ -15,7 +12,7 @@ function automations(deps: CoreDeps): DeviceAutomations {
 /** `device_automation/<kind>/list`: what a device offers, or the original's not_found. */
 function listCommand(kind: AutomationKind): Command {
   return {
-    schema: cmd({ device_id: Type.String() }),
+    schema: commandSchema({ device_id: Type.String() }),
     handle(conn, msg, deps) {
       try {
         conn.result(msg.id, JSON.stringify(automations(deps).list(kind, msg.device_id)));
@@ -30,7 +27,7 @@ function listCommand(kind: AutomationKind): Command {
 /** `device_automation/<kind>/capabilities`: the record comes back under its kind's name. */
 function capabilitiesCommand(kind: AutomationKind): Command {
   return {
-    schema: cmd({ [kind]: Type.Record(Type.String(), Type.Unknown()) }),
+    schema: commandSchema({ [kind]: Type.Record(Type.String(), Type.Unknown()) }),
     handle(conn, msg, deps) {
       conn.result(msg.id, JSON.stringify(automations(deps).capabilities(kind, msg[kind])));
     },

@@ -1,5 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import { Type } from '@sinclair/typebox';
+import { commandSchema, type Command } from './command.ts';
 import type { CoreDeps } from '../core.ts';
 import { CommandError, type Connection } from './connection.ts';
 import { stateJson } from '../../actors/entities/state.ts';
@@ -7,9 +7,6 @@ import type { EntityState } from '../../actors/entities/types.ts';
 import { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, type Explorer, type LogQuery } from '../../actors/explorer/explorer.ts';
 import { isoformat } from '../../machines/python/isoformat.ts';
 import { parseIsoTime } from '../../store/time.ts';
-
-const cmd = (props: Record<string, TSchema>) =>
-  Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String(), ...props }, { additionalProperties: false });
 
 /** The log holds everyone's doings: only an admin (as the user is now, not when the connection opened) reads it. */
 function explorerOf(conn: Connection, deps: CoreDeps): Explorer {
@@ -29,7 +26,7 @@ function timeField(msg: Record<string, unknown>, field: string): number | undefi
 /** hearth/state_at, hearth/log, hearth/context: the log explorer of the dashboard (admin only). */
 export const explorerCommands: Record<string, Command> = {
   'hearth/state_at': {
-    schema: cmd({ time: Type.String() }),
+    schema: commandSchema({ time: Type.String() }),
     admin: true,
     async handle(conn, msg, deps) {
       const explorer = explorerOf(conn, deps);
@@ -42,7 +39,7 @@ export const explorerCommands: Record<string, Command> = {
   },
 
   'hearth/log': {
-    schema: cmd({
+    schema: commandSchema({
       start_time: Type.Optional(Type.String()),
       end_time: Type.Optional(Type.String()),
       entity_id: Type.Optional(Type.String()),
@@ -81,7 +78,7 @@ export const explorerCommands: Record<string, Command> = {
   },
 
   'hearth/context': {
-    schema: cmd({ context_id: Type.String({ minLength: 1 }) }),
+    schema: commandSchema({ context_id: Type.String({ minLength: 1 }) }),
     admin: true,
     async handle(conn, msg, deps) {
       const explorer = explorerOf(conn, deps);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import type { Command } from './command.ts';
 import { CommandError } from './connection.ts';
 
 /**

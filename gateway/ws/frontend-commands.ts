@@ -1,12 +1,9 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import { Type } from '@sinclair/typebox';
+import { commandSchema, type Command } from './command.ts';
 import type { CoreDeps } from '../core.ts';
 import { newContext } from '../core.ts';
 import { CommandError } from './connection.ts';
 import type { FrontendUserData } from '../../actors/frontend/user-data.ts';
-
-const cmd = (props: Record<string, TSchema>) =>
-  Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String(), ...props }, { additionalProperties: false });
 
 // the original takes any JSON value, null included
 const Json = Type.Union([Type.Null(), Type.Boolean(), Type.Number(), Type.String(), Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown())]);
@@ -23,7 +20,7 @@ function store(deps: CoreDeps): FrontendUserData {
 export const frontendCommands: Record<string, Command> = {
   // the original lists the panels for any user, hiding admin ones from the others
   get_panels: {
-    schema: cmd({}),
+    schema: commandSchema({}),
     handle(conn, msg, deps) {
       const isAdmin = deps.auth.user(conn.principal!.userId)?.isAdmin === true;
       conn.result(msg.id, JSON.stringify(deps.panels?.visibleTo(isAdmin) ?? {}));
@@ -32,7 +29,7 @@ export const frontendCommands: Record<string, Command> = {
 
   // any signed-in user: the texts of the domains loaded here (or named), English for every language
   'frontend/get_translations': {
-    schema: cmd({
+    schema: commandSchema({
       language: Type.String(),
       category: Type.String(),
       integration: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
@@ -48,7 +45,7 @@ export const frontendCommands: Record<string, Command> = {
   },
 
   'frontend/get_user_data': {
-    schema: cmd({ key: Type.Optional(Type.String()) }),
+    schema: commandSchema({ key: Type.Optional(Type.String()) }),
     handle(conn, msg, deps) {
       const data = store(deps);
       const userId = conn.principal!.userId;
@@ -58,7 +55,7 @@ export const frontendCommands: Record<string, Command> = {
   },
 
   'frontend/set_user_data': {
-    schema: cmd({ key: Type.String(), value: Json }),
+    schema: commandSchema({ key: Type.String(), value: Json }),
     async handle(conn, msg, deps) {
       const userId = conn.principal!.userId;
       const refused = await store(deps).set(userId, msg.key, msg.value, newContext(deps, userId, conn.principal!.refreshTokenId));
@@ -68,7 +65,7 @@ export const frontendCommands: Record<string, Command> = {
   },
 
   'frontend/subscribe_user_data': {
-    schema: cmd({ key: Type.Optional(Type.String()) }),
+    schema: commandSchema({ key: Type.Optional(Type.String()) }),
     handle(conn, msg, deps) {
       const data = store(deps);
       const userId = conn.principal!.userId;

@@ -1,14 +1,11 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import { Type } from '@sinclair/typebox';
+import { commandSchema, type Command } from './command.ts';
 import type { ReadDeps } from '../core.ts';
 import { CommandError } from './connection.ts';
 import { toJson } from '../../actors/entities/state.ts';
 import { duringPeriodRequest, streamRequest } from '../../actors/history/request.ts';
 import { openHistoryStream } from '../../streams/history-stream.ts';
 import { historyContext } from '../routes/history.ts';
-
-const cmd = (props: Record<string, TSchema>) =>
-  Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String(), ...props }, { additionalProperties: false });
 
 /** The fields of both history commands (the original's schema: entity_ids required). */
 const HISTORY_FIELDS = {
@@ -24,7 +21,7 @@ const HISTORY_FIELDS = {
 /** history/history_during_period and history/stream: any user; unreadable entities are left out. */
 export const historyCommands: Record<string, Command<ReadDeps>> = {
   'history/history_during_period': {
-    schema: cmd(HISTORY_FIELDS),
+    schema: commandSchema(HISTORY_FIELDS),
     async handle(conn, msg, deps) {
       const checked = duringPeriodRequest(msg, historyContext(deps, conn.principal!));
       if (!checked.ok) throw new CommandError(checked.code, checked.message);
@@ -34,7 +31,7 @@ export const historyCommands: Record<string, Command<ReadDeps>> = {
   },
 
   'history/stream': {
-    schema: cmd(HISTORY_FIELDS),
+    schema: commandSchema(HISTORY_FIELDS),
     async handle(conn, msg, deps) {
       const checked = streamRequest(msg, historyContext(deps, conn.principal!));
       if (!checked.ok) throw new CommandError(checked.code, checked.message);

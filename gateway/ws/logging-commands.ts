@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import type { Command } from './command.ts';
 
 /** `system_log/list` (admin): the captured warnings and errors, newest first, in the original's entry shape. */
 export const loggingCommands: Record<string, Command> = {

@@ -1,11 +1,9 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import { Type } from '@sinclair/typebox';
+import { commandSchema, type Command } from './command.ts';
 import { CommandError } from './connection.ts';
 import { newContext, type CoreDeps } from '../core.ts';
 import type { MobilePush } from '../../actors/mobile/push.ts';
 
-const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
-const cmd = (props: Record<string, TSchema> = {}) => Type.Object({ ...base, ...props }, { additionalProperties: false });
 
 function push(deps: CoreDeps): MobilePush {
   if (!deps.mobilePush) throw new CommandError('not_found', 'Webhook ID not found');
@@ -18,7 +16,7 @@ function push(deps: CoreDeps): MobilePush {
  */
 export const mobileCommands: Record<string, Command> = {
   'mobile_app/push_notification_channel': {
-    schema: cmd({ webhook_id: Type.String(), support_confirm: Type.Optional(Type.Boolean()) }),
+    schema: commandSchema({ webhook_id: Type.String(), support_confirm: Type.Optional(Type.Boolean()) }),
     handle(conn, msg, deps) {
       const opened = push(deps).openChannel(
         msg.webhook_id,
@@ -35,7 +33,7 @@ export const mobileCommands: Record<string, Command> = {
   },
 
   'mobile_app/push_notification_confirm': {
-    schema: cmd({ webhook_id: Type.String(), confirm_id: Type.String() }),
+    schema: commandSchema({ webhook_id: Type.String(), confirm_id: Type.String() }),
     async handle(conn, msg, deps) {
       const refused = await push(deps).confirm(msg.webhook_id, conn.principal!.userId, msg.confirm_id, newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId));
       if (refused) throw new CommandError(refused[0], refused[1]);

@@ -3,7 +3,7 @@ import type { CoreDeps } from '../core.ts';
 import { newContext } from '../core.ts';
 import type { Context } from '../../store/types.ts';
 import { CommandError, type Connection } from './connection.ts';
-import type { Command } from './commands.ts';
+import { commandSchema, type Command } from './command.ts';
 import { validEntityId } from '../../actors/entities/state.ts';
 import { pyRepr } from '../../machines/python/repr.ts';
 import { RegistryError, wire, type EntityChanges } from '../../actors/registries/index.ts';
@@ -15,8 +15,6 @@ import { RegistryError, wire, type EntityChanges } from '../../actors/registries
  * their refusals carry the original's codes and messages.
  */
 
-const base = { id: Type.Integer({ minimum: 1 }), type: Type.String() };
-const cmd = (props: Record<string, TSchema> = {}) => Type.Object({ ...base, ...props }, { additionalProperties: false });
 const opt = Type.Optional;
 const Str = Type.String();
 const NullableStr = Type.Union([Type.String(), Type.Null()]);
@@ -96,7 +94,7 @@ function placeCommands<E>(p: PlaceCommands<E>): Record<string, Command> {
   const contextOf = (conn: Connection, deps: CoreDeps) => newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId);
   return {
     [`${prefix}/list`]: {
-      schema: cmd(),
+      schema: commandSchema(),
       handle(conn, msg, deps) {
         conn.result(msg.id, json(p.list(deps.registries).map(p.dict)));
       },
@@ -136,7 +134,7 @@ export const registryCommands: Record<string, Command> = {
     idField: 'area_id',
     fields: AREA_FIELDS,
     schemas: {
-      create: cmd({
+      create: commandSchema({
         name: Str,
         aliases: opt(StrList),
         floor_id: opt(Str),
@@ -147,7 +145,7 @@ export const registryCommands: Record<string, Command> = {
         picture: opt(NullableStr),
         temperature_entity_id: opt(NullableStr),
       }),
-      update: cmd({
+      update: commandSchema({
         area_id: Str,
         name: opt(Str),
         aliases: opt(StrList),
@@ -159,7 +157,7 @@ export const registryCommands: Record<string, Command> = {
         picture: opt(NullableStr),
         temperature_entity_id: opt(NullableStr),
       }),
-      delete: cmd({ area_id: Str }),
+      delete: commandSchema({ area_id: Str }),
     },
     list: (r) => r.areas(),
     create: (r, input, context) => r.createArea(input, context),
@@ -173,9 +171,9 @@ export const registryCommands: Record<string, Command> = {
     idField: 'floor_id',
     fields: FLOOR_FIELDS,
     schemas: {
-      create: cmd({ name: Str, aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
-      update: cmd({ floor_id: Str, name: opt(Str), aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
-      delete: cmd({ floor_id: Str }),
+      create: commandSchema({ name: Str, aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
+      update: commandSchema({ floor_id: Str, name: opt(Str), aliases: opt(StrList), icon: opt(NullableStr), level: opt(Type.Union([Type.Integer(), Type.Null()])) }),
+      delete: commandSchema({ floor_id: Str }),
     },
     list: (r) => r.floors(),
     create: (r, input, context) => r.createFloor(input, context),
@@ -189,9 +187,9 @@ export const registryCommands: Record<string, Command> = {
     idField: 'label_id',
     fields: LABEL_FIELDS,
     schemas: {
-      create: cmd({ name: Str, color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
-      update: cmd({ label_id: Str, name: opt(Str), color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
-      delete: cmd({ label_id: Str }),
+      create: commandSchema({ name: Str, color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
+      update: commandSchema({ label_id: Str, name: opt(Str), color: opt(NullableStr), description: opt(NullableStr), icon: opt(NullableStr) }),
+      delete: commandSchema({ label_id: Str }),
     },
     list: (r) => r.labels(),
     create: (r, input, context) => r.createLabel(input, context),
@@ -203,14 +201,14 @@ export const registryCommands: Record<string, Command> = {
   }),
 
   'config/device_registry/list': {
-    schema: cmd(),
+    schema: commandSchema(),
     handle(conn, msg, deps) {
       conn.result(msg.id, json(deps.registries.devices().map(wire.deviceDict)));
     },
   },
 
   'config/device_registry/update': {
-    schema: cmd({
+    schema: commandSchema({
       device_id: Str,
       area_id: opt(NullableStr),
       // a client may disable a device as the user, or enable it, nothing else
@@ -227,7 +225,7 @@ export const registryCommands: Record<string, Command> = {
   },
 
   'config/device_registry/remove_config_entry': {
-    schema: cmd({ config_entry_id: Str, device_id: Str }),
+    schema: commandSchema({ config_entry_id: Str, device_id: Str }),
     async handle(conn, msg, deps) {
       requireAdmin(conn, deps);
       const context = newContext(deps, conn.principal!.userId, conn.principal!.refreshTokenId);
@@ -237,14 +235,14 @@ export const registryCommands: Record<string, Command> = {
   },
 
   'config/entity_registry/list': {
-    schema: cmd(),
+    schema: commandSchema(),
     handle(conn, msg, deps) {
       conn.result(msg.id, json(deps.registries.entities().map(wire.entityPartialDict)));
     },
   },
 
   'config/entity_registry/list_for_display': {
-    schema: cmd(),
+    schema: commandSchema(),
     handle(conn, msg, deps) {
       const shown = deps.registries.entities().filter((e) => e.disabled_by === null);
       conn.result(msg.id, json({ entity_categories: wire.ENTITY_CATEGORIES, entities: shown.map(wire.entityDisplayDict) }));
@@ -252,7 +250,7 @@ export const registryCommands: Record<string, Command> = {
   },
 
   'config/entity_registry/get': {
-    schema: cmd({ entity_id: Str }),
+    schema: commandSchema({ entity_id: Str }),
     handle(conn, msg, deps) {
       const entry = deps.registries.getEntity(entityIdOf('entity_id', msg.entity_id));
       if (!entry) throw new CommandError('not_found', 'Entity not found');
@@ -261,7 +259,7 @@ export const registryCommands: Record<string, Command> = {
   },
 
   'config/entity_registry/get_entries': {
-    schema: cmd({ entity_ids: Type.Union([Str, StrList]) }),
+    schema: commandSchema({ entity_ids: Type.Union([Str, StrList]) }),
     handle(conn, msg, deps) {
       // cv.entity_ids: a list, or one string of comma-separated ids
       const given: string[] = typeof msg.entity_ids === 'string' ? msg.entity_ids.split(',').map((s: string) => s.trim()).filter(Boolean) : msg.entity_ids;
@@ -275,7 +273,7 @@ export const registryCommands: Record<string, Command> = {
   },
 
   'config/entity_registry/update': {
-    schema: cmd({
+    schema: commandSchema({
       entity_id: Str,
       aliases: opt(StrList),
       area_id: opt(NullableStr),
@@ -313,7 +311,7 @@ export const registryCommands: Record<string, Command> = {
   },
 
   'config/entity_registry/remove': {
-    schema: cmd({ entity_id: Str }),
+    schema: commandSchema({ entity_id: Str }),
     async handle(conn, msg, deps) {
       const entityId = entityIdOf('entity_id', msg.entity_id);
       requireAdmin(conn, deps);

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { ReadDeps } from '../core.ts';
 import { CommandError } from './connection.ts';
-import { coreCommands, readCommands, type Command, type CommandTable } from './commands.ts';
+import type { Command, CommandTable } from './command.ts';
+import { coreCommands } from './commands.ts';
+import { readCommands } from './read-commands.ts';
 
 const readTable = new Map(Object.entries(readCommands));
 

@@ -1,7 +1,8 @@
 import type { TemplatedApp } from '@trufflesuite/uws-js-unofficial';
 import type { CoreDeps, ReadDeps } from '../core.ts';
 import { Connection, CommandError, FlushScheduler, WS_LIMITS, type SocketData, type WsLimits } from './connection.ts';
-import { coreCommands, checkCommand, type CommandTable } from './commands.ts';
+import { checkCommand, type CommandTable } from './command.ts';
+import { coreCommands } from './commands.ts';
 import { componentsOfCommands } from './command-components.ts';
 import { isObject, readJson } from '../body.ts';
 import { refusedMessageId } from './refused-message-id.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Command, CommandTable } from './commands.ts';
+import type { Command, CommandTable } from './command.ts';
 import { CommandError } from './connection.ts';
 import { SupervisorApiError } from '../../actors/supervisor-client/client.ts';
 

@@ -1,12 +1,9 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { Command } from './commands.ts';
+import { Type } from '@sinclair/typebox';
+import { commandSchema, type Command } from './command.ts';
 import type { CoreDeps } from '../core.ts';
 import { newContext } from '../core.ts';
 import { CommandError, type Connection } from './connection.ts';
 import { TagError, tagTime, tagWire, type TagFields, type Tags } from '../../actors/tags/tags.ts';
-
-const cmd = (props: Record<string, TSchema>) =>
-  Type.Object({ id: Type.Integer({ minimum: 1 }), type: Type.String(), ...props }, { additionalProperties: false });
 
 // the original's UPDATE_FIELDS; CREATE_FIELDS add tag_id
 const FIELDS = {
@@ -48,14 +45,14 @@ const contextOf = (conn: Connection, deps: CoreDeps) => newContext(deps, conn.pr
 /** The tag component's storage collection commands: anyone lists and follows, admins change. */
 export const tagCommands: Record<string, Command> = {
   'tag/list': {
-    schema: cmd({}),
+    schema: commandSchema({}),
     handle(conn, msg, deps) {
       conn.result(msg.id, JSON.stringify(tags(deps).list().map(tagWire)));
     },
   },
 
   'tag/create': {
-    schema: cmd({ tag_id: Type.Optional(Type.String()), ...FIELDS }),
+    schema: commandSchema({ tag_id: Type.Optional(Type.String()), ...FIELDS }),
     admin: true,
     async handle(conn, msg, deps) {
       const tag = await changing(() => tags(deps).create(msg.tag_id, fieldsOf(msg), contextOf(conn, deps)));
@@ -64,7 +61,7 @@ export const tagCommands: Record<string, Command> = {
   },
 
   'tag/update': {
-    schema: cmd({ tag_id: Type.String(), ...FIELDS }),
+    schema: commandSchema({ tag_id: Type.String(), ...FIELDS }),
     admin: true,
     async handle(conn, msg, deps) {
       const tag = await changing(() => tags(deps).update(msg.tag_id, fieldsOf(msg), contextOf(conn, deps)));
@@ -73,7 +70,7 @@ export const tagCommands: Record<string, Command> = {
   },
 
   'tag/delete': {
-    schema: cmd({ tag_id: Type.String() }),
+    schema: commandSchema({ tag_id: Type.String() }),
     admin: true,
     async handle(conn, msg, deps) {
       await changing(() => tags(deps).remove(msg.tag_id, contextOf(conn, deps)));
@@ -83,7 +80,7 @@ export const tagCommands: Record<string, Command> = {
 
   // as the original's collection: the result, then every tag as added, then each change
   'tag/subscribe': {
-    schema: cmd({}),
+    schema: commandSchema({}),
     handle(conn, msg, deps) {
       const collection = tags(deps);
       conn.subscribe(msg.id, collection.subscribe((changes) => conn.event(msg.id, JSON.stringify(changes))));

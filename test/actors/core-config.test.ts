@@ -3,7 +3,9 @@
 import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigurationError, loadConfiguration, validateCore } from '../../actors/core/configuration.ts';
+import { ConfigurationError } from '../../actors/core/config-error.ts';
+import { loadConfiguration } from '../../actors/core/configuration.ts';
+import { validateCore } from '../../actors/core/core-section.ts';
 import { CoreConfig } from '../../actors/core/core-config.ts';
 import type { EventLog, EventRecord } from '../../store/types.ts';
 import { api, dataDirWith, onboard, startTestHearth } from '../helpers/hearth.ts';

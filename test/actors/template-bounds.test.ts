@@ -19,8 +19,8 @@ function templates(limits: { valueChars?: number; steps?: number } = {}) {
 
 const small = templates({ valueChars: LIMIT, steps: STEPS });
 const render = (source: string, engine = small) => {
-  const o = engine.render(source, {});
-  return o.ok ? o.text : `error: ${o.error}`;
+  const outcome = engine.render(source, {});
+  return outcome.ok ? outcome.text : `error: ${outcome.error}`;
 };
 
 const REFUSED = `error: Template value exceeded maximum size of ${LIMIT} characters`;

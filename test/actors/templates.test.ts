@@ -1,6 +1,9 @@
 // The datetime and number helpers of templates, and the parse of a render result, on their own.
 import t from 'tap';
-import { DateTime, PyDate, TimeDelta, UTC, parseDatetime, parseDuration, timeString, zoneNamed } from '../../actors/templates/datetime.ts';
+import { DateTime, PyDate } from '../../actors/templates/datetime.ts';
+import { parseDatetime, parseDuration, timeString } from '../../actors/templates/time-text.ts';
+import { TimeDelta } from '../../actors/templates/timedelta.ts';
+import { UTC, zoneNamed } from '../../actors/templates/zones.ts';
 import { float, floatRepr, pyCompare, pyEq, pyRound, repr, str, toFloat } from '../../actors/templates/values.ts';
 import { jinjaInt, toBoolean } from '../../actors/templates/numbers.ts';
 import { resultJson } from '../../actors/templates/json.ts';

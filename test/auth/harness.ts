@@ -7,7 +7,8 @@ import { openEventLog } from '../../store/log.ts';
 import type { EventLog, EventRecord } from '../../store/types.ts';
 import { randomIds, systemClock, type Clock } from '../../actors/clock.ts';
 import { createAuth, type AuthConfig, type CoreAuthService } from '../../actors/auth/index.ts';
-import { Router, json } from '../../gateway/http.ts';
+import { Router } from '../../gateway/router.ts';
+import { json } from '../../gateway/replies.ts';
 import { registerAuthRoutes } from '../../gateway/routes/auth.ts';
 import { registerOnboardingRoutes } from '../../gateway/routes/onboarding.ts';
 

@@ -7,7 +7,7 @@ import { allRecords, call, exchange, CLIENT_ID, REDIRECT_URI } from './harness.t
 import { totpCode } from '../../actors/auth/totp.ts';
 import { freshCode, wrongCode } from '../helpers/totp.ts';
 import { Redactor } from '../../bin/redact.ts';
-import { validateCore } from '../../actors/core/configuration.ts';
+import { validateCore } from '../../actors/core/core-section.ts';
 import { manualClock, randomIds } from '../../actors/clock.ts';
 import { LoginFlows, type FlowProvider } from '../../actors/auth/login-flows.ts';
 import { qrSvg } from '../../actors/auth/qr.ts';

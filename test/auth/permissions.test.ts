@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ALL, NONE, compileEntities, mergePolicies, compilePolicy, type Policy } from '../../actors/auth/permissions.ts';
 import { Groups } from '../../actors/auth/groups.ts';
-import { validateCore } from '../../actors/core/configuration.ts';
+import { validateCore } from '../../actors/core/core-section.ts';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
 import { exchange, login } from './harness.ts';

@@ -6,7 +6,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CLIENT_ID, api, dataDirWith, onboard, startTestHearth } from '../helpers/hearth.ts';
 import { authedClient } from '../helpers/ws.ts';
-import { validateCore } from '../../actors/core/configuration.ts';
+import { validateCore } from '../../actors/core/core-section.ts';
 import { totpCode } from '../../actors/auth/totp.ts';
 
 const REDIRECT_URI = `${CLIENT_ID}?auth_callback=1`;

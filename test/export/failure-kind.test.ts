@@ -1,7 +1,7 @@
 // An outage is warned of once however the server's absence shows (nats.js's codes and the
 // socket's alternate under load); a refusal with a reason of its own is warned of by that reason.
 import t from 'tap';
-import { failureKind } from '../../actors/export/nats-exporter.ts';
+import { failureKind } from '../../actors/export/failure-kind.ts';
 
 const error = (message: string, code?: string) => Object.assign(new Error(message), code === undefined ? {} : { code });
 

@@ -10,8 +10,8 @@ const ctx = { id: 'c', parent_id: null, user_id: null };
 function registry() {
   const fired: string[] = [];
   const warnings: string[] = [];
-  const say = { name: 'test', debug() {}, info() {}, error() {}, critical() {}, say() {}, warning: (m: string) => void warnings.push(m) };
-  const panels = new Panels({ fireEvent: async (type) => void fired.push(type), say });
+  const logger = { name: 'test', debug() {}, info() {}, error() {}, critical() {}, say() {}, warning: (m: string) => void warnings.push(m) };
+  const panels = new Panels({ fireEvent: async (type) => void fired.push(type), say: logger });
   return { panels, fired, warnings };
 }
 

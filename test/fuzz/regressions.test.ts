@@ -3,7 +3,9 @@
 // fresh server, so every reproduction is reported on its own.
 import t from 'tap';
 import { deepJson, preview } from './generators.ts';
-import { WsClient, rawExchange, runFixedCases, type FixedCase as Regression, type FuzzTarget, type HttpOutcome } from './harness.ts';
+import { runFixedCases, type FixedCase as Regression, type FuzzTarget } from './harness.ts';
+import { rawExchange, type HttpOutcome } from './http-clients.ts';
+import { WsClient } from './ws-client.ts';
 
 const FILE = 'test/fuzz/regressions.test.ts';
 
@@ -225,13 +227,13 @@ const REGRESSIONS: Regression[] = [
       const before = await star();
       const head = `HEAD /api/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.token}\r\n\r\n`;
       const get = `GET /api/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.token}\r\nConnection: close\r\n\r\n`;
-      const o = await rawExchange(target.port, [head, get], { idleMs: 1500, gapMs: 300 });
-      const text = o.data.toString('latin1');
+      const exchange = await rawExchange(target.port, [head, get], { idleMs: 1500, gapMs: 300 });
+      const text = exchange.data.toString('latin1');
       const problems: string[] = [];
       if (!/^HTTP\/1\.1 200 /.test(text)) problems.push(`HEAD answered ${JSON.stringify(text.slice(0, 80))}`);
       if (/data:/.test(text)) problems.push('HEAD wrote stream events');
       // the connection either ends or serves the next request: a HEAD must not hold it open
-      if (!o.closed && o.statuses.length < 2) problems.push('the connection stayed open and did not answer the next request');
+      if (!exchange.closed && exchange.statuses.length < 2) problems.push('the connection stayed open and did not answer the next request');
       const after = await star();
       if (after !== before) problems.push(`a stream listener was left behind (listeners of *: ${before} before, ${after} after)`);
       return problems;

@@ -2,11 +2,11 @@
 // Seeded: HEARTH_FUZZ_SEED=<seed> replays a run, HEARTH_FUZZ_CASE=<case id> one case of it.
 import t from 'tap';
 import { caseRng, type Rng } from './rng.ts';
-import {
-  REST_ROUTES, fillPath, genValue, hostileSegment, malformedJson, mutateForm, mutateJson, preview, withBadUtf8,
-  MEMBER_NAMES, type Body, type FuzzContext, type Params, type RestRoute,
-} from './generators.ts';
-import { FuzzTarget, answerProblems, budget, rawExchange, selected, type CaseChecks, type HttpOutcome } from './harness.ts';
+import { genValue, hostileSegment, malformedJson, mutateForm, mutateJson, preview, withBadUtf8, MEMBER_NAMES, type Body, type FuzzContext } from './generators.ts';
+import { REST_ROUTES, fillPath, type Params, type RestRoute } from './routes-and-commands.ts';
+import { FuzzTarget, type CaseChecks } from './harness.ts';
+import { answerProblems, rawExchange, type HttpOutcome } from './http-clients.ts';
+import { budget, selected } from './report.ts';
 
 const FILE = 'test/fuzz/rest.test.ts';
 
@@ -302,9 +302,9 @@ t.test('REST fuzz', async (t) => {
     if (target.dead || !selected(id)) continue;
     ran++;
     await target.runCase(id, 'raw HTTP', `${rc.name}: ${preview(Buffer.concat(rc.chunks.map((c) => Buffer.from(c as any, typeof c === 'string' ? 'latin1' : undefined))))}`, {}, async () => {
-      const o = await rawExchange(target.port, rc.chunks, { gapMs: rc.gapMs });
-      const problems = o.statuses.filter((s) => s >= 500).map((s) => `answered ${s}`);
-      const extra = rc.expect?.(o.statuses);
+      const exchange = await rawExchange(target.port, rc.chunks, { gapMs: rc.gapMs });
+      const problems = exchange.statuses.filter((s) => s >= 500).map((s) => `answered ${s}`);
+      const extra = rc.expect?.(exchange.statuses);
       if (extra) problems.push(extra);
       return { problems, refused: true };
     });
@@ -323,8 +323,8 @@ t.test('REST fuzz', async (t) => {
     if (kind === 'raw') {
       const r = randomRaw(rng, target.token);
       await target.runCase(id, 'raw HTTP', `${r.what}: ${preview(r.chunks[0])}`, {}, async () => {
-        const o = await rawExchange(target.port, r.chunks, { idleMs: 300 });
-        return { problems: o.statuses.filter((s) => s >= 500).map((s) => `answered ${s}`), refused: true };
+        const exchange = await rawExchange(target.port, r.chunks, { idleMs: 300 });
+        return { problems: exchange.statuses.filter((s) => s >= 500).map((s) => `answered ${s}`), refused: true };
       });
     } else {
       await runRestCase(target, id, buildCase(rng, target.ctx, kind));

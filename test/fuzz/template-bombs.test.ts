@@ -8,7 +8,9 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../../actors/templates/budget.ts';
 import { REGISTRATION } from '../mobile/app.ts';
-import { WsClient, runFixedCases, type FixedCase, type FuzzTarget, type HttpOutcome } from './harness.ts';
+import { runFixedCases, type FixedCase, type FuzzTarget } from './harness.ts';
+import type { HttpOutcome } from './http-clients.ts';
+import { WsClient } from './ws-client.ts';
 
 const FILE = 'test/fuzz/template-bombs.test.ts';
 

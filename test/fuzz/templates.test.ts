@@ -8,7 +8,7 @@
 import t from 'tap';
 import { Worker } from 'node:worker_threads';
 import { DEFAULT_LIMITS } from '../../actors/templates/budget.ts';
-import { Reporter, budget } from './harness.ts';
+import { Reporter, budget } from './report.ts';
 import { caseRng, fuzzSeed } from './rng.ts';
 import { ProgramGenerator } from './template-programs.ts';
 import type { RenderAnswer } from './template-renderer.ts';
@@ -35,7 +35,7 @@ type Outcome = RenderAnswer | { hung: true } | { died: string };
 /** A worker thread that renders one template at a time. */
 class Renderer {
   private worker!: Worker;
-  private pending: ((o: Outcome) => void) | undefined;
+  private pending: ((outcome: Outcome) => void) | undefined;
 
   constructor() {
     this.start();
@@ -53,24 +53,24 @@ class Renderer {
     this.worker.on('exit', (code) => this.settle({ died: `the worker exited with ${code}` }));
   }
 
-  private settle(o: Outcome): void {
+  private settle(outcome: Outcome): void {
     const p = this.pending;
     this.pending = undefined;
-    p?.(o);
+    p?.(outcome);
   }
 
   async render(template: string, hungMs = HUNG_MS): Promise<Outcome> {
     const answer = new Promise<Outcome>((resolve) => (this.pending = resolve));
     const timer = setTimeout(() => this.settle({ hung: true }), hungMs);
     this.worker.postMessage(template);
-    const o = await answer;
+    const outcome = await answer;
     clearTimeout(timer);
-    if ('hung' in o || 'died' in o) {
+    if ('hung' in outcome || 'died' in outcome) {
       this.worker.removeAllListeners();
       await this.worker.terminate();
       this.start();
     }
-    return o;
+    return outcome;
   }
 
   stop(): Promise<number> {
@@ -81,13 +81,13 @@ class Renderer {
 
 const MiB = 2 ** 20;
 
-function problemsOf(o: Outcome, rssGrowth: number): string[] {
-  if ('hung' in o) return [`no answer within ${HUNG_MS} ms: the render never ended`];
-  if ('died' in o) return [`the renderer died: ${o.died}`];
+function problemsOf(outcome: Outcome, rssGrowth: number): string[] {
+  if ('hung' in outcome) return [`no answer within ${HUNG_MS} ms: the render never ended`];
+  if ('died' in outcome) return [`the renderer died: ${outcome.died}`];
   const problems: string[] = [];
-  if (o.ms > DEFAULT_LIMITS.timeMs + LATE_MS) problems.push(`took ${Math.round(o.ms)} ms (limit ${DEFAULT_LIMITS.timeMs} ms)`);
-  if (o.ok && o.length! > DEFAULT_LIMITS.outputChars) problems.push(`rendered ${o.length} characters, past the output limit`);
-  if (o.kind === 'fault') problems.push(`a JavaScript exception: ${o.error}`);
+  if (outcome.ms > DEFAULT_LIMITS.timeMs + LATE_MS) problems.push(`took ${Math.round(outcome.ms)} ms (limit ${DEFAULT_LIMITS.timeMs} ms)`);
+  if (outcome.ok && outcome.length! > DEFAULT_LIMITS.outputChars) problems.push(`rendered ${outcome.length} characters, past the output limit`);
+  if (outcome.kind === 'fault') problems.push(`a JavaScript exception: ${outcome.error}`);
   if (rssGrowth > RSS_GROWTH_MIB * MiB) problems.push(`the process grew by ${Math.round(rssGrowth / MiB)} MiB (bound ${RSS_GROWTH_MIB} MiB)`);
   return problems;
 }
@@ -112,14 +112,14 @@ t.test('generated template programs stay within their bounds', async (t) => {
   for (let i = 0; only ? i < 1 : i < cases && Date.now() < deadline; i++) {
     const id = only ?? `template-${i}`;
     const template = new ProgramGenerator(caseRng(seed, id)).program();
-    const o = await renderer.render(template);
+    const outcome = await renderer.render(template);
     const rss = process.memoryUsage().rss;
     peak = Math.max(peak, rss);
     ran++;
-    const kind = 'hung' in o ? 'hung' : 'died' in o ? 'died' : o.ok ? 'ok' : o.kind!;
+    const kind = 'hung' in outcome ? 'hung' : 'died' in outcome ? 'died' : outcome.ok ? 'ok' : outcome.kind!;
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-    if ('ms' in o) slowest = Math.max(slowest, o.ms);
-    const problems = problemsOf(o, rss - baseline);
+    if ('ms' in outcome) slowest = Math.max(slowest, outcome.ms);
+    const problems = problemsOf(outcome, rss - baseline);
     if (problems.length) report.fail({ caseId: id, route: 'render', input: template.length > 2000 ? `${template.slice(0, 2000)}…` : template, problems });
   }
   report.finish();

@@ -2,8 +2,11 @@
 // Seeded: HEARTH_FUZZ_SEED=<seed> replays a run, HEARTH_FUZZ_CASE=<case id> one case of it.
 import t from 'tap';
 import { caseRng, type Rng } from './rng.ts';
-import { WS_COMMANDS, MEMBER_NAMES, genValue, malformedJson, mutateJson, preview, withBadUtf8, type Body, type FuzzContext } from './generators.ts';
-import { FuzzTarget, WsClient, budget, selected, type CaseChecks } from './harness.ts';
+import { MEMBER_NAMES, genValue, malformedJson, mutateJson, preview, withBadUtf8, type Body, type FuzzContext } from './generators.ts';
+import { WS_COMMANDS } from './routes-and-commands.ts';
+import { FuzzTarget, type CaseChecks } from './harness.ts';
+import { budget, selected } from './report.ts';
+import { WsClient } from './ws-client.ts';
 import { readJson } from '../../gateway/body.ts';
 
 const FILE = 'test/fuzz/ws.test.ts';

@@ -7,7 +7,7 @@ import { authedClient } from '../helpers/ws.ts';
 import { hook, register } from '../mobile/app.ts';
 import { coreCommands } from '../../gateway/ws/commands.ts';
 import { componentOfCommand, componentsOfCommands } from '../../gateway/ws/command-components.ts';
-import { Router } from '../../gateway/http.ts';
+import { Router } from '../../gateway/router.ts';
 import { LoadedComponents } from '../../actors/core/components.ts';
 
 const CONFIG = `

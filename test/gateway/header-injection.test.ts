@@ -5,9 +5,10 @@ import t from 'tap';
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Router, json, plainError } from '../../gateway/http.ts';
+import { Router } from '../../gateway/router.ts';
+import { json, plainError } from '../../gateway/replies.ts';
 import { serveProxy } from '../../gateway/proxy/relay.ts';
-import { rawExchange } from '../fuzz/harness.ts';
+import { rawExchange } from '../fuzz/http-clients.ts';
 
 const INJECTED = 'a\r\nSet-Cookie: session=stolen';
 

@@ -30,12 +30,12 @@ export async function startTestSupervisor(
   const supervisor = await startSupervisor({ port: 0, host: '127.0.0.1', log: (l) => lines.push(l), bootCore: false, backupsCheck: false, ...options, dataDir });
   t.teardown(() => supervisor.stop());
   const base = `http://127.0.0.1:${supervisor.port}`;
-  const call: TestSupervisor['call'] = (method, path, o = {}) => {
-    const token = o.token === undefined ? supervisor.adminToken : o.token;
-    const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...o.headers };
+  const call: TestSupervisor['call'] = (method, path, options = {}) => {
+    const token = options.token === undefined ? supervisor.adminToken : options.token;
+    const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...options.headers };
     let body: string | undefined;
-    if (o.body !== undefined) {
-      body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       headers['Content-Type'] ??= 'application/json';
     }
     return fetch(base + path, { method, headers, body });
@@ -46,8 +46,8 @@ export async function startTestSupervisor(
     dataDir,
     lines,
     call,
-    json: async (method, path, o) => {
-      const res = await call(method, path, o);
+    json: async (method, path, options) => {
+      const res = await call(method, path, options);
       const textBody = await res.text();
       let body: unknown = textBody;
       try {

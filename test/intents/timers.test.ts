@@ -315,8 +315,8 @@ t.test('slots: at least one of hours/minutes/seconds, each a non-negative int', 
 t.test('conversation_command: run through the hook when the timer finishes; such timers are never picked', async (t) => {
   const ran: Array<{ command: string; language: string; deviceId: string | null }> = [];
   const hook: TimerCommandHook = {
-    run: async (command, o) => {
-      ran.push({ command, language: o.language, deviceId: o.deviceId });
+    run: async (command, options) => {
+      ran.push({ command, language: options.language, deviceId: options.deviceId });
     },
     recognizes: async (command) => command !== 'fly me to the moon',
   };

@@ -7,7 +7,7 @@ import t from 'tap';
 import nacl from 'tweetnacl';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { caseRng, fuzzSeed, type Rng } from '../fuzz/rng.ts';
-import { budget, selected } from '../fuzz/harness.ts';
+import { budget, selected } from '../fuzz/report.ts';
 import { genValue, malformedJson, mutateJson, preview, type Body } from '../fuzz/generators.ts';
 import { hexKey, legacyKey, openWith, register, sealFor, sealText } from './app.ts';
 

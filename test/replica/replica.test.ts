@@ -33,7 +33,7 @@ async function caughtUp(primary: TestHearth, replica: TestReplica): Promise<void
   await until(`the replica to reach seq ${exported} (primary at ${last})`, () => replica.replica.follower.applied >= exported);
 }
 
-async function recordsOf(log: { read(o?: object): AsyncIterable<EventRecord> }, keep: (r: EventRecord) => boolean = () => true) {
+async function recordsOf(log: { read(options?: object): AsyncIterable<EventRecord> }, keep: (r: EventRecord) => boolean = () => true) {
   const out: EventRecord[] = [];
   for await (const r of log.read()) if (keep(r)) out.push(r);
   return out;

@@ -3,7 +3,8 @@
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dataDirWith, onboard } from '../helpers/hearth.ts';
-import { spawnHearth, WsClient, type HearthProcess } from '../fuzz/harness.ts';
+import { spawnHearth, type HearthProcess } from '../fuzz/hearth-process.ts';
+import { WsClient } from '../fuzz/ws-client.ts';
 
 /** Resident memory of a process in MiB (VmRSS), or undefined once it is gone. */
 export function rssMiB(pid: number): number | undefined {

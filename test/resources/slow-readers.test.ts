@@ -2,7 +2,7 @@
 // fired: the server drops them instead of buffering for them, and everyone else is served.
 import t from 'tap';
 import net from 'node:net';
-import { WsClient } from '../fuzz/harness.ts';
+import { WsClient } from '../fuzz/ws-client.ts';
 import { startServer, watchLatency, watchMemory, sleep, LATENCY_LIMIT_MS } from './probe.ts';
 
 // many: what the server may hold for them together must stay bounded, not only for each alone

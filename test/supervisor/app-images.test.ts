@@ -1,10 +1,11 @@
 // The built-in apps' images, built on the real engine from their Dockerfiles on the base made from
 // the host's busybox (nothing pulled), then run bare — no supervisor — to prove what each app does:
 // the echo page (with the ingress user headers it is given) and its WebSocket echo, the stdin
-// logger's lines, the mqtt stand-in's listener. Failures of a build are the original's errors.
+// logger's lines, the Mosquitto app's broker (on a base holding the host's Mosquitto). Failures of
+// a build are the original's errors; a base whose host program is missing names its package.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, mkdir, writeFile, cp } from 'node:fs/promises';
+import { mkdtemp, mkdir, writeFile, cp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,8 @@ import Docker from 'dockerode';
 import WebSocket from 'ws';
 import { AppStore } from '../../actors/supervisor/apps/store.ts';
 import { appImageName, buildAppImage, APP_BASE_IMAGE } from '../../actors/supervisor/apps/image.ts';
+import { MOSQUITTO_BASE_IMAGE } from '../../actors/supervisor/apps/mosquitto-base.ts';
+import { addHostPrograms } from '../../actors/supervisor/docker/host-files.ts';
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
 import type { RepositoryApp } from '../../actors/supervisor/apps/repository.ts';
 
@@ -26,9 +29,9 @@ async function builtinApps(localDir?: string): Promise<AppStore> {
 }
 
 /** A container of the image, removed when the test ends; its address on the default bridge. */
-async function runBare(t: { teardown(fn: () => unknown): void }, image: string, o: { stdin?: boolean; env?: string[] } = {}): Promise<{ name: string; ip: string }> {
+async function runBare(t: { teardown(fn: () => unknown): void }, image: string, options: { stdin?: boolean; env?: string[] } = {}): Promise<{ name: string; ip: string }> {
   const name = `hearth_test_bare_${randomBytes(4).toString('hex')}`;
-  const c = await docker.createContainer({ name, Image: image, Env: o.env, OpenStdin: o.stdin === true, StdinOnce: false, AttachStdin: o.stdin === true, Labels: { supervisor_managed: '' } });
+  const c = await docker.createContainer({ name, Image: image, Env: options.env, OpenStdin: options.stdin === true, StdinOnce: false, AttachStdin: options.stdin === true, Labels: { supervisor_managed: '' } });
   t.teardown(() => c.remove({ force: true }).catch(() => {}));
   await c.start();
   const info = await c.inspect();
@@ -95,12 +98,22 @@ t.test('the stdin logger writes each line it reads', async (t) => {
   stream.end();
 });
 
-t.test('the mqtt stand-in listens on 1883 and says it could not announce without a supervisor', async (t) => {
+t.test('the Mosquitto app listens on 1883 and says it could not announce without a supervisor', async (t) => {
   const store = await builtinApps();
   const { ref } = await buildAppImage(docker, store.app('core_hearth_mqtt'), { arch: 'amd64' });
   const { name } = await runBare(t, ref, { env: ['SUPERVISOR=http://127.0.0.1:9', 'SUPERVISOR_TOKEN=x'] });
   await eventually('the listener', async () => (logsOf(name).includes('mqtt: listening on 1883') ? true : undefined));
   t.match(logsOf(name), 'mqtt: could not announce the service');
+  t.match(logsOf(name), /mosquitto version [\d.]+ running/);
+  t.match(JSON.parse(sh('image', 'inspect', MOSQUITTO_BASE_IMAGE, '--format', '{{json .Config.Labels}}')), { 'hearth.base': 'mosquitto' }, 'built on the Mosquitto base its build.yaml names');
+});
+
+t.test('a base made from a host program that is missing names the package to install', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'hearth-base-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await t.rejects(addHostPrograms(root, [{ path: '/usr/sbin/mosquitto-missing', package: 'mosquitto' }], "the Mosquitto app's base image"), {
+    message: "the Mosquitto app's base image is made from this host's /usr/sbin/mosquitto-missing, which is missing: apt-get install -y mosquitto",
+  });
 });
 
 t.test('build failures are the original errors', async (t) => {
@@ -112,6 +125,10 @@ t.test('build failures are the original errors', async (t) => {
     if (dockerfile) await writeFile(join(dir, slug, 'Dockerfile'), dockerfile);
   }
   await cp(join(dir, 'broken'), join(dir, 'armonly'), { recursive: true });
+  // a build.yaml whose build_from is neither an image nor a map of images by arch
+  await cp(join(dir, 'broken'), join(dir, 'badbase'), { recursive: true });
+  await writeFile(join(dir, 'badbase', 'config.yaml'), 'name: badbase\nversion: "1"\nslug: badbase\ndescription: x\narch: [amd64]\n');
+  await writeFile(join(dir, 'badbase', 'build.yaml'), 'build_from:\n  - hearth/busybox:stable\n');
   await writeFile(join(dir, 'armonly', 'config.yaml'), 'name: armonly\nversion: "1"\nslug: armonly\ndescription: x\narch: [aarch64]\n');
   const store = await builtinApps(dir);
   const failure = async (app: RepositoryApp) => {
@@ -131,5 +148,9 @@ t.test('build failures are the original errors', async (t) => {
   const arch = await failure(store.app('local_armonly'));
   t.equal(arch.status, 400);
   t.match(arch.message, "Cannot build app 'local_armonly' because its supported architectures (aarch64) do not match the system supported architectures (amd64)");
+  const lines: string[] = [];
+  const badBase = await buildAppImage(docker, store.app('local_badbase'), { arch: 'amd64', say: (l) => lines.push(l) }).catch((err) => err as SupervisorError);
+  t.match(badBase, { status: 500, message: 'An unknown error occurred while trying to build the image for app local_badbase. Check Supervisor logs for details' });
+  t.match(lines.join('\n'), /build\.yaml: build_from is neither an image nor a map of images by arch/, 'the log says what is wrong with build.yaml');
   t.equal(appImageName(store.app('local_broken'), 'amd64'), 'local/amd64-addon-broken');
 });

@@ -2,7 +2,7 @@
 // the host with SUPERVISOR and its token), the built-in apps installed from the store and run on
 // the real engine. A browser opens the echo app through the core's ingress hop with a session the
 // core asked for its signed-in user: the page shows who the app was told is asking, its WebSocket
-// echoes through both hops, a wrong or expired session is refused. The mqtt stand-in publishes its
+// echoes through both hops, a wrong or expired session is refused. The Mosquitto app publishes its
 // service, a consumer app (a local repository app made here) reads it from its own container, and
 // the mqtt discovery message reaches the core as a discovery flow.
 import t from 'tap';
@@ -64,7 +64,7 @@ t.test('apps through the supervisor and the core, end to end', async (t) => {
 
   // the operator installs and starts the apps
   for (const app of [ECHO, MQTT, READER]) t.same((await s.json('POST', `/store/addons/${app}/install`)).body, { result: 'ok', data: {} }, `${app} installed`);
-  // the stand-in broker's port stays unpublished: tests run side by side on one host
+  // the broker's port stays unpublished: tests run side by side on one host
   t.equal((await s.json('POST', `/addons/${MQTT}/options`, { body: { network: { '1883/tcp': null } } })).status, 200);
   for (const app of [ECHO, MQTT]) t.equal((await s.json('POST', `/addons/${app}/start`)).status, 200, `${app} started`);
 
@@ -75,7 +75,7 @@ t.test('apps through the supervisor and the core, end to end', async (t) => {
     t.equal((await s.json('POST', `/addons/${READER}/start`)).status, 200);
     const line = await eventually(async () => (await logsOf(READER)).split('\n').find((l) => l.includes('mqtt reader: ')));
     const read = JSON.parse(line.slice(line.indexOf('mqtt reader: ') + 13));
-    t.match(read, { result: 'ok', data: { addon: MQTT, port: 1883, ssl: false, protocol: '3.1.1', username: 'hearth' } }, 'the consumer app read what the provider published');
+    t.match(read, { result: 'ok', data: { addon: MQTT, port: 1883, ssl: false, protocol: '3.1.1', username: 'addons' } }, 'the consumer app read what the provider published');
     const posted = await eventually(async () => (await logsOf(READER)).split('\n').find((l) => l.includes('core api: ')));
     t.match(JSON.parse(posted.slice(posted.indexOf('core api: ') + 10)), { entity_id: 'sensor.from_app', state: 'written by an app' }, 'the app wrote to the core through /core/api');
     const inCore = await fetch(`${core.base}/api/states/sensor.from_app`, { headers: { Authorization: `Bearer ${owner.access_token}` } });

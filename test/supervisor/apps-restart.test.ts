@@ -1,6 +1,6 @@
 // Installed apps across supervisor restarts: their settings and states come back from the log,
 // a running app is found running, `boot: auto` apps are started at start (after the core), and
-// an app calling the supervisor from its container (the mqtt stand-in reading its own options
+// an app calling the supervisor from its container (the Mosquitto app reading its own options
 // through SUPERVISOR with its token) is answered.
 import t from 'tap';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
@@ -18,7 +18,7 @@ t.test('apps after a restart of the supervisor; boot auto apps start with it', a
   // the mqtt app publishes 1883 by default: a free port instead; bad ports are refused first
   const bad = await first.json('POST', `/addons/${MQTT}/options`, { body: { network: { '1883/tcp': 'high' } } });
   t.equal(bad.status, 400);
-  t.same((await first.json('POST', `/addons/${MQTT}/options`, { body: { network: { '1883/tcp': port }, options: { username: 'bob', password: 'secret' } } })).body, { result: 'ok', data: {} });
+  t.same((await first.json('POST', `/addons/${MQTT}/options`, { body: { network: { '1883/tcp': port }, options: { logins: [{ username: 'bob', password: 'secret' }] } } })).body, { result: 'ok', data: {} });
   t.same((await first.json('GET', `/addons/${MQTT}/info`)).body.data.network, { '1883/tcp': port });
   t.equal((await first.json('POST', `/addons/${LOGGER}/start`)).status, 200);
   const loggerId = JSON.parse(await docker('inspect', `${prefix}${LOGGER}`))[0].Id;
@@ -30,7 +30,7 @@ t.test('apps after a restart of the supervisor; boot auto apps start with it', a
   const list = (await s.json('GET', '/addons')).body.data.addons;
   t.same(list.map((a: any) => a.slug).sort(), [MQTT, LOGGER].sort(), 'both still installed');
   const mqtt = (await s.json('GET', `/addons/${MQTT}/info`)).body.data;
-  t.match(mqtt, { network: { '1883/tcp': port }, options: { username: 'bob', password: 'secret' }, boot: 'auto' });
+  t.match(mqtt, { network: { '1883/tcp': port }, options: { logins: [{ username: 'bob', password: 'secret' }] }, boot: 'auto' });
   t.equal(mqtt.ingress_entry, ingress);
   await eventually(async () => (await s.json('GET', `/addons/${MQTT}/info`)).body.data.state === 'started');
   t.pass('the boot auto app was started');
@@ -40,7 +40,7 @@ t.test('apps after a restart of the supervisor; boot auto apps start with it', a
 
   // the app read its options from the supervisor with its own token (SUPERVISOR in its environment)
   const token = JSON.parse(await docker('inspect', `${prefix}${MQTT}`))[0].Config.Env.find((e: string) => e.startsWith('SUPERVISOR_TOKEN=')).slice(17);
-  t.same((await s.json('GET', '/addons/self/options/config', { token })).body.data, { username: 'bob', password: 'secret' });
+  t.same((await s.json('GET', '/addons/self/options/config', { token })).body.data, { logins: [{ username: 'bob', password: 'secret' }] });
   await eventually(async () => (await (await s.call('GET', `/addons/${MQTT}/logs`)).text()).includes('mqtt: listening on 1883'));
   t.pass('the app runs');
   // the app published its service and sent its discovery message through the supervisor
@@ -48,10 +48,10 @@ t.test('apps after a restart of the supervisor; boot auto apps start with it', a
   t.match(logs, /mqtt: service announced/);
   t.match(logs, /mqtt: discovery sent/);
   t.same((await s.json('GET', '/services')).body.data.services.find((x: any) => x.slug === 'mqtt'), { slug: 'mqtt', available: true, providers: [MQTT] });
-  t.match((await s.json('GET', '/services/mqtt', { token })).body.data, { addon: MQTT, port: 1883, username: 'bob', password: 'secret' });
+  t.match((await s.json('GET', '/services/mqtt', { token })).body.data, { addon: MQTT, port: 1883, username: 'addons', password: /^[0-9a-f]{64}$/ });
   // from inside its container, as the app itself calls it
   const inside = await docker('exec', `${prefix}${MQTT}`, 'sh', '-c', 'wget -qO- --header "Authorization: Bearer $SUPERVISOR_TOKEN" "$SUPERVISOR/addons/self/options/config"');
-  t.same(JSON.parse(inside), { result: 'ok', data: { username: 'bob', password: 'secret' } }, 'the container reaches the supervisor with its token');
+  t.same(JSON.parse(inside), { result: 'ok', data: { logins: [{ username: 'bob', password: 'secret' }] } }, 'the container reaches the supervisor with its token');
 
   // a stopped app stays stopped across a restart; records survive
   t.equal((await s.json('POST', `/addons/${LOGGER}/stop`)).status, 200);

@@ -66,7 +66,7 @@ t.test('caller rules: sys_options, options seen by other apps, self update', asy
   t.match((await s.json('GET', '/addons/core_hearth_mqtt/info')).body.data, { system_managed: true, system_managed_config_entry: 'abc' });
 
   // an app of role default sees its own options, not another app's
-  t.same((await s.json('GET', '/addons/self/info', { token: mqttToken })).body.data.options, { username: 'hearth', password: '' });
+  t.same((await s.json('GET', '/addons/self/info', { token: mqttToken })).body.data.options, { logins: [] });
   t.same((await s.json('GET', '/addons/core_hearth_stdin_logger/info', { token: mqttToken })).body.data.options, {});
   t.equal((await s.json('POST', '/addons/self/update', { token: mqttToken })).status, 403, 'an app below manager may not update');
   const manager = (await s.supervisor.tokens.issue({ name: 'm', kind: 'app', role: 'manager', slug: 'core_hearth_stdin_logger' }, ctx)).token;

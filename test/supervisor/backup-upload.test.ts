@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSupervisor, type TestSupervisor } from '../helpers/supervisor.ts';
 import { craftBackup } from '../helpers/backups.ts';
-import { rawExchange } from '../fuzz/harness.ts';
+import { rawExchange } from '../fuzz/http-clients.ts';
 import { backupDate, nowMicros } from '../../actors/supervisor/backups/archive/backup-json.ts';
 
 const scratch = await mkdtemp(join(tmpdir(), 'hearth-upload-test-'));

@@ -1,21 +1,6 @@
 import t from 'tap';
-import { createActor } from 'xstate';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
 import { coreContainerName, docker, eventually, freePort, runtimeRecords } from '../helpers/core-container.ts';
-import { watchdogMachine } from '../../machines/core-runtime.machine.ts';
-
-t.test('the watchdog budget: 10 restarts in 30 minutes, then it gives up; older crashes fall out', async (t) => {
-  const actor = createActor(watchdogMachine).start();
-  const minute = 60_000;
-  for (let i = 0; i < 10; i++) {
-    actor.send({ type: 'crash', at: i * minute });
-    t.equal(actor.getSnapshot().value, 'watching', `crash ${i + 1}`);
-  }
-  actor.send({ type: 'crash', at: 10 * minute });
-  t.equal(actor.getSnapshot().value, 'givenUp', 'the 11th within 30 minutes');
-  actor.send({ type: 'crash', at: 40 * minute });
-  t.equal(actor.getSnapshot().value, 'watching', 'the early crashes are out of the window');
-});
 
 t.test('a killed core is restarted by the watchdog, with records and a resolution issue', async (t) => {
   const name = coreContainerName(t, 'watchdog');

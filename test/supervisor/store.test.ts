@@ -121,7 +121,7 @@ t.test('the store on v2: apps', async (t) => {
   t.same(Object.keys(store.body.data), ['apps', 'repositories']);
   t.equal(store.body.data.apps.length, 3);
   t.same(Object.keys((await s.json('GET', '/v2/store/apps')).body.data), ['apps']);
-  t.match((await s.json('GET', '/v2/store/apps/core_hearth_mqtt')).body.data, { slug: 'core_hearth_mqtt', name: 'MQTT stand-in' });
+  t.match((await s.json('GET', '/v2/store/apps/core_hearth_mqtt')).body.data, { slug: 'core_hearth_mqtt', name: 'Mosquitto broker' });
   t.equal((await s.json('GET', '/v2/store/addons')).status, 404, 'no addons names on v2');
   const missing = await s.json('GET', '/v2/store/apps/bad');
   t.equal(missing.body.error_key, 'store_app_not_found_error');

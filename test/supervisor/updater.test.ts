@@ -25,7 +25,7 @@ t.test('the shipped channel documents hold this Hearth\'s versions', async (t) =
 });
 
 t.test('channel documents: what is read and what is refused', async (t) => {
-  const doc = (o: Record<string, unknown>) => JSON.stringify({ channel: 'beta', supervisor: '2026.12.0', core: { default: '2026.12.1' }, ...o });
+  const doc = (overrides: Record<string, unknown>) => JSON.stringify({ channel: 'beta', supervisor: '2026.12.0', core: { default: '2026.12.1' }, ...overrides });
   t.match(parseChannelDocument(doc({}), 'beta', 'generic-aarch64'), { core: '2026.12.1', supervisor: '2026.12.0', os: null, cli: null });
   t.match(parseChannelDocument(doc({ core: { default: '1.0', 'generic-aarch64': '2.0' } }), 'beta', 'generic-aarch64'), { core: '2.0' }, 'the machine\'s own entry wins');
   t.match(parseChannelDocument(doc({ os: { 'generic-aarch64': '17.1' }, dns: '2026.01.0' }), 'beta', 'generic-aarch64'), { os: '17.1', dns: '2026.01.0' });

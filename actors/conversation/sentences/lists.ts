@@ -84,6 +84,11 @@ export function numberFromDigits(word: string): number | null {
   return DIGITS.test(word) ? Number(word) : null;
 }
 
+/** A digits word of a range; a temperature's digits may carry the degree sign (`21°`, one word once normalised). */
+export function digitsValue(word: string, range: RangeSpec): number | null {
+  return numberFromDigits(range.type === 'temperature' && word.endsWith('°') ? word.slice(0, -1) : word);
+}
+
 /** Whether `n` is a value of the range (inside it, on a step, or any decimal with fractions). */
 export function inRange(n: number, range: RangeSpec): boolean {
   if (!(n >= range.from && n <= range.to)) return false;

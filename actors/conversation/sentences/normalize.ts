@@ -72,12 +72,12 @@ export interface NormalizedInput {
   /** the original text */
   original: string;
   /** normalised words joined by single spaces */
-  s: string;
-  /** for each character of `s`, its index in `original` */
+  text: string;
+  /** for each character of `text`, its index in `original` */
   at: number[];
-  /** the words of `s` */
+  /** the words of `text` */
   words: string[];
-  /** indexes in `s` where a value may end: each space, and the end */
+  /** indexes in `text` where a value may end: each space, and the end */
   ends: number[];
 }
 
@@ -108,19 +108,19 @@ export function normalizeInput(original: string, skipPhrases: string[][] = []): 
       else kept.push(tokens[i++]);
     }
   }
-  let s = '';
+  let joined = '';
   const map: number[] = [];
   const ends: number[] = [];
   for (let i = 0; i < kept.length; i++) {
     if (i > 0) {
-      ends.push(s.length);
-      s += ' ';
+      ends.push(joined.length);
+      joined += ' ';
       map.push(kept[i - 1].at[kept[i - 1].at.length - 1] + 1);
     }
-    s += kept[i].w;
+    joined += kept[i].w;
     // one by one: a spread of a word a megabyte long would overflow the call stack
     for (const at of kept[i].at) map.push(at);
   }
-  ends.push(s.length);
-  return { original: text, s, at: map, words: kept.map((k) => k.w), ends };
+  ends.push(joined.length);
+  return { original: text, text: joined, at: map, words: kept.map((k) => k.w), ends };
 }

@@ -6,6 +6,8 @@
 // after a match with more template text beat it); Hearth ranks by the same criteria in the same
 // precedence, so the answer does not depend on the order of the templates.
 
+import type { Found } from './match-run.ts';
+
 /** What a match that allows unknown words is judged by. */
 export interface MatchQuality {
   /** template text matched, in characters (spaces not counted): the original's text_chunks_matched */
@@ -21,20 +23,49 @@ export interface MatchQuality {
 }
 
 /** A match that matched no template text at all is no answer (the original skips it). */
-export function worthRanking(q: MatchQuality): boolean {
-  return q.literal >= 1;
+export function worthRanking(quality: MatchQuality): boolean {
+  return quality.literal >= 1;
 }
 
 /**
- * Whether `q` ranks above `best`: more template text; then more slots with a value; then fewer
+ * Whether `quality` ranks above `best`: more template text; then more slots with a value; then fewer
  * unknown words; then more of them numbers out of range; then a match about a name. A tie keeps
  * the match found first.
  */
-export function replaces(q: MatchQuality, best: MatchQuality | null): boolean {
+export function replaces(quality: MatchQuality, best: MatchQuality | null): boolean {
   if (!best) return true;
-  if (q.literal !== best.literal) return q.literal > best.literal;
-  if (q.matched !== best.matched) return q.matched > best.matched;
-  if (q.unmatched !== best.unmatched) return q.unmatched < best.unmatched;
-  if (q.ranges !== best.ranges) return q.ranges > best.ranges;
-  return q.hasName && !best.hasName;
+  if (quality.literal !== best.literal) return quality.literal > best.literal;
+  if (quality.matched !== best.matched) return quality.matched > best.matched;
+  if (quality.unmatched !== best.unmatched) return quality.unmatched < best.unmatched;
+  if (quality.ranges !== best.ranges) return quality.ranges > best.ranges;
+  return quality.hasName && !best.hasName;
+}
+
+/**
+ * How a match is judged among those with unknown words. The slots with a value are the values
+ * said and those copied from the context; a block's fixed slots are not counted (the original
+ * counts them, but Hearth's blocks fix `domain` and `name: all` where the original's sentences
+ * mostly fix nothing, and counting them would let any such block outrank the words actually
+ * said). A slot that also took unknown words, or whose context key is missing, has no value.
+ */
+export function qualityOf(found: Found): MatchQuality {
+  const unknown = new Set(found.checked.missing);
+  let unmatched = 0;
+  let ranges = 0;
+  for (const capture of found.captures) {
+    if (!capture.unmatched) continue;
+    unknown.add(capture.slot);
+    unmatched++;
+    if (capture.unmatched === 'range') ranges++;
+  }
+  const said = found.captures.filter((capture) => !capture.unmatched).map((capture) => capture.slot);
+  const saidNames = new Set(said);
+  const values = [...said, ...Object.keys(found.checked.slots).filter((slot) => !saidNames.has(slot))];
+  return {
+    literal: found.literal,
+    matched: values.filter((slot) => !unknown.has(slot)).length,
+    unmatched,
+    ranges,
+    hasName: found.captures.some((capture) => capture.slot === 'name'),
+  };
 }

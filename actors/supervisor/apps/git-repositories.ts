@@ -42,10 +42,10 @@ export interface GitRepositoriesOptions {
 }
 
 export class GitRepositories {
-  constructor(private readonly o: GitRepositoriesOptions) {}
+  constructor(private readonly options: GitRepositoriesOptions) {}
 
   list(): GitRepository[] {
-    return this.o.section.get().repositories.map((source) => this.of(source));
+    return this.options.section.get().repositories.map((source) => this.of(source));
   }
 
   find(slug: string): GitRepository | undefined {
@@ -55,14 +55,14 @@ export class GitRepositories {
   /** Clones `source` and keeps it; the clone must hold a repository the store can read. */
   async add(source: string, context: Context): Promise<void> {
     await this.#add(source, context);
-    await this.o.changed();
+    await this.options.changed();
   }
 
   /** Removes an added repository and its clone; refused while an installed app comes from it. */
   async remove(repo: GitRepository, context: Context): Promise<void> {
     this.#removable(repo);
     await this.#remove(repo, context);
-    await this.o.changed();
+    await this.options.changed();
   }
 
   async #add(source: string, context: Context): Promise<void> {
@@ -73,7 +73,7 @@ export class GitRepositories {
     }
     const repo = this.of(wanted);
     await rm(repo.dir, { recursive: true, force: true });
-    await mkdir(this.o.dir, { recursive: true });
+    await mkdir(this.options.dir, { recursive: true });
     try {
       await clone(wanted, repo.dir);
       const problem = await repositoryProblem(repo.dir);
@@ -82,18 +82,18 @@ export class GitRepositories {
       await rm(repo.dir, { recursive: true, force: true });
       throw new SupervisorError(`Can't add ${wanted}: ${gitMessage(err)}`);
     }
-    await this.o.section.set({ repositories: [...this.o.section.get().repositories, wanted] }, context);
-    this.o.say.info(`store: repository ${wanted} added (${repo.slug})`);
+    await this.options.section.set({ repositories: [...this.options.section.get().repositories, wanted] }, context);
+    this.options.say.info(`store: repository ${wanted} added (${repo.slug})`);
   }
 
   #removable(repo: GitRepository): void {
-    if (this.o.inUse().has(repo.slug)) throw new SupervisorError(`Can't remove '${repo.source}'. It's used by installed apps`);
+    if (this.options.inUse().has(repo.slug)) throw new SupervisorError(`Can't remove '${repo.source}'. It's used by installed apps`);
   }
 
   async #remove(repo: GitRepository, context: Context): Promise<void> {
-    await this.o.section.set({ repositories: this.o.section.get().repositories.filter((s) => s !== repo.source) }, context);
+    await this.options.section.set({ repositories: this.options.section.get().repositories.filter((s) => s !== repo.source) }, context);
     await rm(repo.dir, { recursive: true, force: true });
-    this.o.say.info(`store: repository ${repo.source} removed`);
+    this.options.say.info(`store: repository ${repo.source} removed`);
   }
 
   /**
@@ -102,7 +102,7 @@ export class GitRepositories {
    * an installed app comes from them. What fails is told and skipped, as the original goes on.
    */
   async restoreFrom(sources: readonly string[], replace: boolean, context: Context): Promise<void> {
-    for (const err of await this.#sync(sources, replace, context)) this.o.say.warning(`restore: ${(err as Error).message}`);
+    for (const err of await this.#sync(sources, replace, context)) this.options.say.warning(`restore: ${(err as Error).message}`);
   }
 
   /**
@@ -139,7 +139,7 @@ export class GitRepositories {
       }
       return errors;
     } finally {
-      await this.o.changed();
+      await this.options.changed();
     }
   }
 
@@ -153,9 +153,9 @@ export class GitRepositories {
         await this.update(repo);
         await git(['-C', repo.dir, 'clean', '-xdf']);
       }
-      await this.o.changed();
+      await this.options.changed();
     } catch (err) {
-      this.o.say.warning(`store: repairing ${repo.source} failed: ${gitMessage(err)}`);
+      this.options.say.warning(`store: repairing ${repo.source} failed: ${gitMessage(err)}`);
       throw keyedError(500, 'store_repository_unknown_error', 'An unknown error occurred with app repository {repo}. Check supervisor logs for details', { repo: repo.slug });
     }
   }
@@ -166,7 +166,7 @@ export class GitRepositories {
       try {
         await this.update(repo);
       } catch (err) {
-        this.o.say.warning(`store: pulling ${repo.source} failed (kept as it was): ${gitMessage(err)}`);
+        this.options.say.warning(`store: pulling ${repo.source} failed (kept as it was): ${gitMessage(err)}`);
       }
     }
   }
@@ -180,7 +180,7 @@ export class GitRepositories {
 
   private of(source: string): GitRepository {
     const slug = repositorySlug(source);
-    return { source, slug, dir: join(this.o.dir, slug) };
+    return { source, slug, dir: join(this.options.dir, slug) };
   }
 }
 

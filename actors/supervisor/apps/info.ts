@@ -70,7 +70,7 @@ function seesOptions(caller: Caller | undefined, slug: string): boolean {
 }
 
 /** GET /addons/{app}/info of an installed app. */
-export async function installedInfo(manager: AppManager, store: AppStore | undefined, app: InstalledApp, o: { tree: Tree; caller?: Caller }): Promise<Record<string, unknown>> {
+export async function installedInfo(manager: AppManager, store: AppStore | undefined, app: InstalledApp, options: { tree: Tree; caller?: Caller }): Promise<Record<string, unknown>> {
   const c = app.config;
   const storeApp = manager.storeApp(app.slug);
   const forRating: RepositoryApp = storeApp ?? ({ config: c, apparmorProfile: null } as unknown as RepositoryApp);
@@ -84,7 +84,7 @@ export async function installedInfo(manager: AppManager, store: AppStore | undef
     dns: [`${hostnameOf(app.slug)}.local.hass.io`],
     description: c.description,
     long_description: storeApp?.readme ? await readText(storeApp.readme) : null,
-    ...(o.tree === 'v1' ? { advanced: c.advanced } : {}),
+    ...(options.tree === 'v1' ? { advanced: c.advanced } : {}),
     stage: c.stage,
     repository: app.repository,
     version_latest: latestOf(app, storeApp),
@@ -92,7 +92,7 @@ export async function installedInfo(manager: AppManager, store: AppStore | undef
     rating: rating(forRating),
     boot_config: c.boot,
     boot: effectiveBoot(c, app.user),
-    options: seesOptions(o.caller, app.slug) ? manager.options(app) : {},
+    options: seesOptions(options.caller, app.slug) ? manager.options(app) : {},
     schema: uiSchema(manager.schemaOf(c)),
     arch: c.arch,
     machine: c.machine,

@@ -16,7 +16,6 @@ import { runInBackground, untrackedJob } from '../jobs/jobs.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { archOf } from '../machine.ts';
 import { appMachine, isStable, type AppMachineState } from '../../../machines/app.machine.ts';
-import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
 import { backupMode, type AppConfig, type RepositoryApp } from './repository.ts';
 import { splitCommandLine } from './command-line.ts';
 import type { AppStore } from './store.ts';
@@ -26,6 +25,7 @@ import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type
 import { appConfigDir, appDataDir, containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
 import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
+import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
 import type { PanelPush } from './panel-push.ts';
 import { appDeviceAccess, type AppDeviceAccess } from '../hardware/app-devices.ts';
 import { hostDevices } from '../hardware/devices.ts';
@@ -71,8 +71,6 @@ export interface AppManagerOptions {
   dns?: () => Promise<{ network: string; ip: string } | null>;
 }
 
-type Wanted = 'running' | 'stopped' | 'unknown';
-
 interface Kept {
   slug: string;
   repository: string;
@@ -80,19 +78,35 @@ interface Kept {
   user: AppUserSettings;
 }
 
+/** What an app container's steps are given: the context of the records, the options already checked (an API start). */
+interface AppRequest {
+  context: Context;
+  options?: Record<string, unknown>;
+}
+
+/** What an app's start readies before its container is made. */
+interface AppPreparation {
+  options: Record<string, unknown>;
+  image: string;
+  hardware: AppDeviceAccess | undefined;
+  dns: { network: string; ip: string } | null;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PORT_CONFLICT = /(?:0\.0\.0\.0|\[::\]|:):?(\d+).*(?:address already in use|port is already allocated)|port is already allocated|address already in use/;
 
-/** One installed app: what is kept of it, its lifecycle, what the supervisor last asked of it. */
+/** One installed app: what is kept of it, its state as the API shows it, its container. */
 class AppActor {
   readonly machine: Actor<typeof appMachine>;
   /** the last state the API shows (transitional states show this) */
   stable: AppState = 'unknown';
-  wanted: Wanted = 'unknown';
-  readonly watchdog = createActor(watchdogMachine).start();
-  private queue: Promise<unknown> = Promise.resolve();
+  readonly container: ContainerActor<AppRequest>;
 
-  constructor(public kept: Kept) {
+  constructor(
+    public kept: Kept,
+    containerOf: (app: AppActor) => ContainerActor<AppRequest>,
+  ) {
+    this.container = containerOf(this);
     this.machine = createActor(appMachine).start();
     this.machine.subscribe((s) => {
       const value = s.value as AppMachineState;
@@ -106,14 +120,12 @@ class AppActor {
   }
 
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => {});
-    return next;
+    return this.container.exclusive(work);
   }
 
   stop(): void {
     this.machine.stop();
-    this.watchdog.stop();
+    this.container.close();
   }
 }
 
@@ -154,7 +166,7 @@ export class AppManager implements AppsView, Area {
     switch (record.type) {
       case 'app_installed':
         actor?.stop();
-        this.actors.set(slug, new AppActor({ slug, repository: data.repository!, config: data.config!, user: data.user! }));
+        this.actors.set(slug, new AppActor({ slug, repository: data.repository!, config: data.config!, user: data.user! }, (app) => this.containerOf(app)));
         return;
       case 'app_uninstalled':
         actor?.stop();
@@ -187,7 +199,7 @@ export class AppManager implements AppsView, Area {
 
   restore(data: unknown): void {
     for (const k of data as Array<Kept & { state: AppState }>) {
-      const actor = new AppActor({ slug: k.slug, repository: k.repository, config: k.config, user: k.user });
+      const actor = new AppActor({ slug: k.slug, repository: k.repository, config: k.config, user: k.user }, (app) => this.containerOf(app));
       if (k.state === 'started') actor.machine.send({ type: 'running', healthy: true });
       this.actors.set(k.slug, actor);
     }
@@ -329,8 +341,7 @@ export class AppManager implements AppsView, Area {
     const a = this.actor(slug);
     await this.job('app_manager_uninstall', slug, context, () =>
       a.exclusive(async () => {
-        a.wanted = 'stopped';
-        await this.removeContainer(a);
+        await a.container.remove();
         const ref = `${a.kept.user.image ?? ''}:${a.kept.user.version}`;
         if (a.kept.user.image) await removeAppImage(this.docker, ref);
         await rm(this.dataDirOf(slug), { recursive: true, force: true });
@@ -577,13 +588,13 @@ export class AppManager implements AppsView, Area {
     for (const a of this.actors.values()) {
       const info = await this.inspect(a).catch(() => null);
       if (info?.State?.Running) {
-        a.wanted = 'running';
+        a.container.adopt();
         if (a.state !== 'started') a.machine.send({ type: 'running', healthy: true });
       } else if (a.state === 'started' || a.state === 'startup') a.machine.send({ type: 'stopped' });
     }
     const order = ['initialize', 'system', 'services', 'application'];
     const wanted = [...this.actors.values()]
-      .filter((a) => effectiveBoot(a.kept.config, a.kept.user) === 'auto' && a.kept.config.startup !== 'once' && a.wanted !== 'running')
+      .filter((a) => effectiveBoot(a.kept.config, a.kept.user) === 'auto' && a.kept.config.startup !== 'once' && !a.container.wanted())
       .sort((x, y) => order.indexOf(x.kept.config.startup) - order.indexOf(y.kept.config.startup));
     for (const a of wanted) {
       if (this.closed) return;
@@ -595,7 +606,7 @@ export class AppManager implements AppsView, Area {
   async close(): Promise<void> {
     this.closed = true;
     this.deaths.close();
-    for (const a of this.actors.values()) a.watchdog.stop();
+    for (const a of this.actors.values()) a.container.close();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -603,66 +614,97 @@ export class AppManager implements AppsView, Area {
 
   private async startNow(a: AppActor, context: Context, type = 'app_started'): Promise<void> {
     const slug = a.kept.slug;
-    const app = this.view(a);
-    const options = this.validOptions(app);
+    const options = this.validOptions(this.view(a));
     this.follow();
-    a.wanted = 'running';
     a.machine.send({ type: 'start' });
     try {
-      const dataDir = this.dataDirOf(slug);
-      const hardware = await this.hardwareOf(a.kept.config);
-      const dns = (await this.o.dns?.().catch((err) => {
-        this.o.say.warning(`${slug} starts without the dns plugin: ${(err as Error).message}`);
-        return null;
-      })) ?? null;
-      const input = (image: string): AppContainerInput => ({
-        slug,
-        config: a.kept.config,
-        image,
-        name: this.containerName(slug),
-        token: a.kept.user.access_token,
-        timezone: this.o.timezone(),
-        supervisorUrl: this.o.supervisorUrl(),
-        network: effectiveNetwork(a.kept.config, a.kept.user),
-        dataDir,
-        supervisorDataDir: this.o.dataDir,
-        coreDataDir: this.o.coreDataDir,
-        hardware,
-        dns,
-      });
-      let image = await this.imageOf(a);
-      await this.removeContainer(a);
-      for (const dir of hostFolders(input(image))) await mkdir(dir, { recursive: true });
-      await writeFile(join(dataDir, 'options.json'), JSON.stringify(options));
-      let container: Docker.Container;
-      try {
-        container = await this.docker.createContainer(containerSpec(input(image)));
-      } catch (err: any) {
-        // the image went away meanwhile (another supervisor on this engine uninstalled the same app)
-        if (err?.statusCode !== 404) throw err;
-        image = await this.imageOf(a);
-        container = await this.docker.createContainer(containerSpec(input(image)));
-      }
-      try {
-        await container.start();
-      } catch (err: any) {
-        const text = String(err?.json?.message ?? err?.message ?? '');
-        await container.remove({ force: true }).catch(() => {});
-        const m = PORT_CONFLICT.exec(text);
-        if (m) {
-          const port = m[1] ? Number(m[1]) : Number(/:(\d+)/.exec(text)?.[1] ?? 0);
-          await this.o.resolution?.()?.addIssue({ type: 'app_port_conflict', context: 'addon', reference: slug }).catch(() => {});
-          throw keyedError(400, 'app_port_conflict', 'Cannot start app {name} because port {port} is already in use', { name: slug, port });
-        }
-        throw err;
-      }
-      await this.waitStarted(a);
+      await a.container.start({ context, options });
     } catch (err) {
-      a.wanted = 'stopped';
       await this.record(slug, 'app_start_failed', { message: (err as Error).message }, context);
       throw err;
     }
     await this.record(slug, type, { version: a.kept.user.version }, context);
+  }
+
+  /** The app's container as the lifecycle machine runs it: made anew on each start. */
+  private containerOf(a: AppActor): ContainerActor<AppRequest> {
+    return createContainerActor<AppRequest, AppPreparation>({
+      engine: this.o.engine,
+      name: this.containerName(a.kept.slug),
+      // as the original: any exit of an app meant to run is a crash; one not brought up is stopped
+      policy: { cleanExitIsCrash: true, staysWantedWhenDown: false, newContainerEachStart: true },
+      clock: this.o.clock,
+      stopTimeout: () => a.kept.config.timeout,
+      retryPauseMs: this.o.watchdogPauseMs,
+      steps: {
+        prepare: (request) => this.prepareStart(a, request),
+        create: (_, preparation) => this.createContainer(a, preparation),
+        start: () => this.startContainer(a),
+        waitHealthy: () => this.waitStarted(a),
+      },
+      watchdog: this.watchdogReports(a),
+    });
+  }
+
+  /** What a new container needs: the options, the devices, the dns plugin, the image (built again when missing). */
+  private async prepareStart(a: AppActor, request: AppRequest): Promise<AppPreparation> {
+    const slug = a.kept.slug;
+    const options = request.options ?? this.validOptions(this.view(a));
+    const hardware = await this.hardwareOf(a.kept.config);
+    const dns = (await this.o.dns?.().catch((err) => {
+      this.o.say.warning(`${slug} starts without the dns plugin: ${(err as Error).message}`);
+      return null;
+    })) ?? null;
+    return { options, hardware, dns, image: await this.imageOf(a) };
+  }
+
+  /** The host folders and `options.json`, then the container. */
+  private async createContainer(a: AppActor, { options, hardware, dns, image }: AppPreparation): Promise<void> {
+    const slug = a.kept.slug;
+    const dataDir = this.dataDirOf(slug);
+    const input = (image: string): AppContainerInput => ({
+      slug,
+      config: a.kept.config,
+      image,
+      name: this.containerName(slug),
+      token: a.kept.user.access_token,
+      timezone: this.o.timezone(),
+      supervisorUrl: this.o.supervisorUrl(),
+      network: effectiveNetwork(a.kept.config, a.kept.user),
+      dataDir,
+      supervisorDataDir: this.o.dataDir,
+      coreDataDir: this.o.coreDataDir,
+      hardware,
+      dns,
+    });
+    for (const dir of hostFolders(input(image))) await mkdir(dir, { recursive: true });
+    await writeFile(join(dataDir, 'options.json'), JSON.stringify(options));
+    try {
+      await this.docker.createContainer(containerSpec(input(image)));
+    } catch (err: any) {
+      // the image went away meanwhile (another supervisor on this engine uninstalled the same app)
+      if (err?.statusCode !== 404) throw err;
+      await this.docker.createContainer(containerSpec(input(await this.imageOf(a))));
+    }
+  }
+
+  /** The engine's start; a port in use removes the container and is the original's `app_port_conflict`. */
+  private async startContainer(a: AppActor): Promise<void> {
+    const slug = a.kept.slug;
+    const container = this.docker.getContainer(this.containerName(slug));
+    try {
+      await container.start();
+    } catch (err: any) {
+      const text = String(err?.json?.message ?? err?.message ?? '');
+      await container.remove({ force: true }).catch(() => {});
+      const m = PORT_CONFLICT.exec(text);
+      if (m) {
+        const port = m[1] ? Number(m[1]) : Number(/:(\d+)/.exec(text)?.[1] ?? 0);
+        await this.o.resolution?.()?.addIssue({ type: 'app_port_conflict', context: 'addon', reference: slug }).catch(() => {});
+        throw keyedError(400, 'app_port_conflict', 'Cannot start app {name} because port {port} is already in use', { name: slug, port });
+      }
+      throw err;
+    }
   }
 
   /** Until the container runs (and its image's healthcheck, if any, has an answer). */
@@ -680,26 +722,15 @@ export class AppManager implements AppsView, Area {
   }
 
   private async stopNow(a: AppActor, context: Context, record = true): Promise<void> {
-    a.wanted = 'stopped';
     a.machine.send({ type: 'stop' });
     try {
-      await this.removeContainer(a);
+      await a.container.remove();
     } catch (err) {
       a.machine.send({ type: 'failed' });
       throw err;
     }
     if (record) await this.record(a.kept.slug, 'app_stopped', { version: a.kept.user.version }, context);
     else a.machine.send({ type: 'stopped' });
-  }
-
-  private async removeContainer(a: AppActor): Promise<void> {
-    const c = this.docker.getContainer(this.containerName(a.kept.slug));
-    const info = await this.inspect(a);
-    if (!info) return;
-    if (info.State?.Running) await c.stop({ t: a.kept.config.timeout }).catch(() => {});
-    await c.remove({ force: true }).catch((err: any) => {
-      if (err?.statusCode !== 404) throw err;
-    });
   }
 
   /** An installed app's image (AppsView.ensureImage): built again from the store when it went missing. */
@@ -738,54 +769,40 @@ export class AppManager implements AppsView, Area {
 
   private onDeath({ name, exitCode }: ContainerDeath): void {
     if (!name.startsWith(this.prefix)) return;
-    const a = this.actors.get(name.slice(this.prefix.length));
-    if (!a) return;
-    void this.onDie(a, exitCode).catch((err) => this.o.say.error(`watchdog of app ${a.kept.slug}: ${(err as Error).message}`));
+    this.actors.get(name.slice(this.prefix.length))?.container.died(exitCode);
   }
 
-
-  /** A `die` the supervisor did not ask for: a crash, and with the watchdog on a restart. */
-  private async onDie(a: AppActor, exitCode: number): Promise<void> {
+  /**
+   * What an app's watchdog tells: a crash is `app_crashed`; each repair is the internal job
+   * `app_restart_after_problem`, up to 5 starts of a new container 10 s apart (a port conflict
+   * ends them), each recorded as a start is (`watchdog_restart`, `app_start_failed`), then
+   * `watchdog_gave_up`.
+   */
+  private watchdogReports(a: AppActor): WatchdogReports<AppRequest> {
     const slug = a.kept.slug;
-    const crashed = await a.exclusive(async () => a.wanted === 'running' && !(await this.inspect(a))?.State?.Running);
-    if (!crashed || this.closed || this.actors.get(slug) !== a) return;
-    const context = this.systemContext();
-    this.o.say.warning(`app ${slug}: its container died with exit code ${exitCode}`);
-    await this.record(slug, 'app_crashed', { exit_code: exitCode }, context);
-    if (!a.kept.user.watchdog) {
-      a.wanted = 'stopped';
-      return;
-    }
-    a.watchdog.send({ type: 'crash', at: this.o.clock.now() });
-    if (a.watchdog.getSnapshot().value === 'givenUp') {
-      this.o.say.error(`watchdog: more than 10 restarts of app ${slug} in 30 minutes, not restarting it`);
-      await this.record(slug, 'watchdog_gave_up', { reason: 'rate' }, context);
-      return;
-    }
-    await this.job('app_restart_after_problem', slug, context, () => this.restartAfterProblem(a, exitCode, context), true);
-  }
-
-  /** Up to 5 starts 10 s apart (a port conflict ends the attempts). */
-  private async restartAfterProblem(a: AppActor, exitCode: number, context: Context): Promise<void> {
-    const slug = a.kept.slug;
-    for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
-      try {
-        const done = await a.exclusive(async () => {
-          if (a.wanted !== 'running' || this.closed || this.actors.get(slug) !== a) return true;
-          if ((await this.inspect(a))?.State?.Running) return true;
-          await this.startNow(a, context, 'watchdog_restart');
-          this.o.say.info(`watchdog: app ${slug} is running again (restart ${attempt}, exit code ${exitCode})`);
-          return true;
-        });
-        if (done) return;
-      } catch (err) {
-        this.o.say.warning(`watchdog: restart ${attempt} of app ${slug} failed: ${(err as Error).message}`);
-        if (err instanceof SupervisorError && err.errorKey === 'app_port_conflict') break;
-        a.wanted = 'running';
-        await sleep(this.o.watchdogPauseMs ?? 10_000);
-      }
-    }
-    if (!this.closed) await this.record(slug, 'watchdog_gave_up', { reason: 'attempts' }, context);
+    return {
+      crashed: async (exitCode) => {
+        const context = this.systemContext();
+        this.o.say.warning(`app ${slug}: its container died with exit code ${exitCode}`);
+        await this.record(slug, 'app_crashed', { exit_code: exitCode }, context);
+        return { request: { context }, watchdog: a.kept.user.watchdog };
+      },
+      repairing: ({ context }, repair) => void this.job('app_restart_after_problem', slug, context, () => repair, true).catch(() => {}),
+      restarted: async ({ context }, attempt, exitCode) => {
+        await this.record(slug, 'watchdog_restart', { version: a.kept.user.version }, context);
+        this.o.say.info(`watchdog: app ${slug} is running again (restart ${attempt}, exit code ${exitCode})`);
+      },
+      attemptFailed: async ({ context }, attempt, error) => {
+        await this.record(slug, 'app_start_failed', { message: error.message }, context);
+        this.o.say.warning(`watchdog: restart ${attempt} of app ${slug} failed: ${error.message}`);
+        return !(error instanceof SupervisorError && error.errorKey === 'app_port_conflict');
+      },
+      gaveUp: async ({ context }, reason) => {
+        if (reason === 'rate') this.o.say.error(`watchdog: more than 10 restarts of app ${slug} in 30 minutes, not restarting it`);
+        await this.record(slug, 'watchdog_gave_up', { reason }, context);
+      },
+      unreported: (error) => this.o.say.error(`watchdog of app ${slug}: ${error.message}`),
+    };
   }
 
   // ------------------------------------------------------------------------------------------

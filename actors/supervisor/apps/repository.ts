@@ -292,11 +292,11 @@ function checkConfig(raw: unknown): AppConfig {
         if (!m) throw new Invalid(`does not match regular expression ${RE_MAP.source} @ data['map'][${i}]. Got ${got(item)}`);
         map.push({ type: m[1]!, read_only: m[2] !== 'rw' });
       } else if (item && typeof item === 'object' && !Array.isArray(item)) {
-        const o = item as Record<string, unknown>;
-        if (typeof o.type !== 'string' || !MAP_TYPES.includes(o.type)) throw new Invalid(`not a valid value for dictionary value @ data['map'][${i}]['type']. Got ${got(o.type)}`);
-        if (o.read_only !== undefined && typeof o.read_only !== 'boolean') throw new Invalid(`expected boolean @ data['map'][${i}]['read_only']. Got ${got(o.read_only)}`);
-        if (o.path !== undefined && typeof o.path !== 'string') throw new Invalid(`expected str @ data['map'][${i}]['path']. Got ${got(o.path)}`);
-        map.push({ type: o.type, read_only: (o.read_only as boolean | undefined) ?? true, ...(o.path !== undefined ? { path: o.path as string } : {}) });
+        const entry = item as Record<string, unknown>;
+        if (typeof entry.type !== 'string' || !MAP_TYPES.includes(entry.type)) throw new Invalid(`not a valid value for dictionary value @ data['map'][${i}]['type']. Got ${got(entry.type)}`);
+        if (entry.read_only !== undefined && typeof entry.read_only !== 'boolean') throw new Invalid(`expected boolean @ data['map'][${i}]['read_only']. Got ${got(entry.read_only)}`);
+        if (entry.path !== undefined && typeof entry.path !== 'string') throw new Invalid(`expected str @ data['map'][${i}]['path']. Got ${got(entry.path)}`);
+        map.push({ type: entry.type, read_only: (entry.read_only as boolean | undefined) ?? true, ...(entry.path !== undefined ? { path: entry.path as string } : {}) });
       } else throw new Invalid(`expected a map entry @ data['map'][${i}]. Got ${got(item)}`);
     });
   }
@@ -403,13 +403,13 @@ async function readDocument(path: string): Promise<unknown> {
  * slug follows from it). Never throws for what the directory holds: a missing or unreadable
  * repository.yaml and each invalid app are told to `say`.
  */
-export async function readRepository(dir: string, source: string, say: (line: string) => void): Promise<ReadRepository> {
+export async function readRepository(dir: string, source: string, logLine: (line: string) => void): Promise<ReadRepository> {
   const slug = repositorySlug(source);
   const fallback = BUILTIN_REPOSITORY_INFO[source] ?? { name: 'unknown', url: source, maintainer: 'unknown' };
   const repository: RepositoryInfo = { slug, name: fallback.name, source, url: fallback.url, maintainer: fallback.maintainer };
   const repoFile = await fileIn(dir, ['repository.yaml', 'repository.yml', 'repository.json']);
   if (!repoFile) {
-    if (!BUILTIN_REPOSITORY_INFO[source]) say(`No repository information exists at ${dir}`);
+    if (!BUILTIN_REPOSITORY_INFO[source]) logLine(`No repository information exists at ${dir}`);
   } else {
     try {
       const data = await readDocument(repoFile);
@@ -420,7 +420,7 @@ export async function readRepository(dir: string, source: string, say: (line: st
       if (typeof d.url === 'string') repository.url = d.url;
       if (typeof d.maintainer === 'string') repository.maintainer = d.maintainer;
     } catch (err) {
-      say(`Can't read repository information from ${repoFile}: ${(err as Error).message}`);
+      logLine(`Can't read repository information from ${repoFile}: ${(err as Error).message}`);
     }
   }
 
@@ -435,18 +435,18 @@ export async function readRepository(dir: string, source: string, say: (line: st
     try {
       raw = await readDocument(configFile);
     } catch (err) {
-      say(`Can't read ${configFile} from repository ${slug}: ${(err as Error).message.split('\n')[0]}`);
+      logLine(`Can't read ${configFile} from repository ${slug}: ${(err as Error).message.split('\n')[0]}`);
       continue;
     }
     const checked = validateAppConfig(raw);
     if ('problem' in checked) {
-      say(`Can't read ${configFile}: ${checked.problem}`);
+      logLine(`Can't read ${configFile}: ${checked.problem}`);
       continue;
     }
     const config = checked.config;
     const key = `${slug}_${config.slug}`;
     if (apps.some((a) => a.key === key)) {
-      say(`Can't read ${configFile}: slug ${config.slug} is already used in repository ${slug}`);
+      logLine(`Can't read ${configFile}: slug ${config.slug} is already used in repository ${slug}`);
       continue;
     }
     const rootfs = await stat(join(appDir, 'rootfs')).catch(() => null);

@@ -4,12 +4,12 @@ import type { AppUserSettings } from './types.ts';
 import type { Role } from '../access.ts';
 
 /** A fresh app's user settings (the original's defaults: protected, no watchdog, no panel). */
-export function newUserSettings(config: AppConfig, o: { uuid: string; accessToken: string; image: string | null }): AppUserSettings {
+export function newUserSettings(config: AppConfig, given: { uuid: string; accessToken: string; image: string | null }): AppUserSettings {
   return {
     version: config.version,
-    image: o.image,
-    uuid: o.uuid,
-    access_token: o.accessToken,
+    image: given.image,
+    uuid: given.uuid,
+    access_token: given.accessToken,
     ingress_token: ingressToken(),
     options: {},
     auto_update: false,

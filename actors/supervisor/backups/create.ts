@@ -139,7 +139,7 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
 /** Writes the backup; answers the starts of the cold apps stopped for it, still under way. */
 async function write(manager: BackupManager, sources: BackupSources, request: BackupRequest, job: JobHandle, at: { slug: string; date: string; path: string }): Promise<Promise<void>[]> {
   const restarts: Promise<void>[] = [];
-  const say = manager.deps.say;
+  const logger = manager.deps.say;
   // a core not installed as a container (run beside the supervisor) is this Hearth's version
   const coreVersion = sources.coreVersion() ?? sources.supervisorVersion;
   const writer = await BackupWriter.create({ path: at.path, compressed: request.compressed, password: request.password, coreVersion });
@@ -168,7 +168,7 @@ async function write(manager: BackupManager, sources: BackupSources, request: Ba
           });
         } finally {
           // always: a core left in backup mode would hold its export and refuse the next backup
-          await manager.deps.core.end().catch((err) => say.warning(`backup ${at.slug}: backup/end: ${(err as Error).message}`));
+          await manager.deps.core.end().catch((err) => logger.warning(`backup ${at.slug}: backup/end: ${(err as Error).message}`));
         }
       });
     }
@@ -178,7 +178,7 @@ async function write(manager: BackupManager, sources: BackupSources, request: Ba
     const installed = sources.apps();
     const wanted = request.apps === 'ALL' ? installed : request.apps.flatMap((slug) => {
       const app = installed.find((a) => a.slug === slug);
-      if (!app) say.warning(`backup ${at.slug}: app ${slug} is not installed, left out`);
+      if (!app) logger.warning(`backup ${at.slug}: app ${slug} is not installed, left out`);
       return app ? [app] : [];
     });
     if (wanted.length) {
@@ -187,7 +187,7 @@ async function write(manager: BackupManager, sources: BackupSources, request: Ba
           // one app's failure (its pre command, say) leaves it out; the backup goes on and the failure stays on the job
           await parent.child('backup_app_save', app.slug, (appJob) => saveApp(writer, sources, app, request.context, appJob, restarts)).catch((err) => {
             parent.capture(err);
-            say.warning(`backup ${at.slug}: app ${app.slug}: ${(err as Error).message}`);
+            logger.warning(`backup ${at.slug}: app ${app.slug}: ${(err as Error).message}`);
           });
         }
       });
@@ -201,10 +201,10 @@ async function write(manager: BackupManager, sources: BackupSources, request: Ba
         for (const folder of BACKUP_FOLDERS.filter((f) => request.folders.includes(f))) {
           const dir = folderDir(manager.deps.dataDir, folder);
           if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) {
-            say.warning(`backup ${at.slug}: no folder ${dir}, left out`);
+            logger.warning(`backup ${at.slug}: no folder ${dir}, left out`);
             continue;
           }
-          await parent.child('backup_folder_save', folder, () => writer.addFolder(folder, dir, (full) => bound.includes(full))).catch((err) => say.warning(`backup ${at.slug}: folder ${folder}: ${(err as Error).message}`));
+          await parent.child('backup_folder_save', folder, () => writer.addFolder(folder, dir, (full) => bound.includes(full))).catch((err) => logger.warning(`backup ${at.slug}: folder ${folder}: ${(err as Error).message}`));
         }
       });
     }

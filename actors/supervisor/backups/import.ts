@@ -5,23 +5,34 @@
  * again adds only the locations it lacks; another backup under a known slug is refused.
  */
 import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import type { Context } from '../../../store/types.ts';
 import { SupervisorError, UNKNOWN_ERROR, badRequest } from '../errors.ts';
 import { BackupReader } from './archive/reader.ts';
 import { BACKUP_SLUG, BackupMetaError, type BackupMeta } from './archive/backup-json.ts';
+import { locationName } from './locations.ts';
 import type { BackupManager } from './manager.ts';
 
+/** An upload as asked for: where it goes and under which name. */
 export interface UploadRequest {
-  /** location names, the first one primary */
+  /** location names, the first one primary; none: the local folder */
   locations: string[];
   fileName: string | null;
   context: Context;
 }
 
-/** Takes in an upload: `receive` writes the file to the path it is given; answers the backup's slug. */
-export async function importUpload(manager: BackupManager, request: UploadRequest, receive: (file: string) => Promise<void>): Promise<string> {
+/**
+ * Writes the uploaded tar, as it arrives, into the file `open` makes (once, when the tar begins);
+ * fails when the request holds no such tar.
+ */
+export type ReceiveUpload = (open: () => Writable) => Promise<void>;
+
+/** Takes in an upload that `receive` writes; answers the backup's slug. */
+export async function importUpload(manager: BackupManager, asked: UploadRequest, receive: ReceiveUpload): Promise<string> {
+  const request = { ...asked, locations: asked.locations.length ? asked.locations : [locationName(null)] };
   // an unknown or inactive mount is refused before the body is read
   for (const location of request.locations) await manager.locationDir(location);
   const dir = await manager.locationDir(request.locations[0]);
@@ -30,7 +41,8 @@ export async function importUpload(manager: BackupManager, request: UploadReques
   // whatever happens the partial file goes: renamed into place, or removed
   try {
     return await manager.whileWriting(partial, async () => {
-      await receive(partial);
+      // a new file only: never through whatever might stand at its name
+      await receive(() => createWriteStream(partial, { flags: 'wx' }));
       return place(manager, request, partial);
     });
   } finally {

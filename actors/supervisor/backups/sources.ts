@@ -18,7 +18,7 @@ import { SUPERVISOR_VERSION } from '../../version.ts';
 import type { BackupSources } from './create.ts';
 import type { CoreBackupHooks } from './manager.ts';
 
-export function supervisorBackupSources(o: {
+export function supervisorBackupSources(options: {
   dataDir: string;
   engine: Engine;
   settings: Settings;
@@ -28,43 +28,43 @@ export function supervisorBackupSources(o: {
   mounts(): Mounts | undefined;
   freeSpaceMinBytes: number;
 }): BackupSources {
-  const coreSection = () => o.settings.section('core', {} as Record<string, unknown>).get();
+  const coreSection = () => options.settings.section('core', {} as Record<string, unknown>).get();
   return {
     supervisorVersion: SUPERVISOR_VERSION,
-    coreVersion: o.coreVersion,
+    coreVersion: options.coreVersion,
     coreSettings: () => coreSection(),
     coreExcludeDatabase: () => coreSection().backups_exclude_database === true,
-    apps: () => o.apps()?.list() ?? [],
-    appDataDir: (slug) => appDataDir(o.dataDir, slug),
-    appConfigDir: (slug) => appConfigDir(o.dataDir, slug),
+    apps: () => options.apps()?.list() ?? [],
+    appDataDir: (slug) => appDataDir(options.dataDir, slug),
+    appConfigDir: (slug) => appConfigDir(options.dataDir, slug),
     saveImage: async (ref, slug) => {
       // an image removed meanwhile (by hand, or by an uninstall elsewhere) is built again, as a start would
-      if (!(await imageExists(o.engine.docker, ref)) && (await o.apps()?.ensureImage?.(slug).catch(() => undefined)) !== ref) return undefined;
-      return (await o.engine.docker.getImage(ref).get()) as unknown as Readable;
+      if (!(await imageExists(options.engine.docker, ref)) && (await options.apps()?.ensureImage?.(slug).catch(() => undefined)) !== ref) return undefined;
+      return (await options.engine.docker.getImage(ref).get()) as unknown as Readable;
     },
-    beginAppBackup: async (slug, context, job) => (await o.apps()?.beginBackup?.(slug, context, job)) ?? false,
-    endAppBackup: async (slug, context, job) => (await o.apps()?.endBackup?.(slug, context, job)) ?? {},
-    repositories: () => o.store()?.repositories().map((r) => r.source) ?? [],
+    beginAppBackup: async (slug, context, job) => (await options.apps()?.beginBackup?.(slug, context, job)) ?? false,
+    endAppBackup: async (slug, context, job) => (await options.apps()?.endBackup?.(slug, context, job)) ?? {},
+    repositories: () => options.store()?.repositories().map((r) => r.source) ?? [],
     supervisorConfig: async () => {
-      const mounts = (await o.mounts()?.exportForBackup()) ?? { default_backup_mount: null, mounts: [] };
-      const registries = new DockerConfig(o.settings).get().registries;
+      const mounts = (await options.mounts()?.exportForBackup()) ?? { default_backup_mount: null, mounts: [] };
+      const registries = new DockerConfig(options.settings).get().registries;
       if (!mounts.mounts.length && !Object.keys(registries).length) return null;
       return { mounts, docker: { registries } };
     },
-    boundFolders: () => o.mounts()?.boundFolders() ?? [],
-    freeSpaceMinBytes: o.freeSpaceMinBytes,
-    tmpDir: join(o.dataDir, 'tmp'),
+    boundFolders: () => options.mounts()?.boundFolders() ?? [],
+    freeSpaceMinBytes: options.freeSpaceMinBytes,
+    tmpDir: join(options.dataDir, 'tmp'),
   };
 }
 
 /** backup/start and backup/end on the core; a core that does not answer is skipped (and told). */
-export function coreBackupHooks(api: () => CoreApi | undefined, say: Logger): CoreBackupHooks {
+export function coreBackupHooks(api: () => CoreApi | undefined, logger: Logger): CoreBackupHooks {
   let started = false;
   return {
     async start(excludeDatabase) {
       const core = api();
       if (!core || !(await core.up())) {
-        say.warning('the core does not answer: backup/start not sent');
+        logger.warning('the core does not answer: backup/start not sent');
         return false;
       }
       await core.command({ type: 'backup/start', exclude_database: excludeDatabase });

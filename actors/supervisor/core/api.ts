@@ -33,13 +33,13 @@ export class CoreApi {
   private cached?: { refreshToken: string; accessToken: string; until: number };
   private pending?: Promise<string>;
 
-  constructor(private readonly o: CoreApiOptions) {}
+  constructor(private readonly options: CoreApiOptions) {}
 
   /** An access token of the supervisor's core user; fetched again only when the cached one nears its end. */
   async accessToken(): Promise<string> {
-    const refreshToken = this.o.refreshToken();
+    const refreshToken = this.options.refreshToken();
     if (!refreshToken) throw new CoreApiError('the core has not handed the supervisor a refresh token yet');
-    const now = this.o.clock.now();
+    const now = this.options.clock.now();
     if (this.cached && this.cached.refreshToken === refreshToken && now < this.cached.until) return this.cached.accessToken;
     // concurrent callers share one exchange
     this.pending ??= this.exchange(refreshToken).finally(() => (this.pending = undefined));
@@ -47,14 +47,14 @@ export class CoreApi {
   }
 
   private async exchange(refreshToken: string): Promise<string> {
-    const base = await this.o.url();
+    const base = await this.options.url();
     let res: Response;
     try {
       res = await fetch(`${base}/auth/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(),
-        signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
       });
     } catch (err) {
       throw new CoreApiError(`cannot reach the core at ${base}: ${(err as Error).message}`);
@@ -63,7 +63,7 @@ export class CoreApi {
     const body = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number };
     if (!body.access_token) throw new CoreApiError('the core answered the token exchange without an access token');
     const lifetimeMs = (body.expires_in ?? 1800) * 1000;
-    this.cached = { refreshToken, accessToken: body.access_token, until: this.o.clock.now() + Math.max(0, lifetimeMs - EXPIRY_MARGIN_MS) };
+    this.cached = { refreshToken, accessToken: body.access_token, until: this.options.clock.now() + Math.max(0, lifetimeMs - EXPIRY_MARGIN_MS) };
     return body.access_token;
   }
 
@@ -74,14 +74,14 @@ export class CoreApi {
 
   /** A REST request to the core's API (`path` from the root, e.g. `/api/hassio_auth`), JSON body. */
   async request(method: string, path: string, body?: unknown): Promise<Response> {
-    const base = await this.o.url();
+    const base = await this.options.url();
     const send = async (token: string) => {
       try {
         return await fetch(base + path, {
           method,
           headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000),
+          signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
         });
       } catch (err) {
         throw new CoreApiError(`cannot reach the core at ${base}: ${(err as Error).message}`);
@@ -98,9 +98,9 @@ export class CoreApi {
 
   /** One WebSocket command; resolves to its result. */
   async command(message: Record<string, unknown>): Promise<unknown> {
-    const base = await this.o.url();
+    const base = await this.options.url();
     try {
-      return await coreWsCommand(base, await this.accessToken(), message, this.o.timeoutMs ?? 10_000);
+      return await coreWsCommand(base, await this.accessToken(), message, this.options.timeoutMs ?? 10_000);
     } catch (err) {
       if (err instanceof CoreWsError) throw new CoreApiError(err.message);
       throw err;

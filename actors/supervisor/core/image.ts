@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { archOf, machineOf } from '../machine.ts';
-import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
+import { readProgress, streamToText, tarOf } from '../docker/gnu-tar-stream.ts';
+import { addLibraries, copyHostFile } from '../docker/host-files.ts';
+
+// the dns plugin copies the host's node the same way
+export { addLibraries };
 
 /**
  * The core's image, built on this machine from the installed Hearth: no registry is needed.
@@ -79,30 +83,6 @@ export async function imageExists(docker: Docker, ref: string): Promise<boolean>
   }
 }
 
-/** The shared libraries (with the loader) a binary needs, as absolute paths; none for a static one. */
-async function librariesOf(file: string): Promise<string[]> {
-  let out: string;
-  try {
-    out = (await run('ldd', [file])).stdout;
-  } catch {
-    return []; // "not a dynamic executable"
-  }
-  const libs: string[] = [];
-  for (const line of out.split('\n')) {
-    const m = /=>\s+(\/\S+)\s+\(/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
-    if (m) libs.push(m[1]);
-  }
-  return libs;
-}
-
-/** Copies a host file to the same path under `root`, following links (the file, not the link). */
-async function copyHostFile(root: string, file: string, mode?: number): Promise<void> {
-  const target = join(root, file);
-  await mkdir(dirname(target), { recursive: true });
-  await copyFile(await realpath(file), target);
-  if (mode !== undefined) await chmod(target, mode);
-}
-
 /** The production packages of the app, as paths relative to its root (`node_modules/x`). */
 async function productionPackages(appRoot: string): Promise<string[]> {
   // asked where node_modules really is: npm lists a linked node_modules as all extraneous
@@ -165,29 +145,21 @@ export async function addNodeRuntime(root: string): Promise<string[]> {
   return binaries;
 }
 
-/** Copies the shared libraries (with the loader) the binaries need into `root`; answers how many. */
-export async function addLibraries(root: string, binaries: string[]): Promise<number> {
-  const libs = new Set<string>();
-  for (const b of binaries) for (const lib of await librariesOf(b)) libs.add(lib);
-  for (const lib of libs) await copyHostFile(root, lib);
-  return libs.size;
-}
-
 /**
  * Imports a root filesystem as `image:tag` with Dockerfile-like `changes`; answers the bytes
  * sent. A refusal or a missing result is an error starting with `code`.
  */
-export async function importRootfs(docker: Docker, root: string, o: { image: string; tag: string; changes: string[]; code: string }): Promise<number> {
-  const ref = `${o.image}:${o.tag}`;
+export async function importRootfs(docker: Docker, root: string, options: { image: string; tag: string; changes: string[]; code: string }): Promise<number> {
+  const ref = `${options.image}:${options.tag}`;
   const tar = tarOf(root);
-  const progress = (await docker.importImage(tar.stream as any, { repo: o.image, tag: o.tag, changes: o.changes } as any)) as unknown as NodeJS.ReadableStream;
+  const progress = (await docker.importImage(tar.stream as any, { repo: options.image, tag: options.tag, changes: options.changes } as any)) as unknown as NodeJS.ReadableStream;
   const answer = await streamToText(progress);
   await tar.done.catch((err) => {
-    throw new Error(`${o.code}: ${(err as Error).message}`);
+    throw new Error(`${options.code}: ${(err as Error).message}`);
   });
   const { error } = readProgress(answer);
-  if (error) throw new Error(`${o.code}: the engine refused the image: ${error}`);
-  if (!(await imageExists(docker, ref))) throw new Error(`${o.code}: the engine did not keep ${ref}: ${answer.trim()}`);
+  if (error) throw new Error(`${options.code}: the engine refused the image: ${error}`);
+  if (!(await imageExists(docker, ref))) throw new Error(`${options.code}: the engine did not keep ${ref}: ${answer.trim()}`);
   return tar.bytes();
 }
 
@@ -206,10 +178,10 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
   const appRoot = options.appRoot ?? APP_ROOT;
   const image = options.image ?? CORE_IMAGE;
   const ref = `${image}:${options.tag}`;
-  const say = options.say ?? (() => {});
+  const logLine = options.say ?? (() => {});
   const root = await mkdtemp(join(tmpdir(), 'hearth-core-rootfs-'));
   try {
-    say(`building ${ref}: root filesystem in ${root}`);
+    logLine(`building ${ref}: root filesystem in ${root}`);
     for (const d of ['tmp', 'config', 'root', 'etc', 'app', 'usr/bin', 'bin']) await mkdir(join(root, d), { recursive: true });
     await chmod(join(root, 'tmp'), 0o1777);
     await writeFile(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n');
@@ -235,7 +207,7 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
     const addons = (await run('find', [join(root, 'app', 'node_modules'), '-name', '*.node', '-type', 'f'])).stdout.split('\n').filter(Boolean);
     for (const addon of addons) binaries.push(addon);
     const libs = await addLibraries(root, binaries);
-    say(`building ${ref}: node, ${libs} libraries, ${addons.length} native addons`);
+    logLine(`building ${ref}: node, ${libs} libraries, ${addons.length} native addons`);
 
     const { arch, machine } = hostArch();
     const changes = [
@@ -248,7 +220,7 @@ export async function buildCoreImage(docker: Docker, options: { image?: string; 
     ];
     const bytes = await importRootfs(docker, root, { image, tag: options.tag, changes, code: 'HEARTH_CORE_IMAGE' });
     const report = { ref, bytes, ms: Date.now() - started };
-    say(`built ${ref}: ${(bytes / 1048576).toFixed(1)} MiB in ${(report.ms / 1000).toFixed(1)} s`);
+    logLine(`built ${ref}: ${(bytes / 1048576).toFixed(1)} MiB in ${(report.ms / 1000).toFixed(1)} s`);
     return report;
   } finally {
     await rm(root, { recursive: true, force: true });

@@ -17,9 +17,7 @@ import { isNewer } from '../../version-order.ts';
 import type { CoreRuntimeView } from './types.ts';
 import { CORE_CONTAINER_PORT, CORE_IMAGE, ensureCoreImage, hostArch, imageExists } from './image.ts';
 import { MIGRATION_MESSAGE, offlineMigrationRunning } from './migration.ts';
-import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
-import { createActor } from 'xstate';
-import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
+import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
 import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
 
 /**
@@ -108,9 +106,15 @@ export interface CoreHostProcess {
   start(): Promise<void>;
 }
 
-type Wanted = 'running' | 'stopped' | 'unknown';
+/** What the core container's steps are given: the context of the records, the restore a new container follows. */
+interface CoreRequest {
+  context: Context;
+  restoreJobId?: string;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** seconds the core gets to stop before the engine kills it */
+const CORE_STOP_TIMEOUT = 20;
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 /** Text without terminal colours. */
 export const stripAnsi = (s: string) => s.replace(ANSI, '');
@@ -121,19 +125,28 @@ export class CoreRuntime implements CoreRuntimeView {
   readonly dataDir: string;
   readonly section: SettingsSection<CoreSettings>;
   private readonly docker: Docker;
-  private queue: Promise<unknown> = Promise.resolve();
-  /** what the supervisor last asked of the container: a die while `running` is a crash */
-  private wanted: Wanted = 'unknown';
-  private readonly deaths: DieEvents;
-  private closed = false;
-  private readonly watchdog = createActor(watchdogMachine).start();
+  private readonly container: ContainerActor<CoreRequest>;
 
   constructor(private readonly o: CoreRuntimeOptions) {
     this.containerName = o.containerName;
     this.dataDir = o.dataDir;
     this.docker = o.engine.docker;
     this.section = o.settings.section('core', { ...CORE_DEFAULTS, port: o.defaultPort ?? CORE_DEFAULTS.port });
-    this.deaths = new DieEvents(this.docker, { container: [o.containerName] }, (death) => this.onDeath(death));
+    this.container = createContainerActor<CoreRequest>({
+      engine: o.engine,
+      name: o.containerName,
+      // a clean exit is the core stopping itself; a core that cannot be brought up is still wanted
+      policy: { cleanExitIsCrash: false, staysWantedWhenDown: true, newContainerEachStart: false },
+      clock: o.clock,
+      stopTimeout: () => CORE_STOP_TIMEOUT,
+      retryPauseMs: o.watchdogPauseMs,
+      steps: {
+        create: (request) => this.create(request.context, request.restoreJobId),
+        start: () => this.startContainer(),
+        waitHealthy: () => this.waitUntilUp(),
+      },
+      watchdog: this.watchdogReports(),
+    });
   }
 
   image(): string {
@@ -219,7 +232,7 @@ export class CoreRuntime implements CoreRuntimeView {
       if (this.version() === null) await this.job('home_assistant_core_install', context, (job) => this.install(context, job)).done;
       if (!this.section.get().boot) return;
       if (await this.running()) {
-        this.wanted = 'running';
+        this.container.adopt();
         return;
       }
       await this.job('home_assistant_core_start', context, () => this.exclusive(() => this.startNow(context))).done;
@@ -251,11 +264,7 @@ export class CoreRuntime implements CoreRuntimeView {
     if (!options.force) await this.guard();
     await this.job('home_assistant_core_stop', context, () =>
       this.exclusive(async () => {
-        this.wanted = 'stopped';
-        const info = await this.inspect();
-        if (!info?.State?.Running) return;
-        await this.docker.getContainer(this.containerName).stop({ t: 20 });
-        await this.record('core_stopped', { version: this.version() }, context);
+        if (await this.container.stop()) await this.record('core_stopped', { version: this.version() }, context);
       }),
     ).done;
   }
@@ -265,12 +274,9 @@ export class CoreRuntime implements CoreRuntimeView {
     await this.job('home_assistant_core_restart', context, () =>
       this.exclusive(async () => {
         if (options.safeMode) await this.touchSafeMode();
-        const info = await this.inspect();
-        if (!info) return this.startNow(context, 'core_restarted');
-        this.wanted = 'running';
-        await this.docker.getContainer(this.containerName).restart({ t: 20 });
-        await this.waitUntilUp();
-        await this.record('core_restarted', { version: this.version(), safe_mode: options.safeMode === true }, context);
+        // a missing container is made: that start is recorded as a start is
+        if ((await this.container.restart({ context })) === 'created') await this.record('core_restarted', { version: this.version(), port: this.section.get().port }, context);
+        else await this.record('core_restarted', { version: this.version(), safe_mode: options.safeMode === true }, context);
       }),
     ).done;
   }
@@ -282,7 +288,7 @@ export class CoreRuntime implements CoreRuntimeView {
       this.exclusive(async () => {
         if (this.version() === null) await this.installLocked(context, job);
         if (options.safeMode) await this.touchSafeMode();
-        await this.removeContainer();
+        await this.container.remove();
         await this.startNow(context, 'core_rebuilt');
       }),
     ).done;
@@ -346,11 +352,10 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async stopForRestore(context: Context): Promise<boolean> {
     return this.exclusive(async () => {
-      this.wanted = 'stopped';
       const host = this.o.hostProcess;
       const wasRunning = host ? await host.running() : await this.running();
       if (host) await host.stop();
-      else await this.removeContainer();
+      else await this.container.remove();
       await this.record('core_stopped', { version: this.version(), reason: 'restore' }, context);
       return wasRunning;
     });
@@ -364,7 +369,6 @@ export class CoreRuntime implements CoreRuntimeView {
     await this.exclusive(async () => {
       const host = this.o.hostProcess;
       if (!host) return this.startNow(context, 'core_started', restoreJobId);
-      this.wanted = 'running';
       await host.start();
       await this.record('core_started', { version: this.version(), reason: 'restore' }, context);
     });
@@ -392,9 +396,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   /** Stops following the engine's events (the container keeps running). */
   async close(): Promise<void> {
-    this.closed = true;
-    this.deaths.close();
-    this.watchdog.stop();
+    this.container.close();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -422,14 +424,13 @@ export class CoreRuntime implements CoreRuntimeView {
 
   /** Creates the container (with a new core token) when there is none, starts it, waits for HTTP. */
   private async startNow(context: Context, type = 'core_started', restoreJobId?: string): Promise<void> {
-    this.wanted = 'running';
     this.follow();
-    let info = await this.inspect();
-    if (info?.State?.Running) return;
-    if (!info) {
-      await this.create(context, restoreJobId);
-      info = await this.inspect();
-    }
+    if ((await this.container.start({ context, restoreJobId })) === 'alreadyRunning') return;
+    await this.record(type, { version: this.version(), port: this.section.get().port }, context);
+  }
+
+  /** The engine's start; a host port in use is the original's port conflict. */
+  private async startContainer(): Promise<void> {
     try {
       await this.docker.getContainer(this.containerName).start();
     } catch (err: any) {
@@ -437,8 +438,6 @@ export class CoreRuntime implements CoreRuntimeView {
       if (m) throw keyedError(400, 'docker_container_port_conflict', 'Cannot start container {name} because port {port} is already in use', { name: this.containerName, port: Number(m[1]) });
       throw err;
     }
-    await this.waitUntilUp();
-    await this.record(type, { version: this.version(), port: this.section.get().port }, context);
   }
 
   private async create(context: Context, restoreJobId?: string): Promise<void> {
@@ -472,16 +471,6 @@ export class CoreRuntime implements CoreRuntimeView {
     await this.record('core_container_created', { version, image: this.ref(version), port: s.port }, context);
   }
 
-  private async removeContainer(): Promise<void> {
-    const c = this.docker.getContainer(this.containerName);
-    const info = await this.inspect();
-    if (!info) return;
-    if (info.State?.Running) await c.stop({ t: 20 }).catch(() => {});
-    await c.remove({ force: true }).catch((err: any) => {
-      if (err?.statusCode !== 404) throw err;
-    });
-  }
-
   private async updateNow(context: Context, target: string, job: JobHandle): Promise<void> {
     const from = this.version();
     const wasRunning = await this.running();
@@ -489,18 +478,18 @@ export class CoreRuntime implements CoreRuntimeView {
     if (target === CORE_VERSION) await this.imageAsChild(job, target);
     job.progress(30);
     job.stage('container');
-    await this.removeContainer();
+    await this.container.remove();
     await this.section.set({ version: target }, context);
     try {
       if (wasRunning) await this.startNow(context, 'core_started');
-      else await this.create(context);
+      else await this.container.create({ context });
       job.progress(100);
       await this.record('core_updated', { from, to: target }, context);
     } catch (err) {
       this.o.say.error(`the update to ${target} failed: ${(err as Error).message}; going back to ${from}`);
       await this.record('core_update_failed', { from, to: target, message: (err as Error).message }, context);
       try {
-        await this.removeContainer();
+        await this.container.remove();
         await this.section.set({ version: from }, context);
         if (wasRunning) await this.startNow(context, 'core_started');
         await this.record('core_update_rolled_back', { from: target, to: from }, context);
@@ -553,68 +542,45 @@ export class CoreRuntime implements CoreRuntimeView {
 
   /** Follows `die` events of the container (idempotent; reconnects while not closed). */
   follow(): void {
-    this.deaths.start();
+    this.container.follow();
   }
 
-  private onDeath({ name, exitCode }: ContainerDeath): void {
-    if (name !== this.containerName) return;
-    void this.onDie(exitCode).catch((err) => this.o.say.error(`watchdog: ${(err as Error).message}`));
-  }
-
-  /** A `die`: after the operation in flight (if any), a crash when the core was meant to run. */
-  private async onDie(exitCode: number): Promise<void> {
-    if (exitCode === 0) return;
-    const crashed = await this.exclusive(async () => this.wanted === 'running' && !(await this.running()));
-    if (!crashed || this.closed) return;
-    const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
-    this.o.say.warning(`the core container ${this.containerName} died with exit code ${exitCode}`);
-    await this.record('core_crashed', { exit_code: exitCode, version: this.version() }, context);
-    // no dedicated issue type in the original for a crashed core: boot_fail (context core) names it closest
-    await this.o.links.resolution?.addIssue({ type: 'boot_fail', context: 'core', reference: this.containerName }, [{ type: 'execute_restart', context: 'core', reference: this.containerName }]).catch(() => {});
-    if (!this.section.get().watchdog) return;
-    this.watchdog.send({ type: 'crash', at: this.o.clock.now() });
-    if (this.watchdog.getSnapshot().value === 'givenUp') {
-      this.o.say.error('watchdog: more than 10 restarts of the core in 30 minutes, not restarting it');
-      await this.record('watchdog_gave_up', { reason: 'rate' }, context);
-      return;
-    }
-    await this.job('home_assistant_core_restart_after_problem', context, () => this.restartAfterProblem(exitCode, context)).done;
-  }
-
-  /** Up to 5 starts 10 s apart; recorded as `watchdog_restart`, or `watchdog_gave_up`. */
-  private async restartAfterProblem(exitCode: number, context: Context): Promise<void> {
-    for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
-      try {
-        const done = await this.exclusive(async () => {
-          if (this.wanted !== 'running' || this.closed) return true; // stopped on purpose meanwhile
-          if (await this.running()) return true;
-          const info = await this.inspect();
-          if (!info) {
-            // removed behind the supervisor's back: that is no crash to repair by making a new one
-            await this.record('watchdog_gave_up', { reason: 'removed' }, context);
-            return true;
-          }
-          await this.docker.getContainer(this.containerName).start();
-          await this.waitUntilUp();
-          await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
-          this.o.say.info(`watchdog: the core is running again (restart ${attempt})`);
-          return true;
-        });
-        if (done) return;
-      } catch (err) {
-        this.o.say.warning(`watchdog: restart ${attempt} of the core failed: ${(err as Error).message}`);
-        await sleep(this.o.watchdogPauseMs ?? 10_000);
-      }
-    }
-    if (!this.closed) await this.record('watchdog_gave_up', { reason: 'attempts' }, context);
+  /**
+   * What the watchdog tells: a crash is `core_crashed` and a boot_fail issue; each repair is the
+   * job `home_assistant_core_restart_after_problem`, up to 5 starts 10 s apart, recorded as
+   * `watchdog_restart`, or `watchdog_gave_up`.
+   */
+  private watchdogReports(): WatchdogReports<CoreRequest> {
+    return {
+      crashed: async (exitCode) => {
+        const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
+        this.o.say.warning(`the core container ${this.containerName} died with exit code ${exitCode}`);
+        await this.record('core_crashed', { exit_code: exitCode, version: this.version() }, context);
+        // no dedicated issue type in the original for a crashed core: boot_fail (context core) names it closest
+        await this.o.links.resolution?.addIssue({ type: 'boot_fail', context: 'core', reference: this.containerName }, [{ type: 'execute_restart', context: 'core', reference: this.containerName }]).catch(() => {});
+        return { request: { context }, watchdog: this.section.get().watchdog };
+      },
+      repairing: ({ context }, repair) => void this.job('home_assistant_core_restart_after_problem', context, () => repair).done.catch(() => {}),
+      restarted: async ({ context }, attempt, exitCode) => {
+        await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
+        this.o.say.info(`watchdog: the core is running again (restart ${attempt})`);
+      },
+      attemptFailed: async (_, attempt, error) => {
+        this.o.say.warning(`watchdog: restart ${attempt} of the core failed: ${error.message}`);
+        return true;
+      },
+      gaveUp: async ({ context }, reason) => {
+        if (reason === 'rate') this.o.say.error('watchdog: more than 10 restarts of the core in 30 minutes, not restarting it');
+        await this.record('watchdog_gave_up', { reason }, context);
+      },
+      unreported: (error) => this.o.say.error(`watchdog: ${error.message}`),
+    };
   }
 
   // ------------------------------------------------------------------------------------------
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => {});
-    return next;
+    return this.container.exclusive(work);
   }
 
   private job<T>(name: string, context: Context, work: (job: JobHandle) => Promise<T>): { uuid: string; done: Promise<T> } {

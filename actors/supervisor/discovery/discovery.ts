@@ -160,13 +160,13 @@ export class Discovery implements Area {
 }
 
 /** The push as the original makes it: only when the core's API answers, with `{addon, service, uuid}` (no config). */
-export function corePush(api: { up(): Promise<boolean>; request(method: string, path: string, body?: unknown): Promise<Response> }, say: Logger): DiscoveryPush {
+export function corePush(api: { up(): Promise<boolean>; request(method: string, path: string, body?: unknown): Promise<Response> }, logger: Logger): DiscoveryPush {
   return async (method, message) => {
     if (!(await api.up())) {
-      say.debug(`the core's API is not up: discovery ${message.uuid} waits until the core lists the messages`);
+      logger.debug(`the core's API is not up: discovery ${message.uuid} waits until the core lists the messages`);
       return;
     }
     const res = await api.request(method, `/api/hassio_push/discovery/${message.uuid}`, { addon: message.app, service: message.service, uuid: message.uuid });
-    if (!res.ok) say.warning(`the core answered ${res.status} to discovery ${message.uuid}`);
+    if (!res.ok) logger.warning(`the core answered ${res.status} to discovery ${message.uuid}`);
   };
 }

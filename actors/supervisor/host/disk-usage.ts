@@ -78,13 +78,13 @@ export function maxDepthOf(value: string | null, fallback = 1): number {
   return /^\s*[-+]?\d+\s*$/.test(value) ? Number.parseInt(value, 10) : fallback;
 }
 
-export async function systemDiskUsage(o: { dataDir: string; coreDataDir: string; maxDepth: number; v1: boolean }) {
-  const { total, free } = await diskUsage(o.dataDir);
+export async function systemDiskUsage(options: { dataDir: string; coreDataDir: string; maxDepth: number; v1: boolean }) {
+  const { total, free } = await diskUsage(options.dataDir);
   // reserved blocks count as used, as in the original
   const used = total - free;
   const known: DirSize[] = [];
-  for (const [id, path] of knownFolders(o.dataDir, o.coreDataDir)) {
-    known.push({ id: o.v1 ? (V1_IDS[id] ?? id) : id, label: id, ...(await dirStructureSize(path, o.maxDepth)) });
+  for (const [id, path] of knownFolders(options.dataDir, options.coreDataDir)) {
+    known.push({ id: options.v1 ? (V1_IDS[id] ?? id) : id, label: id, ...(await dirStructureSize(path, options.maxDepth)) });
   }
   return {
     id: 'root',
@@ -106,21 +106,21 @@ async function mountedUsage(path: string): Promise<{ total: number; free: number
 export const MOUNT_USAGE_TIMEOUT_MS = 60_000;
 
 /** `/host/disks/<mount>/usage`: totals, and at depth ≥ 2 its folders plus an `other` remainder. */
-export async function mountDiskUsage(o: { name: string; path: string; active: boolean; maxDepth: number; timeoutMs?: number }) {
-  const fields = { name: o.name };
-  if (!o.active) throw keyedError(400, 'mount_usage_not_active_error', 'Mount {name} is not active, cannot report storage usage', fields);
+export async function mountDiskUsage(options: { name: string; path: string; active: boolean; maxDepth: number; timeoutMs?: number }) {
+  const fields = { name: options.name };
+  if (!options.active) throw keyedError(400, 'mount_usage_not_active_error', 'Mount {name} is not active, cannot report storage usage', fields);
   const probe = (async () => {
     let usage;
     let children: DirSize[] = [];
     try {
-      usage = await mountedUsage(o.path);
-      if (usage && o.maxDepth > 1) children = (await dirStructureSize(o.path, o.maxDepth)).children ?? [];
+      usage = await mountedUsage(options.path);
+      if (usage && options.maxDepth > 1) children = (await dirStructureSize(options.path, options.maxDepth)).children ?? [];
     } catch (err) {
-      throw keyedError(400, 'mount_usage_read_error', 'Could not read storage usage for mount {name}: {reason}', { name: o.name, reason: (err as Error).message });
+      throw keyedError(400, 'mount_usage_read_error', 'Could not read storage usage for mount {name}: {reason}', { name: options.name, reason: (err as Error).message });
     }
     if (!usage) throw keyedError(400, 'mount_usage_not_mounted_error', 'Could not read storage usage for mount {name}: no longer mounted', fields);
     const used = usage.total - usage.free;
-    const data: Record<string, unknown> = { id: o.name, label: o.name, total_bytes: usage.total, used_bytes: used };
+    const data: Record<string, unknown> = { id: options.name, label: options.name, total_bytes: usage.total, used_bytes: used };
     const walked = children.reduce((n, c) => n + c.used_bytes, 0);
     // a walk that raced deletions past the total gives no breakdown rather than a wrong one
     if (children.length && walked <= used) data.children = used > walked ? [...children, { id: 'other', label: 'Other', used_bytes: used - walked }] : children;
@@ -129,7 +129,7 @@ export async function mountDiskUsage(o: { name: string; path: string; active: bo
   probe.catch(() => {});
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(keyedError(400, 'mount_usage_timeout_error', 'Timed out reading storage usage for mount {name}', fields)), o.timeoutMs ?? MOUNT_USAGE_TIMEOUT_MS);
+    timer = setTimeout(() => reject(keyedError(400, 'mount_usage_timeout_error', 'Timed out reading storage usage for mount {name}', fields)), options.timeoutMs ?? MOUNT_USAGE_TIMEOUT_MS);
   });
   try {
     return await Promise.race([probe, timeout]);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { addLibraries, addNodeRuntime, hostArch, imageExists, importRootfs, sourceLabel } from '../core/image.ts';
 import { APP_BASE_IMAGE, ensureBaseImage } from '../apps/image.ts';
-import { readProgress, streamToText, tarOf } from '../docker/tar-stream.ts';
+import { buildFolder } from '../docker/gnu-tar-stream.ts';
 import { PLUGIN_SPECS, type PluginName } from './specs.ts';
 
 /**
@@ -73,8 +73,8 @@ async function buildDnsImage(docker: Docker, version: string, digest: string): P
 }
 
 /** A busybox plugin: the base image, the plugin's files, its command. */
-async function buildBusyboxImage(docker: Docker, name: PluginName, version: string, digest: string, say: (line: string) => void): Promise<void> {
-  await ensureBaseImage(docker, say);
+async function buildBusyboxImage(docker: Docker, name: PluginName, version: string, digest: string, logLine: (line: string) => void): Promise<void> {
+  await ensureBaseImage(docker, logLine);
   const spec = PLUGIN_SPECS[name];
   const dir = await mkdtemp(join(tmpdir(), `hearth-${name}-build-`));
   try {
@@ -85,11 +85,7 @@ async function buildBusyboxImage(docker: Docker, name: PluginName, version: stri
     }
     const dockerfile = [`FROM ${APP_BASE_IMAGE}`, Object.keys(files).length ? 'COPY files/ /' : '', `CMD ${JSON.stringify(spec.command)}`].filter(Boolean).join('\n');
     await writeFile(join(dir, 'Dockerfile'), `${dockerfile}\n`);
-    const { stream, done } = tarOf(dir);
-    const progress = (await docker.buildImage(stream as any, { t: `${pluginImage(name)}:${version}`, rm: true, forcerm: true, labels: labels(name, version, digest) } as any)) as unknown as NodeJS.ReadableStream;
-    const answer = await streamToText(progress);
-    await done;
-    const { error } = readProgress(answer);
+    const { error } = await buildFolder(docker, dir, { t: `${pluginImage(name)}:${version}`, labels: labels(name, version, digest) });
     if (error) throw new Error(`HEARTH_PLUGIN_IMAGE: the engine could not build the ${name} plugin's image: ${error}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -99,7 +95,7 @@ async function buildBusyboxImage(docker: Docker, name: PluginName, version: stri
 const building = new Map<string, Promise<boolean>>();
 
 /** Makes sure the plugin's image of `version` is on the engine; true when it was built now. */
-export function ensurePluginImage(docker: Docker, name: PluginName, version: string, say: (line: string) => void = () => {}): Promise<boolean> {
+export function ensurePluginImage(docker: Docker, name: PluginName, version: string, logLine: (line: string) => void = () => {}): Promise<boolean> {
   const ref = `${pluginImage(name)}:${version}`;
   const pending = building.get(ref);
   if (pending) return pending;
@@ -109,9 +105,9 @@ export function ensurePluginImage(docker: Docker, name: PluginName, version: str
     const started = Date.now();
     const previous = await docker.getImage(ref).inspect().then((i) => i.Id, () => null);
     if (name === 'dns') await buildDnsImage(docker, version, digest);
-    else await buildBusyboxImage(docker, name, version, digest, say);
+    else await buildBusyboxImage(docker, name, version, digest, logLine);
     if (!(await imageExists(docker, ref))) throw new Error(`HEARTH_PLUGIN_IMAGE: the engine did not keep ${ref}`);
-    say(`built ${ref} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    logLine(`built ${ref} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // the image the tag named before is left untagged: gone unless a container still uses it
     if (previous) await docker.getImage(previous).remove().catch(() => {});
     return true;

@@ -25,22 +25,22 @@ export interface PluginNetwork {
   address(hostPart: number): string;
 }
 
-const toInt = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+const toInt = (ip: string) => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
 const toIp = (n: number) => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
 
 /** The network's addresses from its subnet; an error naming the value when it is no IPv4 CIDR. */
 export function networkOf(name: string, subnet: string): PluginNetwork {
   const m = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(subnet);
-  if (!m || Number(m[2]) > 29 || m[1].split('.').some((o) => Number(o) > 255)) throw new Error(`the plugin network's subnet ${subnet} is not an IPv4 CIDR of at least 8 addresses`);
+  if (!m || Number(m[2]) > 29 || m[1].split('.').some((octet) => Number(octet) > 255)) throw new Error(`the plugin network's subnet ${subnet} is not an IPv4 CIDR of at least 8 addresses`);
   const size = 2 ** (32 - Number(m[2]));
   const base = toInt(m[1]) - (toInt(m[1]) % size);
   return { name, subnet: `${toIp(base)}/${m[2]}`, gateway: toIp(base + 1), address: (hostPart) => toIp(base + hostPart) };
 }
 
 /** Creates the network unless it exists (then its own subnet counts); answers its addresses. */
-export async function ensurePluginNetwork(docker: Docker, o: PluginNetworkOptions): Promise<PluginNetwork> {
+export async function ensurePluginNetwork(docker: Docker, options: PluginNetworkOptions): Promise<PluginNetwork> {
   const existing = await docker
-    .getNetwork(o.name)
+    .getNetwork(options.name)
     .inspect()
     .catch((err: any) => {
       if (err?.statusCode === 404) return null;
@@ -48,24 +48,24 @@ export async function ensurePluginNetwork(docker: Docker, o: PluginNetworkOption
     });
   if (existing) {
     const subnet = existing.IPAM?.Config?.find((c: any) => c.Subnet && !String(c.Subnet).includes(':'))?.Subnet;
-    if (!subnet) throw new Error(`the network ${o.name} exists without an IPv4 subnet: the plugins cannot have fixed addresses on it`);
-    const actual = networkOf(o.name, subnet);
+    if (!subnet) throw new Error(`the network ${options.name} exists without an IPv4 subnet: the plugins cannot have fixed addresses on it`);
+    const actual = networkOf(options.name, subnet);
     // the plugins' fixed addresses are planned from the configured subnet
-    if (actual.subnet !== networkOf(o.name, o.subnet).subnet) throw new Error(`the network ${o.name} exists with subnet ${actual.subnet}, not the plugins' ${o.subnet}: remove it or configure its subnet`);
+    if (actual.subnet !== networkOf(options.name, options.subnet).subnet) throw new Error(`the network ${options.name} exists with subnet ${actual.subnet}, not the plugins' ${options.subnet}: remove it or configure its subnet`);
     return actual;
   }
-  const net = networkOf(o.name, o.subnet);
+  const net = networkOf(options.name, options.subnet);
   try {
     await docker.createNetwork({
-      Name: o.name,
+      Name: options.name,
       Driver: 'bridge',
       Labels: { supervisor_managed: '' },
       IPAM: { Driver: 'default', Config: [{ Subnet: net.subnet, Gateway: net.gateway }] },
     });
   } catch (err: any) {
     // another supervisor (or a test beside this one) made it first: take it as it is
-    if (err?.statusCode === 409) return ensurePluginNetwork(docker, o);
-    throw new Error(`the plugin network ${o.name} (${net.subnet}) cannot be created: ${err?.json?.message ?? err?.message ?? err}`);
+    if (err?.statusCode === 409) return ensurePluginNetwork(docker, options);
+    throw new Error(`the plugin network ${options.name} (${net.subnet}) cannot be created: ${err?.json?.message ?? err?.message ?? err}`);
   }
   return net;
 }

@@ -8,9 +8,7 @@ import type { Jobs, JobHandle } from '../jobs/types.ts';
 import type { Resolution } from '../resolution/types.ts';
 import type { UpdaterView } from '../updater/types.ts';
 import { SupervisorError } from '../errors.ts';
-import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
-import { createActor } from 'xstate';
-import { watchdogMachine } from '../../../machines/core-runtime.machine.ts';
+import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
 import { isNewer } from '../../version-order.ts';
 import { CORE_VERSION } from '../../version.ts';
 import { ensurePluginImage, pluginImage } from './images.ts';
@@ -63,9 +61,13 @@ export interface PluginOptions {
   watchdogPauseMs?: number;
 }
 
-type Wanted = 'running' | 'stopped' | 'unknown';
+/** What a plugin container's steps are given: the context of the records. */
+interface PluginRequest {
+  context: Context;
+}
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** seconds a plugin gets to stop before the engine kills it */
+const PLUGIN_STOP_TIMEOUT = 10;
 
 export class Plugin<S extends Record<string, unknown> = Record<string, unknown>> {
   readonly name: PluginName;
@@ -73,12 +75,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   readonly containerName: string;
   readonly section: SettingsSection<{ version: string | null } & S>;
   protected readonly docker: Docker;
-  private queue: Promise<unknown> = Promise.resolve();
-  private wanted: Wanted = 'unknown';
-  private readonly deaths: DieEvents;
-  private closed = false;
-  /** the core's restart budget, one per plugin */
-  private readonly watchdog = createActor(watchdogMachine).start();
+  private readonly container: ContainerActor<PluginRequest>;
 
   constructor(
     protected readonly o: PluginOptions,
@@ -89,7 +86,20 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
     this.containerName = o.containerName;
     this.docker = o.engine.docker;
     this.section = o.settings.section(`plugin_${o.name}`, { version: null as string | null, ...defaults });
-    this.deaths = new DieEvents(this.docker, { container: [o.containerName] }, (death) => this.onDeath(death));
+    this.container = createContainerActor<PluginRequest, string[]>({
+      engine: o.engine,
+      name: o.containerName,
+      // as the core's: a clean exit is the plugin's own, and a plugin that cannot be brought up is still wanted
+      policy: { cleanExitIsCrash: false, staysWantedWhenDown: true, newContainerEachStart: false },
+      clock: o.clock,
+      stopTimeout: () => PLUGIN_STOP_TIMEOUT,
+      retryPauseMs: o.watchdogPauseMs,
+      steps: {
+        prepare: () => this.prepare(),
+        create: (request, binds) => this.create(binds, request.context),
+      },
+      watchdog: this.watchdogReports(),
+    });
   }
 
   version(): string | null {
@@ -131,11 +141,11 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
 
   /** Supervisor start: install at the channel's version when never installed, then run it. */
   async boot(context: Context): Promise<void> {
-    this.deaths.start();
+    this.container.follow();
     await this.exclusive(async () => {
       if (this.version() === null) await this.installLocked(context, this.latest());
       if (await this.running()) {
-        this.wanted = 'running';
+        this.container.adopt();
         return;
       }
       await this.startLocked(context, 'plugin_started');
@@ -146,23 +156,17 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   async restart(context: Context): Promise<void> {
     await this.exclusive(async () => {
       if (this.version() === null) await this.installLocked(context, this.latest());
-      const info = await this.inspect();
-      if (!info) return this.startLocked(context, 'plugin_restarted');
-      this.wanted = 'running';
-      await this.prepare();
-      await this.docker.getContainer(this.containerName).restart({ t: 10 });
-      await this.record('plugin_restarted', { version: this.version() }, context);
+      this.container.follow();
+      // a missing container is made: that start is recorded as a start is
+      if ((await this.container.restart({ context })) === 'created') await this.record('plugin_restarted', { version: this.version(), address: this.address() }, context);
+      else await this.record('plugin_restarted', { version: this.version() }, context);
     });
   }
 
   /** Stops the container (the supervisor stopping leaves plugins running; this is for tests and repair). */
   async stop(context: Context): Promise<void> {
     await this.exclusive(async () => {
-      this.wanted = 'stopped';
-      const info = await this.inspect();
-      if (!info?.State?.Running) return;
-      await this.docker.getContainer(this.containerName).stop({ t: 10 });
-      await this.record('plugin_stopped', { version: this.version() }, context);
+      if (await this.container.stop()) await this.record('plugin_stopped', { version: this.version() }, context);
     });
   }
 
@@ -187,7 +191,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
         await ensurePluginImage(this.docker, this.name, target, (l) => this.o.say.info(l));
         job?.progress(50);
         job?.stage('container');
-        await this.removeContainer();
+        await this.container.remove();
         await this.section.set({ version: target } as Partial<{ version: string | null } & S>, context);
         await this.startLocked(context, 'plugin_started');
         await this.record('plugin_updated', { from, to: target }, context);
@@ -205,20 +209,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
 
   /** Stops following the engine (the container keeps running, as the original's plugins do). */
   close(): void {
-    this.closed = true;
-    this.deaths.close();
-    this.watchdog.stop();
-  }
-
-  /** Removes the container (tests and uninstall-like cleanups). */
-  async removeContainer(): Promise<void> {
-    const info = await this.inspect();
-    if (!info) return;
-    const c = this.docker.getContainer(this.containerName);
-    if (info.State?.Running) await c.stop({ t: 10 }).catch(() => {});
-    await c.remove({ force: true }).catch((err: any) => {
-      if (err?.statusCode !== 404) throw err;
-    });
+    this.container.close();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -236,16 +227,8 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   }
 
   private async startLocked(context: Context, type: string): Promise<void> {
-    this.wanted = 'running';
-    this.deaths.start();
-    const binds = await this.prepare();
-    let info = await this.inspect();
-    if (info?.State?.Running) return;
-    if (!info) {
-      await this.create(binds, context);
-      info = await this.inspect();
-    }
-    await this.docker.getContainer(this.containerName).start();
+    this.container.follow();
+    if ((await this.container.start({ context })) === 'alreadyRunning') return;
     await this.record(type, { version: this.version(), address: this.address() }, context);
   }
 
@@ -283,49 +266,42 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   // ------------------------------------------------------------------------------------------
   // watchdog
 
-  private onDeath({ name, exitCode }: ContainerDeath): void {
-    if (name !== this.containerName || exitCode === 0 || this.closed) return;
-    void this.onDie(exitCode).catch((err) => this.o.say.error(`watchdog of the ${this.name} plugin: ${(err as Error).message}`));
-  }
-
-  private async onDie(exitCode: number): Promise<void> {
-    const crashed = await this.exclusive(async () => this.wanted === 'running' && !(await this.running()));
-    if (!crashed || this.closed) return;
-    const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
-    this.o.say.warning(`the ${this.name} plugin's container ${this.containerName} died with exit code ${exitCode}`);
-    await this.record('plugin_crashed', { exit_code: exitCode, version: this.version() }, context);
-    this.watchdog.send({ type: 'crash', at: this.o.clock.now() });
-    if (this.watchdog.getSnapshot().value === 'givenUp') {
-      this.o.say.error(`watchdog: more than 10 restarts of the ${this.name} plugin in 30 minutes, not restarting it`);
-      await this.record('watchdog_gave_up', { reason: 'rate' }, context);
-      return;
-    }
-    const work = async () => {
-      for (let attempt = 1; attempt <= 5 && !this.closed; attempt++) {
-        try {
-          await this.exclusive(async () => {
-            if (this.wanted !== 'running' || (await this.running())) return;
-            await this.prepare();
-            await this.docker.getContainer(this.containerName).start();
-            await this.record('plugin_restarted', { version: this.version(), attempt, exit_code: exitCode }, context);
-          });
-          return;
-        } catch (err) {
-          this.o.say.warning(`restart ${attempt} of the ${this.name} plugin failed: ${(err as Error).message}`);
-          await sleep(this.o.watchdogPauseMs ?? 10_000);
-        }
-      }
-      await this.o.resolution()?.addIssue({ type: 'fatal_error', context: 'plugin', reference: this.name }).catch(() => {});
+  /**
+   * What a plugin's watchdog tells: a crash is `plugin_crashed`; each repair is the job
+   * `plugin_<name>_restart_after_problem` (when there is a job tracker), up to 5 starts 10 s
+   * apart, each `plugin_restarted`; giving up after them is a `fatal_error` issue.
+   */
+  private watchdogReports(): WatchdogReports<PluginRequest> {
+    return {
+      crashed: async (exitCode) => {
+        const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
+        this.o.say.warning(`the ${this.name} plugin's container ${this.containerName} died with exit code ${exitCode}`);
+        await this.record('plugin_crashed', { exit_code: exitCode, version: this.version() }, context);
+        return { request: { context }, watchdog: true };
+      },
+      repairing: ({ context }, repair) => {
+        const jobs = this.o.jobs();
+        if (jobs) void jobs.run({ name: `plugin_${this.name}_restart_after_problem`, reference: null, context }, () => repair).done.catch(() => {});
+      },
+      restarted: async ({ context }, attempt, exitCode) => {
+        await this.record('plugin_restarted', { version: this.version(), attempt, exit_code: exitCode }, context);
+      },
+      attemptFailed: async (_, attempt, error) => {
+        this.o.say.warning(`restart ${attempt} of the ${this.name} plugin failed: ${error.message}`);
+        return true;
+      },
+      gaveUp: async ({ context }, reason) => {
+        if (reason === 'rate') {
+          this.o.say.error(`watchdog: more than 10 restarts of the ${this.name} plugin in 30 minutes, not restarting it`);
+          await this.record('watchdog_gave_up', { reason }, context);
+        } else await this.o.resolution()?.addIssue({ type: 'fatal_error', context: 'plugin', reference: this.name }).catch(() => {});
+      },
+      unreported: (error) => this.o.say.error(`watchdog of the ${this.name} plugin: ${error.message}`),
     };
-    const jobs = this.o.jobs();
-    if (jobs) await jobs.run({ name: `plugin_${this.name}_restart_after_problem`, reference: null, context }, work).done;
-    else await work();
   }
 
   protected exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => {});
-    return next;
+    return this.container.exclusive(work);
   }
 
   protected async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {

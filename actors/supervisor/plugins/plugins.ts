@@ -69,31 +69,31 @@ export class Plugins {
   private readonly planned: PluginNetwork;
   private statusTimer?: NodeJS.Timeout;
 
-  constructor(private readonly o: PluginsOptions) {
-    const net = o.network ?? DEFAULT_PLUGIN_NETWORK;
+  constructor(private readonly options: PluginsOptions) {
+    const net = options.network ?? DEFAULT_PLUGIN_NETWORK;
     this.planned = networkOf(net.name, net.subnet);
-    const prefix = o.containerPrefix ?? 'hassio_';
+    const prefix = options.containerPrefix ?? 'hassio_';
     const base = (name: PluginName): PluginOptions => ({
       name,
-      log: o.log,
-      clock: o.clock,
-      ids: o.ids,
-      say: o.logs.get(`hearth.supervisor.plugins.${name}`),
-      settings: o.settings,
-      engine: o.engine,
+      log: options.log,
+      clock: options.clock,
+      ids: options.ids,
+      say: options.logs.get(`hearth.supervisor.plugins.${name}`),
+      settings: options.settings,
+      engine: options.engine,
       containerName: `${prefix}${name}`,
       planned: this.planned,
       network: () => this.network(),
-      jobs: o.jobs,
-      updater: o.updater,
-      resolution: o.resolution,
-      timezone: o.timezone,
+      jobs: options.jobs,
+      updater: options.updater,
+      resolution: options.resolution,
+      timezone: options.timezone,
     });
-    this.dns = new DnsPlugin({ ...base('dns'), dataDir: o.dataDir, pluginAddresses: () => this.addresses() });
+    this.dns = new DnsPlugin({ ...base('dns'), dataDir: options.dataDir, pluginAddresses: () => this.addresses() });
     this.audio = new Plugin(base('audio'));
     // the cli acts for the host (full access); the observer only reads (the info paths)
     this.cli = new Plugin({ ...base('cli'), environment: (ctx) => this.apiEnvironment('cli', 'admin', ctx) });
-    this.observer = new Plugin({ ...base('observer'), hostPort: o.observerPort ?? OBSERVER_PORT, prepare: () => this.writeStatusPage(), environment: (ctx) => this.apiEnvironment('observer', 'default', ctx) });
+    this.observer = new Plugin({ ...base('observer'), hostPort: options.observerPort ?? OBSERVER_PORT, prepare: () => this.writeStatusPage(), environment: (ctx) => this.apiEnvironment('observer', 'default', ctx) });
     this.multicast = new Plugin(base('multicast'));
   }
 
@@ -107,7 +107,7 @@ export class Plugins {
 
   /** The plugin network, made on first use. */
   network(): Promise<PluginNetwork> {
-    this.networkPending ??= ensurePluginNetwork(this.o.engine.docker, this.o.network ?? DEFAULT_PLUGIN_NETWORK).catch((err) => {
+    this.networkPending ??= ensurePluginNetwork(this.options.engine.docker, this.options.network ?? DEFAULT_PLUGIN_NETWORK).catch((err) => {
       this.networkPending = undefined;
       throw err;
     });
@@ -116,13 +116,13 @@ export class Plugins {
 
   /** Installs (when never installed) and starts every plugin, the dns plugin first; failures are logged. */
   async boot(context: Context): Promise<void> {
-    const say = this.o.logs.get('hearth.supervisor.plugins');
-    if (!(await this.o.engine.reachable())) {
-      say.warning(`no container engine answers at ${this.o.engine.socketPath}: the plugins are not started`);
+    const logger = this.options.logs.get('hearth.supervisor.plugins');
+    if (!(await this.options.engine.reachable())) {
+      logger.warning(`no container engine answers at ${this.options.engine.socketPath}: the plugins are not started`);
       return;
     }
     for (const plugin of [this.dns, this.audio, this.cli, this.observer, this.multicast]) {
-      await plugin.boot(context).catch((err) => say.error(`the ${plugin.name} plugin could not be started: ${(err as Error).message}`));
+      await plugin.boot(context).catch((err) => logger.error(`the ${plugin.name} plugin could not be started: ${(err as Error).message}`));
     }
     // the page says how the supervisor is now, not how it was when the observer started
     this.statusTimer ??= setInterval(() => void this.writeStatusPage().catch(() => {}), STATUS_PAGE_EVERY_MS).unref();
@@ -147,9 +147,9 @@ export class Plugins {
    */
   private async apiEnvironment(name: PluginName, role: Role, context: Context): Promise<string[]> {
     const tokenName = `plugin_${name}`;
-    for (const e of this.o.tokens.list()) if (e.name === tokenName && e.kind === 'app') await this.o.tokens.revoke(e.id, context);
-    const token = await this.o.tokens.issue({ name: tokenName, kind: 'app', role }, context);
-    const url = this.o.supervisorUrl();
+    for (const e of this.options.tokens.list()) if (e.name === tokenName && e.kind === 'app') await this.options.tokens.revoke(e.id, context);
+    const token = await this.options.tokens.issue({ name: tokenName, kind: 'app', role }, context);
+    const url = this.options.supervisorUrl();
     return [`SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `SUPERVISOR=${url}`, `HASSIO=${url}`];
   }
 
@@ -165,9 +165,9 @@ export class Plugins {
 
   /** The observer's page: what it reports of the supervisor when it starts. */
   private async writeStatusPage(): Promise<string[]> {
-    const dir = join(this.o.dataDir, 'observer');
+    const dir = join(this.options.dataDir, 'observer');
     await mkdir(dir, { recursive: true });
-    const s = this.o.status();
+    const s = this.options.status();
     const row = (k: string, v: string) => `<tr><th>${k}</th><td>${v}</td></tr>`;
     const html = [
       '<!DOCTYPE html>',

@@ -1,10 +1,12 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Settings } from '../../../actors/supervisor/settings.ts';
+import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
 import { boolean, dict, maybe, oneOf, refine, schema, str, validate } from '../../../actors/supervisor/validate.ts';
 import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
-import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
-import { AppStore } from '../../../actors/supervisor/apps/store.ts';
+import type { AppManager } from '../../../actors/supervisor/apps/manager.ts';
+import type { AppStore } from '../../../actors/supervisor/apps/store.ts';
 import { installedInfo, listEntry, storeOnlyInfo } from '../../../actors/supervisor/apps/info.ts';
 import { optionsValidateAnswer } from '../../../actors/supervisor/apps/options-schema.ts';
 import { ContainerLogSource } from '../../../actors/supervisor/logs/container.ts';
@@ -47,12 +49,21 @@ const REBUILD = schema({ force: boolean });
 const INSTALL = schema({ background: boolean });
 const UPDATE = schema({ backup: boolean, background: boolean });
 
-export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const manager = (): AppManager => {
-    if (deps.apps instanceof AppManager) return deps.apps;
-    throw new SupervisorError('The apps are not available on this supervisor');
-  };
-  const store = (): AppStore | undefined => (deps.store instanceof AppStore ? deps.store : undefined);
+/** What the installed apps' routes use. */
+export interface AppRouteDeps {
+  apps: AppManager;
+  /** what the store knows of an app (v1's info of one not installed) */
+  store: AppStore;
+  /** the security section (`pwned`, `force_security`) for options/validate */
+  settings: Settings;
+  /** the apps' containers, whose logs are read */
+  engine: Engine;
+  context(): Context;
+}
+
+/** Registers the installed apps' routes. */
+export function registerAppRoutes(api: SupervisorApi, deps: AppRouteDeps): void {
+  const { apps: manager, store } = deps;
   const key = (call: SupervisorCall) => (call.tree === 'v1' ? 'addons' : 'apps');
   /** the path's slug, `self` as the calling app */
   const slugOf = (call: SupervisorCall): string => {
@@ -62,15 +73,15 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     if (caller?.kind === 'app' && caller.slug) return caller.slug;
     throw new SupervisorError('Self is not an App');
   };
-  const installedOf = (call: SupervisorCall) => manager().installed(slugOf(call));
+  const installedOf = (call: SupervisorCall) => manager.installed(slugOf(call));
   const at = (path: string) => ({ v2Path: `/apps/:app${path}` });
 
   api.get(
     '/addons',
     (call) => ({
-      [key(call)]: manager()
+      [key(call)]: manager
         .list()
-        .map((app) => listEntry(app, manager().storeApp(app.slug), store(), call.tree)),
+        .map((app) => listEntry(app, manager.storeApp(app.slug), store, call.tree)),
     }),
     { v2Path: '/apps' },
   );
@@ -79,12 +90,12 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     '/addons/:app/info',
     async (call) => {
       const slug = slugOf(call);
-      const app = manager().get(slug);
-      if (app) return installedInfo(manager(), store(), app, { tree: call.tree, caller: call.caller });
-      const inStore = store()?.find(slug);
+      const app = manager.get(slug);
+      if (app) return installedInfo(manager, store, app, { tree: call.tree, caller: call.caller });
+      const inStore = store.find(slug);
       // v1 shows what the store knows of an app not installed; v2 sends clients to /store/apps
-      if (inStore && call.tree === 'v1') return storeOnlyInfo(store()!, inStore);
-      return manager().installed(slug);
+      if (inStore && call.tree === 'v1') return storeOnlyInfo(store, inStore);
+      return manager.installed(slug);
     },
     at('/info'),
   );
@@ -94,7 +105,7 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     async (call) => {
       const body = validate(call.body(), UNINSTALL);
       const app = installedOf(call);
-      await manager().uninstall(app.slug, deps.context(), { removeConfig: body.remove_config });
+      await manager.uninstall(app.slug, deps.context(), { removeConfig: body.remove_config });
     },
     at('/uninstall'),
   );
@@ -104,7 +115,7 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
       `/addons/:app/${action}`,
       async (call) => {
         const app = installedOf(call);
-        await manager()[action](app.slug, deps.context());
+        await manager[action](app.slug, deps.context());
       },
       at(`/${action}`),
     );
@@ -115,7 +126,7 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     async (call) => {
       const body = validate(call.body(), REBUILD);
       const app = installedOf(call);
-      await manager().rebuild(app.slug, deps.context(), { force: body.force });
+      await manager.rebuild(app.slug, deps.context(), { force: body.force });
     },
     at('/rebuild'),
   );
@@ -130,8 +141,8 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
         throw keyedError(400, 'app_boot_config_cannot_change_error', 'App {app} boot option is set to {boot_config} so it cannot be changed', { app: app.slug, boot_config: app.config.boot });
       }
       const patch: Record<string, unknown> = { ...body };
-      if (body.options !== undefined) patch.options = body.options === null ? {} : manager().validOptions(app, body.options);
-      await manager().setUser(app.slug, patch, deps.context());
+      if (body.options !== undefined) patch.options = body.options === null ? {} : manager.validOptions(app, body.options);
+      await manager.setUser(app.slug, patch, deps.context());
     },
     at('/options'),
   );
@@ -141,7 +152,7 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     async (call) => {
       const body = validate(call.body(), SYS_OPTIONS);
       const app = installedOf(call);
-      await manager().setUser(app.slug, body, deps.context(), 'app_sys_options_set');
+      await manager.setUser(app.slug, body, deps.context(), 'app_sys_options_set');
     },
     at('/sys_options'),
   );
@@ -151,9 +162,9 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     async (call) => {
       const app = installedOf(call);
       const given = call.body();
-      const options = Object.keys(given).length ? given : manager().options(app);
+      const options = Object.keys(given).length ? given : manager.options(app);
       const security = deps.settings.section('security', SECURITY_DEFAULTS).get();
-      return optionsValidateAnswer(manager().schemaOf(app.config), options, { name: app.config.name, slug: app.slug }, { pwned: security.pwned, force: security.force_security });
+      return optionsValidateAnswer(manager.schemaOf(app.config), options, { name: app.config.name, slug: app.slug }, { pwned: security.pwned, force: security.force_security });
     },
     at('/options/validate'),
   );
@@ -164,7 +175,7 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
       if (call.params.app !== 'self') throw new SupervisorError('This can be only read by the app itself!', { status: 403 });
       const app = installedOf(call);
       try {
-        return manager().validOptions(app);
+        return manager.validOptions(app);
       } catch (err) {
         if (err instanceof SupervisorError) throw new SupervisorError('Invalid configuration data for the app');
         throw err;
@@ -178,18 +189,18 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     async (call) => {
       const body = validate(call.body(), SECURITY);
       const app = installedOf(call);
-      await manager().setUser(app.slug, body, deps.context(), 'app_security_set');
+      await manager.setUser(app.slug, body, deps.context(), 'app_security_set');
     },
     at('/security'),
   );
 
-  api.get('/addons/:app/stats', (call) => manager().stats(installedOf(call).slug), at('/stats'));
+  api.get('/addons/:app/stats', (call) => manager.stats(installedOf(call).slug), at('/stats'));
 
   api.post(
     '/addons/:app/stdin',
     async (call) => {
       const app = installedOf(call);
-      await manager().writeStdin(app.slug, call.req.body);
+      await manager.writeStdin(app.slug, call.req.body);
     },
     at('/stdin'),
   );
@@ -200,7 +211,7 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     '/addons/:app',
     (call) => {
       const app = installedOf(call);
-      const name = manager().containerName(app.slug);
+      const name = manager.containerName(app.slug);
       return new ContainerLogSource({
         docker: deps.engine.docker,
         name,
@@ -213,7 +224,7 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
   // install and update: the store's paths; the version segment is accepted and ignored
   const install = async (call: SupervisorCall) => {
     const body = validate(call.body(), INSTALL);
-    return (await manager().install(call.params.app!, deps.context(), body.background === true)) ?? {};
+    return (await manager.install(call.params.app!, deps.context(), body.background === true)) ?? {};
   };
   api.post('/store/addons/:app/install', install, { v2Path: '/store/apps/:app/install', v1Aliases: ['/addons/:app/install'] });
   api.post('/store/addons/:app/install/:version', install, { v2Path: '/store/apps/:app/install/:version' });
@@ -222,7 +233,7 @@ export function registerAppRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
     const body = validate(call.body(), UPDATE);
     const slug = slugOf(call);
     if (call.caller?.kind === 'app' && call.caller.slug === slug) throw new SupervisorError(`App ${slug} can't update itself!`, { status: 403 });
-    return (await manager().update(slug, deps.context(), { background: body.background, backup: body.backup })) ?? {};
+    return (await manager.update(slug, deps.context(), { background: body.background, backup: body.backup })) ?? {};
   };
   api.post('/store/addons/:app/update', update, { v2Path: '/store/apps/:app/update', v1Aliases: ['/addons/:app/update'] });
   api.post('/store/addons/:app/update/:version', update, { v2Path: '/store/apps/:app/update/:version' });

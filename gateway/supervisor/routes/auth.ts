@@ -1,7 +1,9 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw, envelopeError } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
-import { plainError, parseFormBody } from '../../http.ts';
+import type { AuthHelper } from '../../../actors/supervisor/auth/auth-helper.ts';
+import type { AppsView } from '../../../actors/supervisor/apps/types.ts';
+import { plainError } from '../../replies.ts';
+import { parseFormBody } from '../../multipart.ts';
 import { validate, required, schema, str } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import { callingApp } from './services.ts';
@@ -28,19 +30,22 @@ function basicCredentials(header: string): { username: string; password: string 
 
 const CREDENTIALS = schema({ username: required(str), password: required(str) });
 
-export function registerAuthRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const helper = () => {
-    if (!deps.authHelper) throw new SupervisorError('The auth helper is not available');
-    return deps.authHelper;
-  };
+/** What the auth helper's routes use. */
+export interface AuthRouteDeps {
+  helper: AuthHelper;
+  /** the installed apps: who calls, and whether its config has `auth_api` */
+  apps: AppsView;
+}
 
+/** Registers the auth helper's routes. */
+export function registerAuthRoutes(api: SupervisorApi, deps: AuthRouteDeps): void {
   const check = async (call: SupervisorCall) => {
-    const app = callingApp(call, deps);
+    const app = callingApp(call, deps.apps);
     if (!app || !app.config.auth_api) throw new SupervisorError("Can't use Home Assistant auth!", { status: 403 });
     const headers = call.req.headers;
     if (headers.authorization !== undefined) {
       const given = basicCredentials(headers.authorization);
-      if (!given || !(await helper().check(app.slug, given.username, given.password))) return raw(plainError(401, REALM));
+      if (!given || !(await deps.helper.check(app.slug, given.username, given.password))) return raw(plainError(401, REALM));
       return {};
     }
     const type = mediaType(headers['content-type']);
@@ -54,7 +59,7 @@ export function registerAuthRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
       const reply = envelopeError(keyedError(401, 'auth_invalid_non_string_value_error', 'Username and password must be strings'), call.tree);
       return raw({ ...reply, headers: { ...reply.headers, ...REALM } });
     }
-    if (!(await helper().check(app.slug, username, password))) return raw(plainError(401));
+    if (!(await deps.helper.check(app.slug, username, password))) return raw(plainError(401));
     return {};
   };
 
@@ -63,12 +68,12 @@ export function registerAuthRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
 
   api.post('/auth/reset', async (call) => {
     const body = validate(call.body(), CREDENTIALS);
-    await helper().changePassword(body.username!, body.password!);
+    await deps.helper.changePassword(body.username!, body.password!);
   });
 
   api.delete('/auth/cache', async () => {
-    await helper().reset();
+    await deps.helper.reset();
   });
 
-  api.get('/auth/list', async () => ({ users: await helper().list() }));
+  api.get('/auth/list', async () => ({ users: await deps.helper.list() }));
 }

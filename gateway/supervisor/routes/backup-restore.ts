@@ -1,11 +1,11 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
 import type { TArray, TSchema } from '@sinclair/typebox';
 import { validate, str, maybe, boolean, list, oneOf, refine, schema } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { BACKUP_FOLDERS } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { CLOUD } from '../../../actors/supervisor/backups/manager.ts';
-import type { RestoreRequest } from '../../../actors/supervisor/backups/restore/restore.ts';
+import type { BackupRestorer, RestoreRequest } from '../../../actors/supervisor/backups/restore/restore.ts';
 
 /**
  * Restores (supervisor-wire §5.7, §5.9), role backup: `/backups/{slug}/restore/full` and
@@ -28,11 +28,14 @@ const APPS = unique(list(str));
 /** A partial restore's body, its apps under the tree's key. */
 const PARTIAL = { v1: schema({ ...PARTIAL_FIELDS, addons: APPS }), v2: schema({ ...PARTIAL_FIELDS, apps: APPS }) };
 
-export function registerBackupRestoreRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const restorer = () => {
-    if (!deps.backupRestore) throw new SupervisorError('Backups are not available');
-    return deps.backupRestore;
-  };
+/** What the restore routes use. */
+export interface BackupRestoreRouteDeps {
+  restorer: BackupRestorer;
+  context(): Context;
+}
+
+/** Registers the restore routes. */
+export function registerBackupRestoreRoutes(api: SupervisorApi, deps: BackupRestoreRouteDeps): void {
   const locationOf = (call: SupervisorCall, body: { location?: string | null }) => {
     if (body.location === CLOUD && call.caller?.kind !== 'core') throw new SupervisorError('403: Forbidden', { status: 403, plain: true });
     return 'location' in body ? (body.location ?? null) : undefined;
@@ -41,7 +44,7 @@ export function registerBackupRestoreRoutes(api: SupervisorApi, deps: Supervisor
   api.post('/backups/:slug/restore/full', async (call) => {
     const body = validate(call.body(), FULL);
     const request: RestoreRequest = { slug: call.params.slug, location: locationOf(call, body), password: body.password ?? null, background: body.background ?? false };
-    return restorer().restore(request, deps.context());
+    return deps.restorer.restore(request, deps.context());
   });
 
   api.post('/backups/:slug/restore/partial', async (call) => {
@@ -58,6 +61,6 @@ export function registerBackupRestoreRoutes(api: SupervisorApi, deps: Supervisor
       background: body.background ?? false,
       partial: { homeassistant, apps: apps ?? [], folders },
     };
-    return restorer().restore(request, deps.context());
+    return deps.restorer.restore(request, deps.context());
   });
 }

@@ -1,17 +1,19 @@
-import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import { raw } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
+import type { Mounts } from '../../../actors/supervisor/mounts/mounts.ts';
 import { Type } from '@sinclair/typebox';
 import { validate, validateField, str, int, maybe, nameMatching, boolean, dict, oneOf, refine, schema, uniqueList, Refusal } from '../../../actors/supervisor/validate.ts';
 import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
-import { BackupManager, CLOUD, locationName, wireLocation, type Backup } from '../../../actors/supervisor/backups/manager.ts';
-import { createBackup, type BackupRequest } from '../../../actors/supervisor/backups/create.ts';
+import { CLOUD, locationName, wireLocation, type Backup, type BackupManager } from '../../../actors/supervisor/backups/manager.ts';
+import { createBackup, type BackupRequest, type BackupSources } from '../../../actors/supervisor/backups/create.ts';
 import { BACKUP_FOLDERS, type BackupFolder } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { importUpload } from '../../../actors/supervisor/backups/import.ts';
-import type { HttpRequest } from '../../http.ts';
+import type { HttpRequest } from '../../request.ts';
 import { readMultipart } from '../../multipart.ts';
 import { BodyError } from '../../request-body.ts';
 import { attachment } from '../../content-disposition.ts';
@@ -35,12 +37,6 @@ const invalid = (reason: string, key: string, value: unknown) => new SupervisorE
 
 /** `location`: one value or a list of them. */
 const locations = refine(Type.Union([maybe(str), Type.Array(maybe(str))]), (v) => (Array.isArray(v) ? v : [v]));
-
-/** The manager, or the original's unknown error when the supervisor has none. */
-function managerOf(deps: SupervisorDeps): BackupManager {
-  if (!deps.backups) throw new SupervisorError('Backups are not available');
-  return deps.backups;
-}
 
 /** Names of the request's locations; `.cloud_backup` only from the core (403 otherwise). */
 function locationNames(call: SupervisorCall, values: (string | null)[], key = 'location'): string[] {
@@ -146,29 +142,42 @@ function creation(tree: 'v1' | 'v2', type: 'full' | 'partial') {
 }
 const CREATION = { v1: { full: creation('v1', 'full'), partial: creation('v1', 'partial') }, v2: { full: creation('v2', 'full'), partial: creation('v2', 'partial') } };
 
-export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const manager = () => managerOf(deps);
+/** What the backup routes use. */
+export interface BackupRouteDeps {
+  backups: BackupManager;
+  /** what a new backup reads */
+  sources: BackupSources;
+  /** the default backup mount, where a new backup goes unless told */
+  mounts: Mounts;
+  /** its `backups` check runs again when the staleness changes */
+  resolution: Resolution;
+  context(): Context;
+}
 
-  api.get('/backups', (call) => ({ backups: listed(manager(), call.tree) }));
-  api.get('/backups/info', (call) => ({ backups: listed(manager(), call.tree), days_until_stale: manager().options().days_until_stale }));
+/** Registers the backup routes (restores: backup-restore.ts). */
+export function registerBackupRoutes(api: SupervisorApi, deps: BackupRouteDeps): void {
+  const manager = deps.backups;
+
+  api.get('/backups', (call) => ({ backups: listed(manager, call.tree) }));
+  api.get('/backups/info', (call) => ({ backups: listed(manager, call.tree), days_until_stale: manager.options().days_until_stale }));
 
   api.post('/backups/options', async (call) => {
     const body = validate(call.body(), OPTIONS);
-    if (body.days_until_stale !== undefined) await manager().setOptions({ days_until_stale: body.days_until_stale }, deps.context());
+    if (body.days_until_stale !== undefined) await manager.setOptions({ days_until_stale: body.days_until_stale }, deps.context());
     // the staleness changed: the check says so now, not at the next healthcheck
     if (deps.resolution.checks().some((c) => c.slug === 'backups')) await deps.resolution.runCheck('backups').catch(() => {});
   });
 
   api.post('/backups/reload', async () => {
-    await manager().rescan();
+    await manager.rescan();
   });
 
   api.post('/backups/freeze', async (call) => {
     const body = validate(call.body(), FREEZE);
-    await manager().freeze(body.timeout ?? 600, deps.context());
+    await manager.freeze(body.timeout ?? 600, deps.context());
   });
   api.post('/backups/thaw', async () => {
-    await manager().thaw();
+    await manager.thaw();
   });
 
   const create = (type: 'full' | 'partial') => async (call: SupervisorCall) => {
@@ -187,7 +196,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
       password: body.password ?? null,
       // an explicit null is an uncompressed backup, as the original makes it
       compressed: 'compressed' in body ? body.compressed === true : true,
-      locations: locationNames(call, body.location ?? [deps.mounts?.defaultBackupMount() ?? null]),
+      locations: locationNames(call, body.location ?? [deps.mounts.defaultBackupMount()]),
       core,
       excludeDatabase: body.homeassistant_exclude_database ?? body.core_exclude_database,
       apps: type === 'full' ? 'ALL' : (body[appsKey] ?? []),
@@ -196,8 +205,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
       background: body.background === true,
       context: deps.context(),
     };
-    if (!deps.backupSources) throw new SupervisorError('Backups are not available');
-    return createBackup(manager(), deps.backupSources, request);
+    return createBackup(manager, deps.sources, request);
   };
   api.post('/backups/new/full', create('full'));
   api.post('/backups/new/partial', create('partial'));
@@ -205,22 +213,22 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
   api.post(
     '/backups/new/upload',
     async (call) => {
-      const names = locationNames(call, call.query.getAll('location'));
+      const locations = locationNames(call, call.query.getAll('location'));
       const filename = call.query.get('filename');
       if (filename !== null) validateField('filename', filename, fileName);
-      const request = { locations: names.length ? names : [locationName(null)], fileName: filename, context: deps.context() };
-      return { slug: await importUpload(manager(), request, (file) => receiveUpload(call.req, file)) };
+      const request = { locations, fileName: filename, context: deps.context() };
+      return { slug: await importUpload(manager, request, (open) => readUpload(call.req, open)) };
     },
     { maxBody: UPLOAD_MAX_BODY, streamBody: true },
   );
 
   api.get('/backups/:slug/info', (call) => {
-    const m = manager();
+    const m = manager;
     return detail(m, named(m, call.params.slug), call.tree);
   });
 
   api.delete('/backups/:slug', async (call) => {
-    const m = manager();
+    const m = manager;
     const backup = named(m, call.params.slug);
     const body = validate(call.body(), DELETE);
     const which = body.location ? locationNames(call, body.location) : undefined;
@@ -232,7 +240,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: SupervisorDeps): 
   });
 
   api.get('/backups/:slug/download', async (call) => {
-    const m = manager();
+    const m = manager;
     const backup = named(m, call.params.slug);
     const given = call.query.get('location');
     const location = given === null ? undefined : locationNames(call, [given])[0];
@@ -260,13 +268,13 @@ function listed(manager: BackupManager, tree: 'v1' | 'v2') {
     .map((b) => entry(manager, b, tree));
 }
 
-/** The upload's first part, written to `file` as it arrives; a body that is not such a form is the client's error. */
-async function receiveUpload(req: HttpRequest, file: string): Promise<void> {
+/** The upload's first part, written as it arrives to what `open` gives; a body that is not such a form is the client's error. */
+async function readUpload(req: HttpRequest, open: () => Writable): Promise<void> {
   const form = await readMultipart(req.bodyStream ?? req.body, {
     contentType: req.headers['content-type'],
     limits: UPLOAD_FORM,
     fileFirst: true,
-    file: () => createWriteStream(file, { flags: 'wx' }),
+    file: open,
   }).catch((err) => {
     throw err instanceof BodyError ? new SupervisorError(`Improperly formatted upload: ${err.message}`, { status: err.status }) : err;
   });

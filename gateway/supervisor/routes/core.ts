@@ -1,8 +1,8 @@
 import type { SupervisorApi } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { CoreRuntime } from '../../../actors/supervisor/core/runtime.ts';
 import { boolean, int, maybe, matching, schema, str, validate } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
-import { CoreRuntime } from '../../../actors/supervisor/core/runtime.ts';
 
 /**
  * The core runtime's routes on `/core` (v1 also at the legacy `/homeassistant`; v2 only `/core`):
@@ -29,22 +29,25 @@ const UPDATE = schema({ version: matching(VERSION_TAG), backup: boolean, backgro
 const RESTART = schema({ safe_mode: boolean, force: boolean });
 const STOP = schema({ force: boolean });
 
-export function registerCoreRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const runtime = (): CoreRuntime => {
-    if (deps.core instanceof CoreRuntime) return deps.core;
-    throw new SupervisorError('The core runtime is not available on this supervisor');
-  };
+/** What the core's routes use. */
+export interface CoreRouteDeps {
+  core: CoreRuntime;
+  context(): Context;
+}
+
+/** Registers the core runtime's routes. */
+export function registerCoreRoutes(api: SupervisorApi, deps: CoreRouteDeps): void {
   const at = (path: string) => ({ v1Aliases: [`/homeassistant${path}`] });
 
-  api.get('/core/info', () => runtime().info(), at('/info'));
+  api.get('/core/info', () => deps.core.info(), at('/info'));
 
-  api.get('/core/stats', () => runtime().stats(), at('/stats'));
+  api.get('/core/stats', () => deps.core.stats(), at('/stats'));
 
   api.post(
     '/core/options',
     async (call) => {
       const body = validate(call.body(), OPTIONS);
-      await runtime().setOptions(body, deps.context());
+      await deps.core.setOptions(body, deps.context());
       return {};
     },
     at('/options'),
@@ -53,7 +56,7 @@ export function registerCoreRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
   api.post(
     '/core/start',
     async () => {
-      await runtime().start(deps.context()).done;
+      await deps.core.start(deps.context()).done;
       return {};
     },
     at('/start'),
@@ -63,7 +66,7 @@ export function registerCoreRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
     '/core/stop',
     async (call) => {
       const body = validate(call.body(), STOP);
-      await runtime().stop(deps.context(), { force: body.force });
+      await deps.core.stop(deps.context(), { force: body.force });
       return {};
     },
     at('/stop'),
@@ -73,7 +76,7 @@ export function registerCoreRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
     '/core/restart',
     async (call) => {
       const body = validate(call.body(), RESTART);
-      await runtime().restart(deps.context(), { safeMode: body.safe_mode, force: body.force });
+      await deps.core.restart(deps.context(), { safeMode: body.safe_mode, force: body.force });
       return {};
     },
     at('/restart'),
@@ -83,7 +86,7 @@ export function registerCoreRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
     '/core/rebuild',
     async (call) => {
       const body = validate(call.body(), RESTART);
-      await runtime().rebuild(deps.context(), { safeMode: body.safe_mode, force: body.force });
+      await deps.core.rebuild(deps.context(), { safeMode: body.safe_mode, force: body.force });
       return {};
     },
     at('/rebuild'),
@@ -93,7 +96,7 @@ export function registerCoreRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
     '/core/update',
     async (call) => {
       const body = validate(call.body(), UPDATE);
-      return (await runtime().update(deps.context(), body)) ?? {};
+      return (await deps.core.update(deps.context(), body)) ?? {};
     },
     at('/update'),
   );
@@ -101,7 +104,7 @@ export function registerCoreRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
   api.post(
     '/core/check',
     async () => {
-      await runtime().check();
+      await deps.core.check();
       return {};
     },
     at('/check'),

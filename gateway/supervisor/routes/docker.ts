@@ -1,5 +1,9 @@
 import type { SupervisorApi } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Logs } from '../../../actors/logging/logs.ts';
+import type { Settings } from '../../../actors/supervisor/settings.ts';
+import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
+import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
 import { validate, validateField, boolean, int, maybe, str, required, dict, schema } from '../../../actors/supervisor/validate.ts';
 import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
@@ -15,8 +19,8 @@ const OPTIONS = schema({ enable_ipv6: maybe(boolean), mtu: maybe(int(68, 65535))
 const CREDENTIALS = schema({ username: required(str), password: required(str) });
 
 /** The original's `reboot_required` issue with its `execute_reboot` suggestion. */
-export async function rebootRequired(deps: SupervisorDeps): Promise<void> {
-  await deps.resolution.addIssue({ type: 'reboot_required', context: 'system' }, [{ type: 'execute_reboot', context: 'system' }]);
+export async function rebootRequired(resolution: Resolution): Promise<void> {
+  await resolution.addIssue({ type: 'reboot_required', context: 'system' }, [{ type: 'execute_reboot', context: 'system' }]);
 }
 
 function checkRegistries(body: Record<string, unknown>): Record<string, RegistryCredentials> {
@@ -36,9 +40,21 @@ function checkRegistries(body: Record<string, unknown>): Record<string, Registry
   return out;
 }
 
-export function registerDockerRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
+/** What the container engine's routes use. */
+export interface DockerRouteDeps {
+  engine: Engine;
+  /** where the engine's options and registries are kept */
+  settings: Settings;
+  /** told when a change needs a reboot */
+  resolution: Resolution;
+  logs: Logs;
+  context(): Context;
+}
+
+/** Registers the container engine's routes. */
+export function registerDockerRoutes(api: SupervisorApi, deps: DockerRouteDeps): void {
   const config = new DockerConfig(deps.settings);
-  const say = deps.logs.get('hearth.supervisor.docker');
+  const logger = deps.logs.get('hearth.supervisor.docker');
 
   api.get('/docker/info', async () => {
     const engine = await deps.engine.info().catch((err: Error) => {
@@ -58,8 +74,8 @@ export function registerDockerRoutes(api: SupervisorApi, deps: SupervisorDeps): 
   api.post('/docker/options', async (call) => {
     const body = validate(call.body(), OPTIONS);
     if (await config.setOptions(body, deps.context())) {
-      say.info('Host system reboot required to apply Docker configuration changes');
-      await rebootRequired(deps);
+      logger.info('Host system reboot required to apply Docker configuration changes');
+      await rebootRequired(deps.resolution);
     }
   });
 

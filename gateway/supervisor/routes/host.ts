@@ -1,19 +1,22 @@
 import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
-import type { HttpStream } from '../../http.ts';
+import type { HttpStream } from '../../replies.ts';
 import { linesOf } from './logs.ts';
 import { plainLine, stripColors, verboseLine } from '../../../actors/supervisor/logs/format.ts';
 import { DEFAULT_IDENTIFIERS, ExportParser, JOURNAL_GATEWAYD_SOCKET, JournalError, JournalGateway, LINES_MAX, type JournalEntry } from '../../../actors/supervisor/host/journal.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Clock } from '../../../actors/clock.ts';
+import type { Logs } from '../../../actors/logging/logs.ts';
+import type { Mounts } from '../../../actors/supervisor/mounts/mounts.ts';
 import { boolean, schema, str, validate } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
-import { LocalHost, type HostSystem } from '../../../actors/supervisor/host/system.ts';
+import type { HostSystem } from '../../../actors/supervisor/host/system.ts';
 import { hostInfo } from '../../../actors/supervisor/host/info.ts';
 import { hostFeatures } from '../../../actors/supervisor/host/features.ts';
 import { HostControl } from '../../../actors/supervisor/host/control.ts';
 import { maxDepthOf, mountDiskUsage, systemDiskUsage } from '../../../actors/supervisor/host/disk-usage.ts';
 import { offlineMigrationRunning } from '../../../actors/supervisor/core/migration.ts';
-import { CoreRuntime } from '../../../actors/supervisor/core/runtime.ts';
-import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
+import type { CoreRuntime } from '../../../actors/supervisor/core/runtime.ts';
+import type { AppManager } from '../../../actors/supervisor/apps/manager.ts';
 
 /**
  * The host's routes (§4.11, supervisor-wire §4.17): its facts, its services, its disk usage,
@@ -25,45 +28,53 @@ const POWER = schema({ force: boolean });
 const OPTIONS = schema({ hostname: str });
 const NO_GATEWAY = 'No systemd-journal-gatewayd Unix socket available';
 
-/** The host this supervisor runs on (a test hands its own through the deps). */
-export function hostOf(deps: SupervisorDeps): HostSystem {
-  return (deps.host ??= new LocalHost());
+/** The features the supervisor reports: the host's services, and whether mounts are supported. */
+export async function currentFeatures(host: HostSystem, mounts: Mounts): Promise<string[]> {
+  const services = await host.services();
+  return hostFeatures(services, await mounts.supported());
 }
 
-export async function currentFeatures(deps: SupervisorDeps): Promise<string[]> {
-  const services = await hostOf(deps).services();
-  return hostFeatures(services, (await deps.mounts?.supported()) ?? false);
+/** What the host's routes use. */
+export interface HostRouteDeps {
+  /** the machine's own tools and services (a test hands a stand-in) */
+  host: HostSystem;
+  /** the features, and the disk usage of a mount */
+  mounts: Mounts;
+  /** stopped before the host powers off, as is the core */
+  apps: AppManager;
+  core: CoreRuntime;
+  /** the supervisor's data directory and the core's: the system disk's usage */
+  dataDir: string;
+  coreDataDir: string;
+  clock: Clock;
+  logs: Logs;
+  context(): Context;
 }
 
-function control(deps: SupervisorDeps): HostControl {
-  const host = hostOf(deps);
-  const say = deps.logs.get('hearth.supervisor.host');
+function control(deps: HostRouteDeps): HostControl {
+  const { host, core, apps } = deps;
+  const logger = deps.logs.get('hearth.supervisor.host');
   return new HostControl({
     host,
     services: () => host.services(),
-    migrationRunning: async () => {
-      const core = deps.core;
-      if (!(core instanceof CoreRuntime)) return false;
-      return offlineMigrationRunning({ url: await core.coreUrl(), refreshToken: core.section.get().refresh_token, warn: say.warning });
-    },
+    migrationRunning: async () => offlineMigrationRunning({ url: await core.coreUrl(), refreshToken: core.section.get().refresh_token, warn: logger.warning }),
     stopManaged: async () => {
       const ctx = deps.context();
-      if (deps.apps instanceof AppManager) {
-        for (const app of deps.apps.list()) {
-          if (app.state === 'started') await deps.apps.stop(app.slug, ctx).catch((err) => say.warning(`cannot stop ${app.slug}: ${(err as Error).message}`));
-        }
+      for (const app of apps.list()) {
+        if (app.state === 'started') await apps.stop(app.slug, ctx).catch((err) => logger.warning(`cannot stop ${app.slug}: ${(err as Error).message}`));
       }
-      if (deps.core instanceof CoreRuntime) await deps.core.stop(ctx, { force: true }).catch((err) => say.warning(`cannot stop the core: ${(err as Error).message}`));
+      await core.stop(ctx, { force: true }).catch((err) => logger.warning(`cannot stop the core: ${(err as Error).message}`));
     },
-    say,
+    say: logger,
   });
 }
 
-export function registerHostRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  api.get('/host/info', async () => {
-    const host = hostOf(deps);
-    return hostInfo({ host, dataDir: deps.dataDir, now: () => deps.clock.now(), features: await currentFeatures(deps), services: await host.services() });
-  });
+/** Registers the host's routes and its journal's. */
+export function registerHostRoutes(api: SupervisorApi, deps: HostRouteDeps): void {
+  const { host } = deps;
+  api.get('/host/info', async () =>
+    hostInfo({ host, dataDir: deps.dataDir, now: () => deps.clock.now(), features: await currentFeatures(host, deps.mounts), services: await host.services() }),
+  );
 
   api.get('/host/services', async () => ({ services: await control(deps).services() }));
 
@@ -81,30 +92,29 @@ export function registerHostRoutes(api: SupervisorApi, deps: SupervisorDeps): vo
 
   // the facts are read on each request: nothing is cached that a reload would refresh
   api.post('/host/reload', async () => {
-    await hostOf(deps).services();
+    await host.services();
   });
 
   api.get('/host/disks/:disk/usage', async (call) => diskUsage(call, deps));
 
-  registerHostLogRoutes(api, deps);
+  registerHostLogRoutes(api, host);
 }
 
-async function diskUsage(call: SupervisorCall, deps: SupervisorDeps) {
+async function diskUsage(call: SupervisorCall, deps: HostRouteDeps) {
   const disk = call.params.disk;
   // `default` is the system disk even when a mount has that name
   if (disk === 'default') {
     return systemDiskUsage({ dataDir: deps.dataDir, coreDataDir: deps.coreDataDir, maxDepth: maxDepthOf(call.query.get('max_depth')), v1: call.tree === 'v1' });
   }
-  const mount = (await deps.mounts?.list())?.find((m) => m.name === disk);
-  if (!mount || !deps.mounts) throw keyedError(404, 'mount_not_found_error', 'No mount exists with name {name}', { name: disk });
+  const mount = (await deps.mounts.list()).find((m) => m.name === disk);
+  if (!mount) throw keyedError(404, 'mount_not_found_error', 'No mount exists with name {name}', { name: disk });
   const maxDepth = maxDepthOf(call.query.get('max_depth'), 0);
   return mountDiskUsage({ name: disk, path: deps.mounts.mountPoint(disk), active: mount.state === 'active', maxDepth });
 }
 
 /** The journal's routes (supervisor-wire §9): systemd-journal-gatewayd's entries, boots and identifiers. */
-function registerHostLogRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
+function registerHostLogRoutes(api: SupervisorApi, host: HostSystem): void {
   const gateway = async (): Promise<JournalGateway> => {
-    const host = hostOf(deps);
     if (!(await host.services()).journalGatewayd) throw new SupervisorError(NO_GATEWAY);
     return new JournalGateway(host.journalSocket ?? JOURNAL_GATEWAYD_SOCKET);
   };

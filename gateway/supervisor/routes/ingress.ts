@@ -1,5 +1,5 @@
+import type { Context } from '../../../store/types.ts';
 import { requireCore, type SupervisorApi, type SupervisorCall } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
 import { anything, refine, required, schema, str, validate } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import type { IngressSessions } from '../../../actors/supervisor/ingress/sessions.ts';
@@ -20,24 +20,27 @@ const userId = refine(anything, (v) => {
 const SESSION = schema({ user_id: userId });
 const VALIDATE_SESSION = schema({ session: required(str) });
 
-
-function sessionsOf(deps: SupervisorDeps): IngressSessions {
-  if (!deps.ingress) throw new SupervisorError('Ingress sessions are not available');
-  return deps.ingress;
+/** What the ingress routes use. */
+export interface IngressRouteDeps {
+  sessions: IngressSessions;
+  /** the installed apps, whose panels are listed */
+  apps: AppsView;
+  context(): Context;
 }
 
-export function registerIngressRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
+/** Registers the ingress sessions' and panels' routes. */
+export function registerIngressRoutes(api: SupervisorApi, deps: IngressRouteDeps): void {
   api.post('/ingress/session', async (call) => {
     requireCore(call);
     const body = validate(call.body(), SESSION);
-    const session = await sessionsOf(deps).create(body.user_id, deps.context());
+    const session = await deps.sessions.create(body.user_id, deps.context());
     return { session };
   });
 
   api.post('/ingress/validate_session', async (call) => {
     requireCore(call);
     const body = validate(call.body(), VALIDATE_SESSION);
-    const valid = await sessionsOf(deps).validate(body.session!, deps.context());
+    const valid = await deps.sessions.validate(body.session!, deps.context());
     if (!valid) throw new SupervisorError('401: Unauthorized', { status: 401, plain: true });
     return {};
   });
@@ -46,9 +49,9 @@ export function registerIngressRoutes(api: SupervisorApi, deps: SupervisorDeps):
 }
 
 /** Each installed app with ingress: its panel's title, icon, whether admins only, and whether shown. */
-export function panelsOf(apps: AppsView | undefined): Record<string, { title: string; icon: string; admin: boolean; enable: boolean }> {
+export function panelsOf(apps: AppsView): Record<string, { title: string; icon: string; admin: boolean; enable: boolean }> {
   const panels: Record<string, { title: string; icon: string; admin: boolean; enable: boolean }> = {};
-  for (const app of apps?.list() ?? []) {
+  for (const app of apps.list()) {
     if (!app.config.ingress) continue;
     panels[app.slug] = {
       title: app.config.panel_title ?? app.config.name,

@@ -1,5 +1,7 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Settings } from '../../../actors/supervisor/settings.ts';
+import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
 import { list, oneOf, schema, validate } from '../../../actors/supervisor/validate.ts';
 import { notFound } from '../../../actors/supervisor/errors.ts';
 import { JOB_CONDITIONS } from '../../../actors/supervisor/jobs/jobs.ts';
@@ -29,34 +31,42 @@ export function legacyJob(job: JobView): JobView {
   };
 }
 
-export function registerJobRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const jobs = (): Jobs => {
-    if (!deps.jobs) throw new Error('the job manager is not running');
-    return deps.jobs;
-  };
+/** What the job manager's routes use. */
+export interface JobRouteDeps {
+  jobs: Jobs;
+  /** evaluated again when the ignored conditions change */
+  resolution: Resolution;
+  /** the feature flags that pick the job names shown */
+  settings: Settings;
+  context(): Context;
+}
+
+/** Registers the job manager's routes. */
+export function registerJobRoutes(api: SupervisorApi, deps: JobRouteDeps): void {
+  const { jobs } = deps;
   // the legacy mapping is keyed on the websocket-v2 flag, on both trees (§6.2 note)
   const shown = (job: JobView) => {
     const flags = deps.settings.section('supervisor', { feature_flags: {} as Record<string, boolean> }).get().feature_flags;
     return flags?.supervisor_websocket_v2_api === true ? job : legacyJob(job);
   };
   const one = (call: SupervisorCall) => {
-    const job = jobs().get(call.params.uuid);
+    const job = jobs.get(call.params.uuid);
     if (!job) throw notFound('Job does not exist');
     return job;
   };
 
-  api.get('/jobs/info', () => ({ ignore_conditions: jobs().ignoredConditions(), jobs: jobs().list().map(shown) }));
+  api.get('/jobs/info', () => ({ ignore_conditions: jobs.ignoredConditions(), jobs: jobs.list().map(shown) }));
 
   api.post('/jobs/options', async (call) => {
     const body = validate(call.body(), optionsShape);
-    if (body.ignore_conditions !== undefined) await jobs().setIgnoredConditions(body.ignore_conditions, deps.context());
+    if (body.ignore_conditions !== undefined) await jobs.setIgnoredConditions(body.ignore_conditions, deps.context());
     // an ignored condition makes the system unsupported (`job_conditions`)
     await deps.resolution.evaluate();
     return {};
   });
 
   api.post('/jobs/reset', async () => {
-    await jobs().setIgnoredConditions([], deps.context());
+    await jobs.setIgnoredConditions([], deps.context());
     await deps.resolution.evaluate();
     return {};
   });
@@ -65,7 +75,7 @@ export function registerJobRoutes(api: SupervisorApi, deps: SupervisorDeps): voi
 
   api.delete('/jobs/:uuid', async (call) => {
     one(call);
-    await jobs().remove(call.params.uuid, deps.context());
+    await jobs.remove(call.params.uuid, deps.context());
     return {};
   });
 }

@@ -1,13 +1,12 @@
-import { join } from 'node:path';
-import type { HttpStream } from '../../http.ts';
+import type { HttpStream } from '../../replies.ts';
 import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { ContainerLogSource } from '../../../actors/supervisor/logs/container.ts';
 import { FileLogSource } from '../../../actors/supervisor/logs/file.ts';
 import { currentBoot } from '../../../actors/supervisor/logs/boot.ts';
 import { plainLine, stripColors, verboseLine } from '../../../actors/supervisor/logs/format.ts';
 import { UNBOUNDED, type LogEntry, type LogRange, type LogSource } from '../../../actors/supervisor/logs/types.ts';
+import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
 
 /**
  * The log endpoints of one prefix P (§4.1): `P/logs`, `P/logs/follow`, `P/logs/latest`,
@@ -176,14 +175,23 @@ async function bootStart(bootid: string): Promise<number> {
   throw plain(400, `Boot ${bootid} is not in the logs: they only contain the current boot ${boot.id}`);
 }
 
+/** What the core's and the supervisor's log routes read. */
+export interface CoreAndSupervisorLogDeps {
+  engine: Engine;
+  /** the core's container */
+  coreContainer: string;
+  /** the supervisor's own log file */
+  logFile: string;
+}
+
 /** The core's logs (its container on the engine) and the supervisor's own (its log file). */
-export function registerCoreAndSupervisorLogs(api: SupervisorApi, deps: SupervisorDeps): void {
+export function registerCoreAndSupervisorLogs(api: SupervisorApi, deps: CoreAndSupervisorLogDeps): void {
   const core = new ContainerLogSource({
     docker: deps.engine.docker,
     name: deps.coreContainer,
     missing: () => plain(400, `Core is not installed: there is no container ${deps.coreContainer}`),
   });
   registerLogRoutes(api, '/core', core, { v1Prefixes: ['/homeassistant'] });
-  const own = new FileLogSource({ path: deps.logs.filePath ?? join(deps.dataDir, 'supervisor.log'), identifier: 'hearth_supervisor', pid: process.pid });
+  const own = new FileLogSource({ path: deps.logFile, identifier: 'hearth_supervisor', pid: process.pid });
   registerLogRoutes(api, '/supervisor', own);
 }

@@ -1,6 +1,5 @@
 import { isIPv6 } from 'node:net';
 import type { SupervisorApi } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { NO_NETWORK_DBUS, type Network } from '../../../actors/supervisor/network/network.ts';
 import { checkedText, coerceEnum, coerceInt, lenientBoolean, listOf, schema, str, validateNested } from '../../../actors/supervisor/validate.ts';
@@ -18,7 +17,7 @@ const isV4 = (s: string) => IPV4.test(s);
 function v4Prefix(p: string): boolean {
   if (/^\d+$/.test(p)) return Number(p) <= 32;
   if (!isV4(p)) return false;
-  const bits = p.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
+  const bits = p.split('.').map((octet) => Number(octet).toString(2).padStart(8, '0')).join('');
   return /^1*0*$/.test(bits) || /^0*1*$/.test(bits);
 }
 
@@ -62,38 +61,41 @@ export const INTERFACE_UPDATE = schema({
   llmnr: MULTICAST_DNS,
 });
 
-export function registerNetworkRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const network = (): Network => {
-    if (!deps.network) throw new SupervisorError(NO_NETWORK_DBUS);
-    return deps.network;
-  };
+/** What the network routes use. */
+export interface NetworkRouteDeps {
+  network: Network;
+}
 
-  api.get('/network/info', () => network().info());
+/** Registers the network routes. */
+export function registerNetworkRoutes(api: SupervisorApi, deps: NetworkRouteDeps): void {
+  const { network } = deps;
 
-  api.get('/network/interface/:interface/info', (call) => network().interface(call.params.interface));
+  api.get('/network/info', () => network.info());
 
-  api.post('/network/reload', () => network().reload());
+  api.get('/network/interface/:interface/info', (call) => network.interface(call.params.interface));
+
+  api.post('/network/reload', () => network.reload());
 
   api.post('/network/interface/:interface/update', async (call) => {
-    await network().interface(call.params.interface);
+    await network.interface(call.params.interface);
     const body = validateNested(call.body(), INTERFACE_UPDATE);
     if (!Object.keys(body).length) throw new SupervisorError('You need to supply at least one option to update');
-    network().refuseChange();
+    network.refuseChange();
   });
 
   api.get('/network/interface/:interface/accesspoints', async (call) => {
-    const inet = await network().interface(call.params.interface);
+    const inet = await network.interface(call.params.interface);
     if (inet.type !== 'wireless') throw new SupervisorError(`Interface ${inet.interface} is not a valid wireless card!`);
-    network().refuseChange();
+    network.refuseChange();
   });
 
   api.post('/network/interface/:interface/vlan/:vlan', async (call) => {
-    const inet = await network().interface(call.params.interface);
+    const inet = await network.interface(call.params.interface);
     const raw = call.params.vlan;
     const vlan = /^[-+]?\d+$/.test(raw) ? Number.parseInt(raw, 10) : Number.NaN;
     if (!(vlan >= 0)) throw new SupervisorError(`Invalid vlan specified: ${raw}`);
     if (inet.type !== 'ethernet') throw new SupervisorError(`Interface ${inet.interface} is not a valid ethernet card for vlan!`);
     validateNested(call.body(), INTERFACE_UPDATE);
-    network().refuseChange();
+    network.refuseChange();
   });
 }

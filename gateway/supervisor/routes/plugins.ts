@@ -1,5 +1,6 @@
 import type { SupervisorApi } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
 import { anything, boolean, float, int, list, required, schema, str, validate, validateField } from '../../../actors/supervisor/validate.ts';
 import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
@@ -49,7 +50,17 @@ const MUTE = schema({ index: required(int()), active: required(boolean) });
 const DEFAULT = schema({ name: required(str) });
 const PROFILE = schema({ card: required(str), name: required(str) });
 
-export function registerPluginRoutes(api: SupervisorApi, deps: SupervisorDeps, plugins: Plugins): void {
+/** What the plugins' routes use. */
+export interface PluginRouteDeps {
+  plugins: Plugins;
+  /** the plugins' containers, whose logs are read */
+  engine: Engine;
+  context(): Context;
+}
+
+/** Registers the plugins' routes. */
+export function registerPluginRoutes(api: SupervisorApi, deps: PluginRouteDeps): void {
+  const { plugins } = deps;
   const context = () => deps.context();
 
   for (const name of ['dns', 'audio', 'cli', 'observer', 'multicast'] as PluginName[]) {

@@ -1,5 +1,6 @@
 import type { SupervisorApi } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Settings } from '../../../actors/supervisor/settings.ts';
 import { validate, boolean, schema } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 
@@ -9,11 +10,19 @@ import { SupervisorError } from '../../../actors/supervisor/errors.ts';
  * `security`.
  */
 
+/** The security section as it is before anything is set. */
 export const SECURITY_DEFAULTS = { pwned: true, force_security: false };
 
 const OPTIONS = schema({ pwned: boolean, force_security: boolean });
 
-export function registerSecurityRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
+/** What the security routes use. */
+export interface SecurityRouteDeps {
+  settings: Settings;
+  context(): Context;
+}
+
+/** Registers the security routes. */
+export function registerSecurityRoutes(api: SupervisorApi, deps: SecurityRouteDeps): void {
   const section = () => deps.settings.section('security', SECURITY_DEFAULTS);
 
   api.get('/security/info', () => {

@@ -1,10 +1,10 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
 import { validate, required, schema, str, int, boolean, oneOf } from '../../../actors/supervisor/validate.ts';
 import type { TObject } from '@sinclair/typebox';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { Services, isServiceName, type ServiceData } from '../../../actors/supervisor/services/services.ts';
-import type { InstalledApp } from '../../../actors/supervisor/apps/types.ts';
+import type { AppsView, InstalledApp } from '../../../actors/supervisor/apps/types.ts';
 
 /**
  * Services apps publish for each other (supervisor-wire §4.11): token-bypass paths, so any app
@@ -32,9 +32,9 @@ const SCHEMAS: Record<string, { shape: TObject; defaults: Record<string, unknown
 };
 
 /** The calling app (its slug from its token), if the caller is one. */
-export function callingApp(call: SupervisorCall, deps: SupervisorDeps): InstalledApp | undefined {
+export function callingApp(call: SupervisorCall, apps: AppsView): InstalledApp | undefined {
   const slug = call.caller?.kind === 'app' ? call.caller.slug : undefined;
-  return slug ? deps.apps?.get(slug) : undefined;
+  return slug ? apps.get(slug) : undefined;
 }
 
 /** Stored data as a tree shows it: the provider under `addon` on v1, `app` on v2. */
@@ -43,28 +43,34 @@ export function withAppKey(tree: 'v1' | 'v2', data: ServiceData): Record<string,
   return { ...fields, [tree === 'v1' ? 'addon' : 'app']: app };
 }
 
-export function registerServiceRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const services = () => {
-    if (!deps.services) throw new SupervisorError('Services are not available');
-    return deps.services;
-  };
+/** What the services' routes use. */
+export interface ServiceRouteDeps {
+  services: Services;
+  /** the installed apps: who calls, and what their configs declare */
+  apps: AppsView;
+  context(): Context;
+}
+
+/** Registers the services' routes. */
+export function registerServiceRoutes(api: SupervisorApi, deps: ServiceRouteDeps): void {
+  const { services } = deps;
   const known = (name: string) => {
     if (!isServiceName(name)) throw notFound('Service does not exist');
     return name;
   };
   const access = (call: SupervisorCall, name: string, provide = false) => {
-    const app = callingApp(call, deps);
+    const app = callingApp(call, deps.apps);
     if (provide && !Services.mayUse(app, name, true)) throw new SupervisorError(`No access to write ${name} service!`, { status: 403 });
     if (!Services.mayUse(app, name)) throw new SupervisorError(`No access to ${name} service!`, { status: 403 });
     return app!;
   };
 
-  api.get('/services', () => ({ services: services().list() }));
+  api.get('/services', () => ({ services: services.list() }));
 
   api.get('/services/:service', (call) => {
     const name = known(call.params.service);
     access(call, name);
-    return withAppKey(call.tree, services().read(name));
+    return withAppKey(call.tree, services.read(name));
   });
 
   api.post('/services/:service', async (call) => {
@@ -72,12 +78,12 @@ export function registerServiceRoutes(api: SupervisorApi, deps: SupervisorDeps):
     const spec = SCHEMAS[name];
     const body = validate(call.body(), spec.shape);
     const app = access(call, name);
-    await services().provide(name, app.slug, { ...spec.defaults, ...body }, deps.context());
+    await services.provide(name, app.slug, { ...spec.defaults, ...body }, deps.context());
   });
 
   api.delete('/services/:service', async (call) => {
     const name = known(call.params.service);
     const app = access(call, name, true);
-    await services().remove(name, app.slug, deps.context());
+    await services.remove(name, app.slug, deps.context());
   });
 }

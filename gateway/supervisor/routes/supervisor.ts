@@ -1,6 +1,13 @@
 import { networkInterfaces } from 'node:os';
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
-import type { SupervisorDeps } from '../deps.ts';
+import type { Context } from '../../../store/types.ts';
+import type { Logs } from '../../../actors/logging/logs.ts';
+import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
+import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
+import type { CoreRuntimeView } from '../../../actors/supervisor/core/types.ts';
+import type { AppStoreView } from '../../../actors/supervisor/apps/store.ts';
+import type { GitRepositories } from '../../../actors/supervisor/apps/git-repositories.ts';
+import type { Plugins } from '../../../actors/supervisor/plugins/plugins.ts';
 import { validate, validateField, boolean, str, int, list, oneOf, dict, schema } from '../../../actors/supervisor/validate.ts';
 import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, supervisorUnknownError } from '../../../actors/supervisor/errors.ts';
@@ -8,10 +15,10 @@ import { SUPERVISOR_VERSION } from '../../../actors/version.ts';
 import { LEVELS } from '../../../actors/logging/levels.ts';
 import { archOf } from '../../../actors/supervisor/machine.ts';
 import { ProcessStats } from '../../../actors/supervisor/process-stats.ts';
-import { FEATURE_FLAGS, type SupervisorSettings } from '../../../actors/supervisor/supervisor-settings.ts';
+import { FEATURE_FLAGS, supervisorSettings, type SupervisorSettings } from '../../../actors/supervisor/supervisor-settings.ts';
 import { CHANNELS } from '../../../actors/supervisor/updater/updater.ts';
-import { reloadUpdater, supervisorSection, supervisorUpdate } from './root.ts';
-import { AppManager } from '../../../actors/supervisor/apps/manager.ts';
+import { reloadUpdater, supervisorUpdate, type SupervisorUpdateDeps } from './root.ts';
+import type { AppManager } from '../../../actors/supervisor/apps/manager.ts';
 import { supervisorInfoApps } from '../../../actors/supervisor/apps/info.ts';
 
 /**
@@ -69,12 +76,32 @@ function ipAddress(): string {
   return '127.0.0.1';
 }
 
-export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: SupervisorDeps): void {
-  const section = () => supervisorSection(deps);
+/** What the supervisor's own routes use. */
+export interface SupervisorOwnRouteDeps extends SupervisorUpdateDeps {
+  logs: Logs;
+  engine: Engine;
+  resolution: Resolution;
+  /** its image checked on repair */
+  core: CoreRuntimeView;
+  /** their images made again on repair */
+  plugins: Plugins;
+  /** v1's `addons` and `addons_repositories` */
+  apps: AppManager;
+  store: AppStoreView;
+  /** v1's `addons_repositories` option */
+  gitRepositories: GitRepositories;
+  context(): Context;
+  /** asks the supervisor to restart its API (soft restart) */
+  restart(): void;
+}
+
+/** Registers the supervisor's own routes. */
+export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: SupervisorOwnRouteDeps): void {
+  const section = () => supervisorSettings(deps.settings);
   const stats = new ProcessStats();
   // `on` lasts until the process ends; `on-at-startup` is the stored true
   let blockingIo = section().get().detect_blocking_io === true;
-  const say = deps.logs.get('hearth.supervisor');
+  const logger = deps.logs.get('hearth.supervisor');
 
   api.get('/supervisor/info', (call: SupervisorCall) => {
     const s = section().get();
@@ -101,8 +128,8 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
     };
     if (call.tree === 'v1') {
       info.wait_boot = s.wait_boot;
-      info.addons = deps.apps instanceof AppManager ? supervisorInfoApps(deps.apps) : [];
-      info.addons_repositories = (deps.store?.repositories() ?? []).map((r) => ({ name: r.name, slug: r.slug }));
+      info.addons = supervisorInfoApps(deps.apps);
+      info.addons_repositories = deps.store.repositories().map((r) => ({ name: r.name, slug: r.slug }));
     }
     return info;
   });
@@ -111,7 +138,7 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
     try {
       return await stats.sample();
     } catch (err) {
-      say.error(`cannot read the supervisor's statistics: ${(err as Error).message}`);
+      logger.error(`cannot read the supervisor's statistics: ${(err as Error).message}`);
       throw supervisorUnknownError();
     }
   });
@@ -140,17 +167,17 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
     }
     const after = await section().set(patch, deps.context());
     if (body.logging !== undefined) deps.logs.setDefaultLevel(LEVELS[body.logging]);
-    if (flags && flags.supervisor_v2_api !== undefined && flags.supervisor_v2_api !== api.v2) say.info(`the /v2 API is ${flags.supervisor_v2_api ? 'served' : 'no longer served'} after the supervisor restarts`);
+    if (flags && flags.supervisor_v2_api !== undefined && flags.supervisor_v2_api !== api.v2) logger.info(`the /v2 API is ${flags.supervisor_v2_api ? 'served' : 'no longer served'} after the supervisor restarts`);
     if (after.channel !== before.channel) {
       // a new channel has its own document: read it now (a failure leaves that channel unknown)
-      await deps.updater.reload({ force: true }).catch((err: Error) => say.warning(`channel ${after.channel}: ${err.message}`));
+      await deps.updater.reload({ force: true }).catch((err: Error) => logger.warning(`channel ${after.channel}: ${err.message}`));
     }
     // last, as the original: the other options are kept even when a repository fails
-    if (repos && deps.gitRepositories) await deps.gitRepositories.replaceWith(repos, deps.context());
+    if (repos) await deps.gitRepositories.replaceWith(repos, deps.context());
   });
 
   api.post('/supervisor/reload', async () => {
-    await reloadUpdater(deps);
+    await reloadUpdater(deps.updater);
   });
 
   api.post('/supervisor/restart', () => {
@@ -160,18 +187,16 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
   api.post('/supervisor/repair', async () => {
     if (!(await deps.engine.reachable())) throw new SupervisorError(`Can't repair the container setup: no container engine answers at ${deps.engine.socketPath}`);
     const done: string[] = ['container engine reachable'];
-    if (deps.core) {
-      const version = deps.core.version();
-      if (version) {
-        const image = `${deps.core.image()}:${version}`;
-        const present = await deps.engine.docker.getImage(image).inspect().then(() => true, () => false);
-        done.push(present ? `core image ${image} present` : `core image ${image} missing: POST /core/rebuild builds it again`);
-      } else done.push('core not installed yet');
-    }
-    for (const plugin of deps.plugins?.all() ?? []) {
+    const version = deps.core.version();
+    if (version) {
+      const image = `${deps.core.image()}:${version}`;
+      const present = await deps.engine.docker.getImage(image).inspect().then(() => true, () => false);
+      done.push(present ? `core image ${image} present` : `core image ${image} missing: POST /core/rebuild builds it again`);
+    } else done.push('core not installed yet');
+    for (const plugin of deps.plugins.all()) {
       if (await plugin.repair()) done.push(`plugin ${plugin.name} image made again`);
     }
-    say.info(`repair: ${done.join('; ')}`);
+    logger.info(`repair: ${done.join('; ')}`);
   });
 
   api.post('/supervisor/update', async (call) => {

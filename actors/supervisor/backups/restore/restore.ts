@@ -92,7 +92,7 @@ interface Staged {
 }
 
 export class BackupRestorer {
-  constructor(private readonly o: RestoreOptions) {}
+  constructor(private readonly options: RestoreOptions) {}
 
   /**
    * Checks the request, then runs the restore job. Answers `{job_id}`; a failure of the job is
@@ -100,19 +100,19 @@ export class BackupRestorer {
    */
   async restore(request: RestoreRequest, context: Context): Promise<{ job_id: string }> {
     const name = request.partial ? 'backup_manager_partial_restore' : 'backup_manager_full_restore';
-    await this.o.jobs.requireConditions(request.partial ? 'BackupManager.do_restore_partial' : 'BackupManager.do_restore_full', RESTORE_CONDITIONS);
+    await this.options.jobs.requireConditions(request.partial ? 'BackupManager.do_restore_partial' : 'BackupManager.do_restore_full', RESTORE_CONDITIONS);
     const { reader, parts } = await this.validate(request);
-    const release = this.o.backups.claim(name);
+    const release = this.options.backups.claim(name);
     let uuid = '';
     try {
       const answer = await runInBackground(
-        this.o.jobs,
+        this.options.jobs,
         { name, reference: reader.meta.slug, keep: true, context },
         async (job) => {
           uuid = job.uuid;
           job.validated();
           try {
-            await this.o.backups.freezeDuring(() => this.run(reader, parts, request.partial === undefined, job, context));
+            await this.options.backups.freezeDuring(() => this.run(reader, parts, request.partial === undefined, job, context));
           } finally {
             release();
           }
@@ -123,7 +123,7 @@ export class BackupRestorer {
       return answer && typeof answer === 'object' && 'job_id' in answer ? answer : { job_id: uuid };
     } catch (error) {
       release();
-      this.o.say.error(`restore of backup ${request.slug} failed: ${(error as Error).message}`);
+      this.options.say.error(`restore of backup ${request.slug} failed: ${(error as Error).message}`);
       throw new SupervisorError(`An error occurred during restore of ${request.slug}, check job '${uuid}' or supervisor logs for details`, { jobId: uuid });
     }
   }
@@ -131,14 +131,14 @@ export class BackupRestorer {
   /** Every refusal before anything is touched (supervisor-wire §5.7 "Common" and per kind). */
   private async validate(request: RestoreRequest): Promise<{ reader: BackupReader; parts: { core: boolean; apps: string[]; folders: BackupFolder[] } }> {
     const { slug } = request;
-    const backup = this.o.backups.get(slug);
+    const backup = this.options.backups.get(slug);
     if (!backup) throw new SupervisorError('Backup does not exist', { status: 404 });
     const location = request.location === undefined ? undefined : locationName(request.location);
-    const copy = this.o.backups.copy(backup, location);
+    const copy = this.options.backups.copy(backup, location);
     if (!copy) throw new SupervisorError(`Backup ${slug} does not exist in ${location}`);
     const path = copy.path;
     if (!(await stat(path).then(() => true, () => false))) {
-      void this.o.backups.rescan().catch(() => {});
+      void this.options.backups.rescan().catch(() => {});
       throw new SupervisorError(`Cannot validate backup at ${path}, file does not exist!`, { status: 404 });
     }
     let reader: BackupReader;
@@ -149,7 +149,7 @@ export class BackupRestorer {
       throw error;
     }
     const meta = reader.meta;
-    const running = this.o.supervisorVersion ?? SUPERVISOR_VERSION;
+    const running = this.options.supervisorVersion ?? SUPERVISOR_VERSION;
     if (compareVersions(meta.supervisor_version, running) > 0) {
       throw new SupervisorError(`Backup was made on supervisor version ${meta.supervisor_version}, can't restore on ${running}. Must update supervisor first.`);
     }
@@ -177,11 +177,11 @@ export class BackupRestorer {
     const apps: string[] = [];
     for (const slug of wanted.apps ?? []) {
       if (inBackup.has(slug)) apps.push(slug);
-      else this.o.say.warning(`app ${slug} is not in backup ${meta.slug}: skipped`);
+      else this.options.say.warning(`app ${slug} is not in backup ${meta.slug}: skipped`);
     }
     const folders = (wanted.folders ?? []).filter((folder): folder is BackupFolder => {
       if ((meta.folders as string[]).includes(folder)) return true;
-      this.o.say.warning(`folder ${folder} is not in backup ${meta.slug}: skipped`);
+      this.options.say.warning(`folder ${folder} is not in backup ${meta.slug}: skipped`);
       return false;
     });
     return { core: wanted.homeassistant === true, apps, folders };
@@ -205,20 +205,20 @@ export class BackupRestorer {
 
   /** Everything extracted and checked beside its target; nothing in use is touched yet. */
   private async stage(reader: BackupReader, parts: { core: boolean; apps: string[]; folders: BackupFolder[] }, staged: Staged): Promise<void> {
-    const id = this.o.newId();
+    const id = this.options.newId();
     const begin = async (target: string) => {
       const root = await stagingDir(target, id);
       staged.roots.push(root);
       return root;
     };
     for (const folder of parts.folders) {
-      const target = folderDir(this.o.dataDir, folder);
+      const target = folderDir(this.options.dataDir, folder);
       const dir = await begin(target);
       await reader.extract(folder, dir);
       staged.folders.push({ folder, dir });
     }
     if (parts.core) {
-      const root = await begin(this.o.coreDataDir);
+      const root = await begin(this.options.coreDataDir);
       await reader.extract('homeassistant', root);
       const config = await coreConfigDir(root);
       const settings = await readCoreSettings(join(root, 'homeassistant.json'));
@@ -237,7 +237,7 @@ export class BackupRestorer {
       staged.apps.push({ slug, root, meta });
     }
     if (reader.member('supervisor')) {
-      const root = await begin(join(this.o.dataDir, 'supervisor-config'));
+      const root = await begin(join(this.options.dataDir, 'supervisor-config'));
       await reader.extract('supervisor', root);
       const mounts = await readFile(join(root, 'mounts.json'), 'utf8').then((text) => JSON.parse(text), () => undefined);
       staged.supervisor = { mounts };
@@ -249,9 +249,9 @@ export class BackupRestorer {
     const failures: string[] = [];
     job.stage('folders');
     // a network mount bound inside a folder (media/<mount>) is the mount's, not the folder's content
-    const bound = new Set(this.o.mounts?.boundFolders() ?? []);
+    const bound = new Set(this.options.mounts?.boundFolders() ?? []);
     for (const { folder, dir } of staged.folders) {
-      const target = folderDir(this.o.dataDir, folder);
+      const target = folderDir(this.options.dataDir, folder);
       await job.child('backup_folder_restore', folder, () => swapDirectory(target, dir, (name) => bound.has(join(target, name)))).catch((error) => failures.push(`folder ${folder}: ${(error as Error).message}`));
     }
     job.progress(35);
@@ -261,15 +261,15 @@ export class BackupRestorer {
         job.stage('home_assistant');
         const core = staged.core;
         await job.child('backup_restore_homeassistant', null, async (coreJob) => {
-          if (this.o.core) {
+          if (this.options.core) {
             // set first: a core whose stop failed part way is started again all the same
             coreStopped = true;
-            await this.o.core.stopForRestore(context);
+            await this.options.core.stopForRestore(context);
           }
-          await swapDirectory(this.o.coreDataDir, core.config, isCoreLive);
-          if (this.o.core && Object.keys(core.settings).length) await this.o.core.setOptions(core.settings, context);
+          await swapDirectory(this.options.coreDataDir, core.config, isCoreLive);
+          if (this.options.core && Object.keys(core.settings).length) await this.options.core.setOptions(core.settings, context);
           // the restored data is of the backup's core version: run that one, as the original updates to it
-          const runtime = this.o.core;
+          const runtime = this.options.core;
           const version = core.version;
           if (runtime?.runsContainer && version && version !== runtime.version()) {
             await coreJob
@@ -279,19 +279,19 @@ export class BackupRestorer {
         });
       }
       job.progress(50);
-      if (full && this.o.apps) {
+      if (full && this.options.apps) {
         job.stage('remove_delta_apps');
         const keep = new Set(staged.apps.map((app) => app.slug));
-        const apps = this.o.apps;
+        const apps = this.options.apps;
         await job.child('backup_remove_delta_apps', null, async () => {
           for (const app of apps.list()) if (!keep.has(app.slug)) await apps.uninstall(app.slug, context).catch((error) => failures.push(`removing app ${app.slug}: ${(error as Error).message}`));
         });
       }
       job.stage('app_repositories');
-      if (staged.apps.length) await this.o.repositories?.restoreFrom(staged.repositories, full, context);
+      if (staged.apps.length) await this.options.repositories?.restoreFrom(staged.repositories, full, context);
       if (staged.apps.length) {
         job.stage('apps');
-        const apps = this.o.apps;
+        const apps = this.options.apps;
         if (!apps) throw new SupervisorError('Apps are not available: the backup holds apps');
         await job.child('backup_restore_apps', null, async (appsJob) => {
           for (const app of staged.apps) {
@@ -302,9 +302,9 @@ export class BackupRestorer {
         });
       }
       job.progress(80);
-      if (staged.supervisor?.mounts && this.o.mounts) {
+      if (staged.supervisor?.mounts && this.options.mounts) {
         job.stage('supervisor_config');
-        const mounts = this.o.mounts;
+        const mounts = this.options.mounts;
         const saved = staged.supervisor.mounts;
         await job.child('backup_restore_supervisor_config', null, () => restoreMounts(mounts, saved, context, (line) => failures.push(line)));
       }
@@ -314,7 +314,7 @@ export class BackupRestorer {
       // its own when the swap was rolled back
       if (coreStopped) {
         job.stage('await_home_assistant_restart');
-        await this.o.core!.startAfterRestore(context, job.uuid);
+        await this.options.core!.startAfterRestore(context, job.uuid);
       }
     }
     job.progress(100);
@@ -322,7 +322,7 @@ export class BackupRestorer {
   }
 
   private appsDataDir(slug: string): string {
-    return this.o.apps?.dataDirOf(slug) ?? appDataDir(this.o.dataDir, slug);
+    return this.options.apps?.dataDirOf(slug) ?? appDataDir(this.options.dataDir, slug);
   }
 }
 

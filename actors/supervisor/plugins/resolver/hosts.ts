@@ -18,7 +18,7 @@ export class HostsTable {
 
   constructor(
     private readonly file: string,
-    private readonly say: (line: string) => void,
+    private readonly logLine: (line: string) => void,
   ) {}
 
   /** The local answer for `name`, or null when the name is not this resolver's to answer. */
@@ -57,7 +57,7 @@ export class HostsTable {
     }
     this.table = next;
     this.stamp = stamp;
-    this.say(`hosts: ${next.size} names`);
+    this.logLine(`hosts: ${next.size} names`);
     return next;
   }
 }

@@ -13,7 +13,7 @@ import { parseUpstream, type Upstream } from './upstream.ts';
 const CONFIG_DIR = process.env.HEARTH_DNS_CONFIG ?? '/config';
 const PORT = Number(process.env.HEARTH_DNS_PORT ?? 53);
 
-const say = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+const logLine = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
 function readUpstreams(): Upstream[] {
   let listed: unknown[];
@@ -21,33 +21,33 @@ function readUpstreams(): Upstream[] {
     const raw = JSON.parse(readFileSync(`${CONFIG_DIR}/resolver.json`, 'utf8'));
     listed = Array.isArray(raw.upstreams) ? raw.upstreams : [];
   } catch (err) {
-    say(`no usable ${CONFIG_DIR}/resolver.json (${(err as Error).message}): nothing is forwarded`);
+    logLine(`no usable ${CONFIG_DIR}/resolver.json (${(err as Error).message}): nothing is forwarded`);
     return [];
   }
   const out: Upstream[] = [];
   for (const item of listed) {
     const upstream = typeof item === 'string' ? parseUpstream(item) : null;
     if (upstream) out.push(upstream);
-    else say(`upstream ${JSON.stringify(item)} is not an address: left out`);
+    else logLine(`upstream ${JSON.stringify(item)} is not an address: left out`);
   }
   return out;
 }
 
 async function main(): Promise<void> {
   const upstreams = readUpstreams();
-  const hosts = new HostsTable(`${CONFIG_DIR}/hosts`, say);
+  const hosts = new HostsTable(`${CONFIG_DIR}/hosts`, logLine);
   hosts.current();
-  const resolver = new Resolver({ port: PORT, hosts, upstreams, say });
+  const resolver = new Resolver({ port: PORT, hosts, upstreams, say: logLine });
   await resolver.listen();
-  say(`resolver listening on udp and tcp port ${PORT}, forwarding to ${upstreams.map((u) => `${u.host}:${u.port}`).join(', ') || 'nobody'}`);
+  logLine(`resolver listening on udp and tcp port ${PORT}, forwarding to ${upstreams.map((u) => `${u.host}:${u.port}`).join(', ') || 'nobody'}`);
   process.on('SIGTERM', () => {
-    say('resolver stopping');
+    logLine('resolver stopping');
     resolver.close();
     process.exit(0);
   });
 }
 
 main().catch((err) => {
-  say(`resolver failed: ${(err as Error).message}`);
+  logLine(`resolver failed: ${(err as Error).message}`);
   process.exit(1);
 });

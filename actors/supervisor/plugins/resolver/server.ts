@@ -32,7 +32,7 @@ export class Resolver {
   private udp?: Socket;
   private tcp?: Server;
 
-  constructor(private readonly o: ResolverOptions) {}
+  constructor(private readonly options: ResolverOptions) {}
 
   /** The response to `query`, or null when it gets none (it is itself a response). */
   async respond(query: Message): Promise<Packet | null> {
@@ -40,7 +40,7 @@ export class Resolver {
     if (query.opcode !== 'QUERY') return reply(query, RCODE.NOTIMP);
     if (query.questions?.length !== 1) return reply(query, RCODE.FORMERR);
     const question = query.questions[0];
-    const found = (question.class ?? 'IN') === 'IN' ? this.o.hosts.lookup(question.name) : null;
+    const found = (question.class ?? 'IN') === 'IN' ? this.options.hosts.lookup(question.name) : null;
     if (found) return localReply(query, question, found);
     const answer = await this.forward(query);
     return answer ? { ...answer, id: query.id } : reply(query, RCODE.SERVFAIL);
@@ -50,10 +50,10 @@ export class Resolver {
     if (this.forwarding >= MAX_FORWARDING) return null;
     this.forwarding++;
     try {
-      for (const upstream of this.o.upstreams) {
-        const answer = await ask(upstream, query, this.o.upstreamTimeoutMs ?? 2000);
+      for (const upstream of this.options.upstreams) {
+        const answer = await ask(upstream, query, this.options.upstreamTimeoutMs ?? 2000);
         if (answer) return answer;
-        this.o.say(`upstream ${upstream.host}:${upstream.port} did not answer`);
+        this.options.say(`upstream ${upstream.host}:${upstream.port} did not answer`);
       }
       return null;
     } finally {
@@ -65,7 +65,7 @@ export class Resolver {
   private answer(query: Message, send: (response: Packet) => void): void {
     this.respond(query)
       .then((response) => response && send(response))
-      .catch((err) => this.o.say(`answering ${query.questions?.[0]?.name} failed: ${(err as Error).message}`));
+      .catch((err) => this.options.say(`answering ${query.questions?.[0]?.name} failed: ${(err as Error).message}`));
   }
 
   /** A response as bytes; SERVFAIL when dns-packet cannot write what an upstream sent. */
@@ -73,7 +73,7 @@ export class Resolver {
     try {
       return write(response);
     } catch (err) {
-      this.o.say(`cannot pass on the answer to ${query.questions?.[0]?.name}: ${(err as Error).message}`);
+      this.options.say(`cannot pass on the answer to ${query.questions?.[0]?.name}: ${(err as Error).message}`);
       return write(reply(query, RCODE.SERVFAIL));
     }
   }
@@ -86,7 +86,7 @@ export class Resolver {
       if (!query) return;
       this.answer(query, (response) => udp.send(this.encoded(query, response, (r) => datagram(r, udpLimit(query))), from.port, from.address));
     });
-    udp.on('error', (err) => this.o.say(`udp: ${err.message}`));
+    udp.on('error', (err) => this.options.say(`udp: ${err.message}`));
     const tcp = createServer((socket) => {
       const frames = new FrameReader();
       socket.setTimeout(TCP_IDLE_MS, () => socket.destroy());
@@ -111,11 +111,11 @@ export class Resolver {
     await Promise.all([
       new Promise<void>((ok, fail) => {
         udp.once('error', fail);
-        udp.bind(this.o.port, '0.0.0.0', () => ok());
+        udp.bind(this.options.port, '0.0.0.0', () => ok());
       }),
       new Promise<void>((ok, fail) => {
         tcp.once('error', fail);
-        tcp.listen(this.o.port, '0.0.0.0', () => ok());
+        tcp.listen(this.options.port, '0.0.0.0', () => ok());
       }),
     ]);
   }
