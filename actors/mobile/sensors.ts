@@ -1,3 +1,4 @@
+import { isoformatMicros } from '../../machines/python/isoformat.ts';
 import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { EntityActors } from '../entities/registry.ts';
@@ -81,9 +82,7 @@ export function utcTimestamp(text: string): string | undefined {
   }
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)) - offsetMin * 60_000;
   if (!Number.isFinite(ms)) return undefined;
-  const iso = new Date(ms).toISOString().slice(0, 19);
-  const micro = frac.padEnd(6, '0');
-  return `${iso}${/^0+$/.test(micro) ? '' : `.${micro}`}+00:00`;
+  return isoformatMicros(BigInt(ms) * 1000n + BigInt(frac.padEnd(6, '0')));
 }
 
 /** How a sensor's value shows as a state (the original's sensor and binary_sensor entities). */

@@ -4,7 +4,8 @@ import type { EntityState } from '../entities/types.ts';
 import type { EntityActors, StateChangedData } from '../entities/registry.ts';
 import { domainOf, validEntityId } from '../entities/state.ts';
 import { ServiceError, Unauthorized, type ServiceDescription, type ServiceSpec } from './types.ts';
-import { validate, pyRepr } from './validate.ts';
+import { validate } from './validate.ts';
+import { pyRepr } from '../../machines/python/repr.ts';
 import type { EntityPermissions } from '../auth/permissions.ts';
 import type { TargetRefs, TargetResolver } from './targets.ts';
 

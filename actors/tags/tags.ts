@@ -1,7 +1,7 @@
 import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord, Origin } from '../../store/types.ts';
-import { isoTime } from '../../store/time.ts';
+import { isoformat } from '../../machines/python/isoformat.ts';
 import { parseDatetime, toEpochMs } from '../history/time.ts';
 import { slugify, uniqueId } from '../entities/slug.ts';
 import type { EntityActors } from '../entities/registry.ts';
@@ -231,7 +231,7 @@ export class Tags implements Area {
 
   /** A committed scan: the tag's last scan (and scanner) moved on, the tag made if it is new. */
   private async scanned(r: EventRecord): Promise<void> {
-    const fields: TagFields = { last_scanned: isoTime(r.time) };
+    const fields: TagFields = { last_scanned: isoformat(r.time) };
     if (typeof r.data.device_id === 'string' && r.data.device_id) fields.device_id = r.data.device_id;
     const context: Context = { id: r.context.id, parent_id: r.context.parent_id, user_id: r.context.user_id };
     const current = this.tags.get(r.data.tag_id);
@@ -244,7 +244,7 @@ export class Tags implements Area {
 function entityState(tag: TagItem): string {
   const p = tag.last_scanned === undefined ? undefined : parseDatetime(tag.last_scanned);
   if (!p) return 'unknown';
-  return `${new Date(Math.floor(toEpochMs(p, 'UTC'))).toISOString().slice(0, 23)}+00:00`;
+  return isoformat(toEpochMs(p, 'UTC'), 'milliseconds');
 }
 
 function entityAttributes(tag: TagItem): Record<string, unknown> {
