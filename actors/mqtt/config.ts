@@ -1,4 +1,4 @@
-import { InvalidValue, toBool, toInt, toStr, oneOf } from '../entities/domains/config.ts';
+import { InvalidValue, toBool, toInt, toStr, oneOf } from './schema.ts';
 import { Invalid, optional, readDict, required, type Fields } from './schema.ts';
 import { toQos, validPublishTopic } from './topics.ts';
 

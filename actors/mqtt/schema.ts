@@ -1,5 +1,26 @@
-import { InvalidValue } from '../entities/domains/config.ts';
+import type { StaticDecode, TSchema } from '@sinclair/typebox';
+import * as cv from '../voluptuous/cv.ts';
+import { Refusal } from '../voluptuous/schema.ts';
 
+/** A value one option cannot hold; the reader adds where it was found. */
+export { Refusal as InvalidValue };
+
+/** One of the core's validators (actors/voluptuous/cv.ts) as a check of this reader. */
+const checkOf = <T extends TSchema>(schema: T) => (value: unknown): StaticDecode<T> => cv.convert(schema, value);
+
+export const toStr = checkOf(cv.string);
+export const toIcon = checkOf(cv.icon);
+export const toBool = checkOf(cv.boolean);
+export const toFloat = checkOf(cv.coerceFloat);
+export const toInt = checkOf(cv.coerceInt);
+export const toPositiveInt = checkOf(cv.positiveInt);
+export const toStringList = checkOf(cv.nonEmptyStringList);
+
+/** vol.In over strings. */
+export function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T {
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw new Refusal(`value must be one of [${allowed.map((a) => `'${a}'`).join(', ')}]`);
+}
 /**
  * A small reader of option dictionaries with voluptuous's wording, for what MQTT takes from
  * configuration.yaml and from discovery messages: `required key not provided @ data['x']`,
@@ -17,7 +38,7 @@ export class Invalid extends Error {
   }
 }
 
-/** Turns one value into what the option holds, or throws InvalidValue (or Invalid for nested data). */
+/** Turns one value into what the option holds, or throws Refusal (or Invalid for nested data). */
 export type Check<T = unknown> = (value: unknown) => T;
 
 export interface Field {
@@ -61,9 +82,9 @@ export function readDict(value: unknown, fields: Fields, extra: Extra, path: Arr
 export function checked<T>(check: Check<T>, value: unknown, path: Array<string | number>): T {
   try {
     return check(value);
-  } catch (err) {
+  } catch (err: unknown) {
     if (err instanceof Invalid) throw new Invalid(err.problem, [...path, ...err.path]);
-    if (err instanceof InvalidValue) throw new Invalid(`${err.message} for dictionary value`, path);
+    if (err instanceof Refusal) throw new Invalid(`${err.message} for dictionary value`, path);
     throw err;
   }
 }
@@ -82,7 +103,7 @@ export function listOf<T>(check: Check<T>): Check<T[]> {
         return check(item);
       } catch (err) {
         if (err instanceof Invalid) throw new Invalid(err.problem, [i, ...err.path]);
-        if (err instanceof InvalidValue) throw new Invalid(err.message, [i]);
+        if (err instanceof Refusal) throw new Invalid(err.message, [i]);
         throw err;
       }
     });
@@ -96,20 +117,20 @@ export function orNull<T>(check: Check<T>): Check<T | null> {
 
 /** cv.template: a template's text (a number or boolean is its str()). */
 export function toTemplate(value: unknown): string {
-  if (value === null || value === undefined) throw new InvalidValue('template value is None');
-  if (typeof value === 'object') throw new InvalidValue('template value should be a string');
+  if (value === null || value === undefined) throw new Refusal('template value is None');
+  if (typeof value === 'object') throw new Refusal('template value should be a string');
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   return String(value);
 }
 
 /** cv.url: an http(s) URL. */
 export function toUrl(value: unknown): string {
-  if (typeof value !== 'string') throw new InvalidValue('expected a URL');
+  if (typeof value !== 'string') throw new Refusal('expected a URL');
   try {
     const url = new URL(value);
     if (url.protocol === 'http:' || url.protocol === 'https:') return value;
   } catch {
     // not a URL: refused below
   }
-  throw new InvalidValue('invalid url');
+  throw new Refusal('invalid url');
 }

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { Context } from '../../store/types.ts';
-import { InvalidValue } from '../entities/domains/config.ts';
+import { InvalidValue } from './schema.ts';
 import { ServiceError, type ServiceSpec } from '../services/types.ts';
 import type { Templates } from '../templates/index.ts';
 import type { Broker } from './entity/host.ts';

@@ -1,4 +1,4 @@
-import { InvalidValue, toStr } from '../entities/domains/config.ts';
+import { InvalidValue, toStr } from './schema.ts';
 
 /**
  * MQTT topic names and filters, checked as the original's valid_topic, valid_subscribe_topic and

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isoTime } from '../../store/time.ts';
+import { isoformat as isoTime } from '../../machines/python/isoformat.ts';
 import type { Command } from './command.ts';
 import { CommandError } from './connection.ts';
 import { validSubscribeTopic } from '../../actors/mqtt/topics.ts';

@@ -1,4 +1,4 @@
-import { InvalidValue, oneOf, toBool, toIcon, toStr } from '../../entities/domains/config.ts';
+import { InvalidValue, oneOf, toBool, toIcon, toStr } from '../schema.ts';
 import type { MqttEntityConfig, MqttPlatform } from '../platforms/types.ts';
 import { Invalid, dict, listOf, optional, orNull, readDict, required, toTemplate, toUrl, type Check, type Extra, type Fields } from '../schema.ts';
 import { toQos, validSubscribeTopic } from '../topics.ts';

@@ -1,5 +1,5 @@
 import { mqttBinarySensorMachine } from '../../../machines/mqtt/binary_sensor.machine.ts';
-import { oneOf, toBool, toPositiveInt, toStr } from '../../entities/domains/config.ts';
+import { oneOf, toBool, toPositiveInt, toStr } from '../schema.ts';
 import { BINARY_SENSOR_DEVICE_CLASSES } from '../../entities/platforms/sensor.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
 import { validSubscribeTopic } from '../topics.ts';

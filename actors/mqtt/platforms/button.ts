@@ -1,6 +1,7 @@
 import { mqttButtonMachine } from '../../../machines/mqtt/button.machine.ts';
-import { isoTime, parseIsoTime } from '../../../store/time.ts';
-import { oneOf, toBool, toStr } from '../../entities/domains/config.ts';
+import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
+import { parseIsoTime } from '../../../store/time.ts';
+import { oneOf, toBool, toStr } from '../schema.ts';
 import { buttonDomain } from '../../entities/platforms/button.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic } from '../topics.ts';

@@ -1,5 +1,6 @@
 import { mqttSensorMachine } from '../../../machines/mqtt/sensor.machine.ts';
-import { parsePyFloat, toBool, toPositiveInt, toStr, oneOf } from '../../entities/domains/config.ts';
+import { toBool, toPositiveInt, toStr, oneOf } from '../schema.ts';
+import { parseFloatText } from '../../../machines/python/float.ts';
 import { SENSOR_DEVICE_CLASSES, STATE_CLASSES } from '../../entities/platforms/sensor.ts';
 import { MAX_STATE_LENGTH } from '../../entities/state.ts';
 import { listOf, optional, orNull, required, toTemplate } from '../schema.ts';
@@ -38,7 +39,7 @@ function readValue(payload: string, topic: string, config: MqttSensorConfig, war
   if (payload === PAYLOAD_NONE) return null;
   if (numeric(config)) {
     if (payload === '') return undefined;
-    if (Number.isNaN(parsePyFloat(payload))) {
+    if (Number.isNaN(parseFloatText(payload) ?? NaN)) {
       warn(
         `Sensor ${entityId} has device class '${config.device_class ?? 'None'}', state class '${config.state_class ?? 'None'}' unit '${config.unit_of_measurement ?? 'None'}' ` +
           `and suggested precision '${config.suggested_display_precision ?? 'None'}' thus indicating it has a numeric value; however, it has the non-numeric value: '${payload}' (<class 'str'>)`,

@@ -1,5 +1,5 @@
 import { mqttSwitchMachine } from '../../../machines/mqtt/switch.machine.ts';
-import { oneOf, toBool, toStr } from '../../entities/domains/config.ts';
+import { oneOf, toBool, toStr } from '../schema.ts';
 import { switchDomain } from '../../entities/platforms/switch.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
