@@ -49,6 +49,3 @@ t.test('a refused item is logged, the rest set up; mqtt.reload', async (t) => {
   await s.publish('good/other', 'moved', false);
   await s.until('sensor.good', (x) => x.state === 'moved', 'the changed item listens to its new topic');
 });
-  await eventually(() => h.lines.some((l) => l === 'MQTT broker: embedded is not available in this build of Hearth'), 'the refusal logged');
-  t.equal((await fetch(`${h.base}/api/`)).status, 401, 'Hearth runs on');
-});
