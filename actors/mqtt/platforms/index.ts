@@ -1,6 +1,7 @@
 import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
 import { mqttNumber } from './number.ts';
+import { mqttScene } from './scene.ts';
 import { mqttSelect } from './select.ts';
 import { mqttSensor } from './sensor.ts';
 import { mqttSwitch } from './switch.ts';
@@ -12,5 +13,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText, mqttScene].map((p) => [p.domain, p as MqttPlatform]),
 );
