@@ -187,6 +187,12 @@ export class LiveEntity {
     }
   }
 
+  /** Whether the entity supports every feature of at least one of the masks (a service's required_features). */
+  supports(masks: number[]): boolean {
+    const features = (this.actor && this.platform.render(this.actor.getSnapshot(), this.config, this.env).supported_features) ?? 0;
+    return masks.some((mask) => (features & mask) === mask);
+  }
+
   /** Whether the entity is available: connected, its availability topics agreeing, its value not expired. */
   available(): boolean {
     if (!this.host.broker.connected || !this.availability.available()) return false;

@@ -4,6 +4,7 @@ import { mqttNumber } from './number.ts';
 import { mqttScene } from './scene.ts';
 import { mqttSelect } from './select.ts';
 import { mqttSensor } from './sensor.ts';
+import { mqttSiren } from './siren.ts';
 import { mqttSwitch } from './switch.ts';
 import { mqttText } from './text.ts';
 import type { MqttPlatform } from './types.ts';
@@ -13,5 +14,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText, mqttScene].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText, mqttScene, mqttSiren].map((p) => [p.domain, p as MqttPlatform]),
 );
