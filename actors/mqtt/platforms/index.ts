@@ -1,5 +1,6 @@
 import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
+import { mqttEvent } from './event.ts';
 import { mqttNumber } from './number.ts';
 import { mqttScene } from './scene.ts';
 import { mqttSelect } from './select.ts';
@@ -14,5 +15,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText, mqttScene, mqttSiren].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText, mqttScene, mqttSiren, mqttEvent].map((p) => [p.domain, p as MqttPlatform]),
 );
