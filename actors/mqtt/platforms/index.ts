@@ -1,5 +1,6 @@
 import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
+import { mqttDeviceTracker } from './device_tracker.ts';
 import { mqttEvent } from './event.ts';
 import { mqttNumber } from './number.ts';
 import { mqttScene } from './scene.ts';
@@ -15,5 +16,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText, mqttScene, mqttSiren, mqttEvent].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText, mqttScene, mqttSiren, mqttEvent, mqttDeviceTracker].map((p) => [p.domain, p as MqttPlatform]),
 );

@@ -12,8 +12,8 @@ import type { Fields } from '../schema.ts';
 export interface MqttPlatform<C extends MqttEntityConfig = any> {
   /** the entity domain (`sensor`) */
   domain: string;
-  /** the name of an entity whose config names none (the original's DEFAULT_NAME) */
-  defaultName: string;
+  /** the name of an entity whose config names none (the original's DEFAULT_NAME); null: none, the device's name (a tracker) */
+  defaultName: string | null;
   /** names an unnamed entity with a device class takes instead (the device class's own name) */
   deviceClassNames?: Readonly<Record<string, string>>;
   /** the platform's own options (the common ones are added by the framework) */
