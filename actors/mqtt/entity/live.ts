@@ -187,10 +187,14 @@ export class LiveEntity {
     }
   }
 
-  /** Whether the entity supports every feature of at least one of the masks (a service's required_features). */
+  /**
+   * Whether the entity supports every feature of at least one of the masks (a service's
+   * required_features). A platform whose view names no supported_features is not checked.
+   */
   supports(masks: number[]): boolean {
-    const features = (this.actor && this.platform.render(this.actor.getSnapshot(), this.config, this.env).supported_features) ?? 0;
-    return masks.some((mask) => (features & mask) === mask);
+    if (!this.actor) return true;
+    const features = this.platform.render(this.actor.getSnapshot(), this.config, this.env).supported_features;
+    return features === undefined || masks.some((mask) => (features & mask) === mask);
   }
 
   /** Whether the entity is available: connected, its availability topics agreeing, its value not expired. */
