@@ -17,8 +17,6 @@ export interface MqttUpdateInput {
   info: UpdateInfo;
   /** the version the user skipped (restored) */
   skipped: string | null;
-  /** the entity can install (it has a command topic) */
-  canInstall: boolean;
   entityId: string;
 }
 

@@ -78,7 +78,6 @@ export const mqttUpdate: MqttPlatform<MqttUpdateConfig> = {
   input: (config, restored, _now, entityId) => ({
     info: { ...EMPTY_INFO, title: config.title ?? null, release_summary: config.release_summary ?? null, release_url: config.release_url ?? null },
     skipped: typeof restored?.attributes.skipped_version === 'string' ? restored.attributes.skipped_version : null,
-    canInstall: config.command_topic !== undefined,
     entityId,
   }),
   subscriptions: () => [
