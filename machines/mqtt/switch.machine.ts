@@ -22,9 +22,17 @@ export interface MqttPublishRequest {
   /** the option naming the topic */
   topic: string;
   /** the option whose value is sent */
-  payload: string;
+  payload?: string;
+  /** the value sent instead of an option's (a number's new value, a select's option) */
+  value?: unknown;
   /** the option naming the command template, if any */
   template?: string;
+  /** variables the command template sees besides `value` (a siren's tone, duration, volume) */
+  variables?: Record<string, unknown>;
+  /** without a template, the variables as JSON are sent (a siren's command) */
+  json?: boolean;
+  /** an empty or `None` payload is not sent */
+  skipEmpty?: boolean;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createActor, transition, type AnyActor, type EventObject } from 'xstate';
 import type { Context } from '../../../store/types.ts';
 import { jsonEqual } from '../../entities/state.ts';
+import { pyFloat } from '../../../machines/input_number.machine.ts';
 import type { EntityState } from '../../entities/types.ts';
 import { ServiceError } from '../../services/types.ts';
 import type { MqttPublishRequest } from '../../../machines/mqtt/switch.machine.ts';
@@ -15,6 +16,14 @@ const BLOCKED_ATTRIBUTES = new Set([
   'assumed_state', 'available', 'device_class', 'device_info', 'entity_category', 'entity_picture', 'entity_registry_enabled_default',
   'extra_state_attributes', 'force_update', 'icon', 'friendly_name', 'should_poll', 'state', 'supported_features', 'unique_id', 'unit_of_measurement',
 ]);
+
+/** A value as the original publishes it: str() of it (a number without a needless `.0`, as the platforms make integers ints). */
+function pyText(value: unknown): string {
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (value === null || value === undefined) return 'None';
+  if (typeof value === 'number' && !Number.isInteger(value)) return pyFloat(value);
+  return String(value);
+}
 
 /** A payload as text in the entity's encoding; undefined when it is not valid in it. */
 function decode(payload: Buffer, encoding: string): string | undefined {
@@ -55,7 +64,7 @@ export class LiveEntity {
   start(carried?: Record<string, unknown>): void {
     const { host, platform, config } = this;
     const restored = host.entities.get(this.entityId);
-    let input = platform.input(config, restored, host.clock.now()) as Record<string, unknown>;
+    let input = platform.input(config, restored, host.clock.now(), this.entityId) as Record<string, unknown>;
     if (carried) for (const key of platform.keptOnUpdate ?? []) if (key in carried) input = { ...input, [key]: carried[key] };
     const actor = createActor(platform.machine, { input });
     actor.subscribe(() => {
@@ -103,6 +112,8 @@ export class LiveEntity {
     );
   }
 
+  private readonly env = { states: () => this.host.entities.states() };
+
   private templateEntity() {
     return { entityId: this.entityId, name: this.name, state: this.host.entities.get(this.entityId) };
   }
@@ -123,6 +134,8 @@ export class LiveEntity {
       payload: rendered === undefined ? text : rendered,
       raw: text,
       topic: m.topic,
+      retain: m.retain,
+      now: this.host.clock.now(),
       config: this.config,
       entityId: this.entityId,
       warn: (line) => this.host.log.warning(line),
@@ -155,7 +168,13 @@ export class LiveEntity {
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return this.host.log.warning('JSON result was not a dictionary');
     const blocked = new Set(this.platform.blockedAttributes ?? []);
-    this.jsonAttributes = Object.fromEntries(Object.entries(parsed).filter(([k]) => !BLOCKED_ATTRIBUTES.has(k) && !blocked.has(k)));
+    let attributes = Object.fromEntries(Object.entries(parsed).filter(([k]) => !BLOCKED_ATTRIBUTES.has(k) && !blocked.has(k)));
+    if (this.platform.readAttributes) {
+      const read = this.platform.readAttributes(attributes, this.config, (line) => this.host.log.warning(line));
+      if (read.event) this.send(read.event);
+      attributes = read.attributes;
+    }
+    this.jsonAttributes = attributes;
     this.host.batch.mark(this, this.host.newContext({ via: 'mqtt', topic: m.topic }), false);
   }
 
@@ -168,16 +187,26 @@ export class LiveEntity {
     }
   }
 
+  /**
+   * Whether the entity supports every feature of at least one of the masks (a service's
+   * required_features). A platform whose view names no supported_features is not checked.
+   */
+  supports(masks: number[]): boolean {
+    if (!this.actor) return true;
+    const features = this.platform.render(this.actor.getSnapshot(), this.config, this.env).supported_features;
+    return features === undefined || masks.some((mask) => (features & mask) === mask);
+  }
+
   /** Whether the entity is available: connected, its availability topics agreeing, its value not expired. */
   available(): boolean {
     if (!this.host.broker.connected || !this.availability.available()) return false;
-    return this.actor ? this.platform.render(this.actor.getSnapshot(), this.config).available !== false : false;
+    return this.actor ? this.platform.render(this.actor.getSnapshot(), this.config, this.env).available !== false : false;
   }
 
   /** What the entity shows now, in the original's attribute order, with its registry entry's overrides. */
   show(): { state: string; attributes: Record<string, unknown>; force: boolean } {
     const { host, config } = this;
-    const view = this.platform.render(this.actor!.getSnapshot(), config);
+    const view = this.platform.render(this.actor!.getSnapshot(), config, this.env);
     const o = host.registries.entityOverrides(this.entityId);
     const available = this.available();
     const attributes: Record<string, unknown> = { ...view.capabilities };
@@ -186,7 +215,9 @@ export class LiveEntity {
     if (view.assumed_state) attributes.assumed_state = true;
     const deviceClass = o?.device_class ?? config.device_class;
     if (deviceClass) attributes.device_class = deviceClass;
-    if (config.entity_picture !== undefined) attributes.entity_picture = config.entity_picture;
+    if (view.supported_features !== undefined) attributes.supported_features = view.supported_features;
+    const picture = view.entity_picture !== undefined ? view.entity_picture : config.entity_picture;
+    if (picture !== undefined && picture !== null) attributes.entity_picture = picture;
     const icon = o?.icon ?? config.icon;
     if (icon) attributes.icon = icon;
     const device = this.deviceId === undefined ? undefined : host.registries.getDevice(this.deviceId);
@@ -220,6 +251,12 @@ export class LiveEntity {
   async command(event: EventObject, context: Context): Promise<void> {
     if (!this.actor || this.stopped || !this.available()) return;
     const [, actions] = transition(this.platform.machine, this.actor.getSnapshot(), event);
+    // the machine refuses the command (a value out of range): nothing is published
+    const refusal = actions.find((a: any) => a.type === 'xstate.emit' && a.params?.event?.type === 'rejected') as any;
+    if (refusal) {
+      const { message, code, translation } = refusal.params.event;
+      throw new ServiceError(code ?? 'service_validation_error', String(message), translation);
+    }
     const publishes = actions.filter((a: any) => a.type === 'xstate.emit' && a.params?.event?.type === 'publish').map((a: any) => a.params.event as MqttPublishRequest);
     for (const p of publishes) await this.publish(p);
     this.send(event);
@@ -229,13 +266,16 @@ export class LiveEntity {
   private async publish(p: MqttPublishRequest): Promise<void> {
     const { host, config } = this;
     const topic = config[p.topic] as string;
-    let payload = String(config[p.payload]);
+    const value = 'value' in p ? p.value : config[p.payload!];
+    let payload = p.json ? JSON.stringify(p.variables ?? {}) : pyText(value);
     const template = p.template === undefined ? undefined : config[p.template];
     if (typeof template === 'string') {
-      const out = host.templates.command(template, payload, this.templateEntity());
+      const out = host.templates.command(template, value, this.templateEntity(), p.variables);
       if (!out.ok) throw new ServiceError('service_validation_error', out.warning);
       payload = out.text;
     }
+    // a siren's command that renders to nothing is not sent
+    if (p.skipEmpty && (payload === '' || payload === 'None')) return;
     const retain = config.retain === true;
     try {
       await host.broker.publish(topic, Buffer.from(payload, config.encoding === 'latin1' ? 'latin1' : 'utf8'), { qos: config.qos, retain });

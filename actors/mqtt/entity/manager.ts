@@ -2,7 +2,7 @@ import type { Context } from '../../../store/types.ts';
 import type { EntryFollower } from '../../entities/overrides.ts';
 import { jsonEqual } from '../../entities/state.ts';
 import type { ServiceRegistry } from '../../services/registry.ts';
-import type { ServiceSpec } from '../../services/types.ts';
+import { ServiceError, type ServiceSpec } from '../../services/types.ts';
 import type { MqttEntityConfig, MqttPlatform } from '../platforms/types.ts';
 import type { MqttEntityHost } from './host.ts';
 import { LiveEntity } from './live.ts';
@@ -167,7 +167,18 @@ export class MqttEntities implements EntryFollower {
       owns,
       handler: async (call) => {
         const event = { ...s.toEvent(call.data), time: this.host.clock.now() };
-        await Promise.all(call.entityIds.map((id) => this.byEntityId.get(id)?.live.command(event, call.context)));
+        const targets = call.entityIds.map((id) => this.byEntityId.get(id)?.live).filter((live): live is LiveEntity => live !== undefined);
+        // the original's required_features: every target must support one of the masks
+        for (const live of targets) {
+          if (!s.requiredFeatures || live.supports(s.requiredFeatures)) continue;
+          const { entityId } = live;
+          throw new ServiceError('service_validation_error', `Entity ${entityId} does not support action ${platform.domain}.${s.service}.`, {
+            domain: 'homeassistant',
+            key: 'service_not_supported',
+            placeholders: { entity_id: entityId, domain: platform.domain, service: s.service },
+          });
+        }
+        await Promise.all(targets.map((live) => live.command(event, call.context)));
       },
     }));
     await Promise.all(specs.map((spec) => this.services.register(spec, context)));

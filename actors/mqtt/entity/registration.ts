@@ -44,7 +44,7 @@ export async function place(host: MqttEntityHost, platform: MqttPlatform, config
       has_entity_name: true,
       entity_category: config.entity_category ?? null,
       capabilities: info.capabilities ?? null,
-      supported_features: 0,
+      supported_features: info.supported_features ?? 0,
       unit_of_measurement: info.unit_of_measurement ?? null,
       options: info.options,
       disabled_by: config.enabled_by_default ? undefined : 'integration',

@@ -29,3 +29,6 @@ export const BINARY_SENSOR_NAMES: Readonly<Record<string, string>> = {
 };
 
 export const BUTTON_NAMES: Readonly<Record<string, string>> = { identify: 'Identify', restart: 'Restart', update: 'Update' };
+
+export const EVENT_NAMES: Readonly<Record<string, string>> = { button: 'Button', doorbell: 'Doorbell', motion: 'Motion' };
+export const UPDATE_NAMES: Readonly<Record<string, string>> = { firmware: 'Firmware' };

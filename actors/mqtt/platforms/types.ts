@@ -12,8 +12,8 @@ import type { Fields } from '../schema.ts';
 export interface MqttPlatform<C extends MqttEntityConfig = any> {
   /** the entity domain (`sensor`) */
   domain: string;
-  /** the name of an entity whose config names none (the original's DEFAULT_NAME) */
-  defaultName: string;
+  /** the name of an entity whose config names none (the original's DEFAULT_NAME); null: none, the device's name (a tracker) */
+  defaultName: string | null;
   /** names an unnamed entity with a device class takes instead (the device class's own name) */
   deviceClassNames?: Readonly<Record<string, string>>;
   /** the platform's own options (the common ones are added by the framework) */
@@ -21,12 +21,17 @@ export interface MqttPlatform<C extends MqttEntityConfig = any> {
   /** what the fields cannot say (options that exclude each other): the problem, in the original's words */
   refine?(config: C): string | undefined;
   machine: AnyStateMachine;
-  /** the machine's input, given the entity's last recorded state (undefined: none) and the time */
-  input(config: C, restored: EntityState | undefined, now: number): unknown;
+  /** the machine's input, given the entity's last recorded state (undefined: none), the time and its entity id */
+  input(config: C, restored: EntityState | undefined, now: number, entityId: string): unknown;
   /** the topics the entity listens to besides availability and JSON attributes */
   subscriptions(config: C): PlatformSubscription<C>[];
-  /** what the machine's snapshot shows */
-  render(snapshot: { context: any; value: any }, config: C): PlatformView;
+  /** what the machine's snapshot shows (`env`: what else the instance holds, the zones a tracker is in) */
+  render(snapshot: { context: any; value: any }, config: C, env: RenderEnv): PlatformView;
+  /**
+   * What a JSON attributes message means to the platform besides attributes (a tracker's
+   * latitude and longitude): the event it makes for the machine, and the attributes left to show.
+   */
+  readAttributes?(attributes: Record<string, unknown>, config: C, warn: (line: string) => void): { event?: EventObject; attributes: Record<string, unknown> };
   /** the entity's services (the domain's, as the virtual platform describes them) */
   services: PlatformService[];
   /** context keys of the machine a changed config carries over to the new machine (the value it shows) */
@@ -34,7 +39,13 @@ export interface MqttPlatform<C extends MqttEntityConfig = any> {
   /** keys JSON attributes may not set, besides the ones no MQTT entity lets them set */
   blockedAttributes?: readonly string[];
   /** what the entity registry holds for the entity besides names: capabilities, unit, registry options */
-  registryInfo?(config: C): { capabilities?: Record<string, unknown> | null; unit_of_measurement?: string | null; options?: Record<string, Record<string, unknown>> };
+  registryInfo?(config: C): { capabilities?: Record<string, unknown> | null; unit_of_measurement?: string | null; options?: Record<string, Record<string, unknown>>; supported_features?: number };
+}
+
+/** What a platform's render may look at besides its machine and config. */
+export interface RenderEnv {
+  /** the committed states of the instance (zones, for a tracker's place) */
+  states(): Iterable<EntityState>;
 }
 
 /** The options every MQTT entity has, read by the framework; a platform's own come beside them. */
@@ -81,6 +92,10 @@ export interface ReadMessage<C> {
   /** the payload as it came (decoded) */
   raw: string;
   topic: string;
+  /** the message was a retained one the broker replayed */
+  retain: boolean;
+  /** when it arrived (epoch ms): machines read no clock */
+  now: number;
   config: C;
   entityId: string;
   /** logs why a payload was refused */
@@ -102,4 +117,8 @@ export interface PlatformView {
   assumed_state?: boolean;
   /** every state message writes, changed or not (force_update) */
   force_update?: boolean;
+  /** the supported_features attribute (shown even while unavailable) */
+  supported_features?: number;
+  /** the entity picture, over the config's (an update entity's own) */
+  entity_picture?: string | null;
 }
