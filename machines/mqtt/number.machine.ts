@@ -1,6 +1,6 @@
 import { assign, emit, setup } from 'xstate';
-import { pyFloat } from '../input_number.machine.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { floatRepr as pyFloat } from '../python/float.ts';
 
 /** What an MQTT number starts from. */
 export interface MqttNumberInput {

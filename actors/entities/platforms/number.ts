@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { parsePyFloat } from '../domains/config.ts';
 import { FLOAT_TEXT } from '../domains/input_number.ts';
 import type { PlatformService } from './types.ts';
+import { parseFloatText } from '../../../machines/python/float.ts';
 
 /**
  * number: the domain's services (the original's number component). Hearth has no virtual number
@@ -19,6 +19,6 @@ export const numberServices: PlatformService[] = [
     },
     // vol.Coerce(float)
     schema: Type.Object({ value: Type.Union([Type.Number(), Type.String({ pattern: FLOAT_TEXT })]) }, { additionalProperties: false }),
-    toEvent: (data) => ({ type: 'set_value', value: typeof data.value === 'number' ? data.value : parsePyFloat(String(data.value)) }),
+    toEvent: (data) => ({ type: 'set_value', value: typeof data.value === 'number' ? data.value : (parseFloatText(String(data.value)) ?? NaN) }),
   },
 ];

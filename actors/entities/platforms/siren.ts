@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { parsePyFloat, parsePyInt } from '../domains/config.ts';
 import type { PlatformService } from './types.ts';
+import { parseFloatText, parseIntText } from '../../../machines/python/float.ts';
 
 /** The original's SirenEntityFeature bits. */
 export const SIREN_TURN_ON = 1;
@@ -20,15 +20,15 @@ export interface SirenParams {
 export function toTone(value: unknown): string | number {
   if (typeof value === 'number') return Math.trunc(value);
   const text = typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value);
-  return parsePyInt(text) ?? text;
+  return parseIntText(text) ?? text;
 }
 
 /** The turn_on parameters of a call (or a state message), coerced as the original's schema coerces them. */
 export function sirenParams(data: Record<string, unknown>): SirenParams {
   const out: SirenParams = {};
   if (data.tone !== undefined) out.tone = toTone(data.tone);
-  if (data.duration !== undefined) out.duration = typeof data.duration === 'number' ? Math.trunc(data.duration) : (parsePyInt(String(data.duration)) as number);
-  if (data.volume_level !== undefined) out.volume_level = typeof data.volume_level === 'number' ? data.volume_level : parsePyFloat(String(data.volume_level));
+  if (data.duration !== undefined) out.duration = typeof data.duration === 'number' ? Math.trunc(data.duration) : (parseIntText(String(data.duration)) as number);
+  if (data.volume_level !== undefined) out.volume_level = typeof data.volume_level === 'number' ? data.volume_level : (parseFloatText(String(data.volume_level)) ?? NaN);
   return out;
 }
 

@@ -1,7 +1,6 @@
 import { createActor, transition, type AnyActor, type EventObject } from 'xstate';
 import type { Context } from '../../../store/types.ts';
 import { jsonEqual } from '../../entities/state.ts';
-import { pyFloat } from '../../../machines/input_number.machine.ts';
 import type { EntityState } from '../../entities/types.ts';
 import { ServiceError } from '../../services/types.ts';
 import type { MqttPublishRequest } from '../../../machines/mqtt/switch.machine.ts';
@@ -10,6 +9,7 @@ import type { RawMessage } from '../subscriptions.ts';
 import { Availability } from './availability.ts';
 import type { MqttEntityHost } from './host.ts';
 import { friendlyName } from './naming.ts';
+import { floatRepr as pyFloat } from '../../../machines/python/float.ts';
 
 /** Keys JSON attributes may never set (the original's MQTT_ATTRIBUTES_BLOCKED). */
 const BLOCKED_ATTRIBUTES = new Set([

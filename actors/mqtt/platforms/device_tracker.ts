@@ -1,5 +1,5 @@
 import { mqttDeviceTrackerMachine, type MqttDeviceTrackerContext } from '../../../machines/mqtt/device_tracker.machine.ts';
-import { InvalidValue, toStr } from '../../entities/domains/config.ts';
+import { InvalidValue, toStr } from '../schema.ts';
 import { activeZone, zonesOf } from '../../mobile/location.ts';
 import { optional, toTemplate } from '../schema.ts';
 import { validSubscribeTopic } from '../topics.ts';

@@ -1,6 +1,6 @@
 import { mqttEventMachine } from '../../../machines/mqtt/event.machine.ts';
 import { parseIsoTime } from '../../../store/time.ts';
-import { InvalidValue, toStr } from '../../entities/domains/config.ts';
+import { InvalidValue, toStr } from '../schema.ts';
 import { listOf, optional, orNull, required, toTemplate } from '../schema.ts';
 import { validSubscribeTopic } from '../topics.ts';
 import { EVENT_NAMES } from './device-class-names.ts';

@@ -1,12 +1,14 @@
 import { mqttNumberMachine } from '../../../machines/mqtt/number.machine.ts';
-import { InvalidValue, parsePyFloat, parsePyInt, toBool, toFloat, toStr } from '../../entities/domains/config.ts';
+import { InvalidValue, toBool, toFloat, toStr } from '../schema.ts';
+import { parseFloatText } from '../../../machines/python/float.ts';
 import { numberServices } from '../../entities/platforms/number.ts';
 import { SENSOR_DEVICE_CLASSES } from '../../entities/platforms/sensor.ts';
-import { pyFloat } from '../../../machines/input_number.machine.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { SENSOR_NAMES } from './device-class-names.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
+import { parseIntText } from '../../../machines/python/float.ts';
+import { floatRepr as pyFloat } from '../../../machines/python/float.ts';
 
 /** The number device classes: the sensor's, less those whose values are not numbers. */
 export const NUMBER_DEVICE_CLASSES = SENSOR_DEVICE_CLASSES.filter((c) => c !== 'date' && c !== 'enum' && c !== 'timestamp');
@@ -57,7 +59,7 @@ const isOptimistic = (c: MqttNumberConfig) => c.optimistic || c.state_topic === 
 /** A restored state as a value (only an optimistic number restores one). */
 function restoredValue(state: string | undefined): string | null {
   if (state === undefined || state === 'unknown' || state === 'unavailable') return null;
-  const n = parsePyFloat(state);
+  const n = (parseFloatText(state) ?? NaN);
   return Number.isFinite(n) ? state : null;
 }
 
@@ -101,8 +103,8 @@ export const mqttNumber: MqttPlatform<MqttNumberConfig> = {
         const { config } = m;
         if (m.payload === config.payload_reset) return { type: 'message', value: null };
         // str.isnumeric() makes an int, anything else goes through float()
-        const int = isNumeric(m.payload) ? parsePyInt(m.payload) : undefined;
-        const n = int ?? parsePyFloat(m.payload);
+        const int = isNumeric(m.payload) ? parseIntText(m.payload) : undefined;
+        const n = int ?? (parseFloatText(m.payload) ?? NaN);
         if (Number.isNaN(n)) {
           m.warn(`Payload '${m.raw}' is not a Number`);
           return undefined;

@@ -1,6 +1,7 @@
 import { mqttSceneMachine } from '../../../machines/mqtt/scene.machine.ts';
-import { isoTime, parseIsoTime } from '../../../store/time.ts';
-import { toBool, toStr } from '../../entities/domains/config.ts';
+import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
+import { parseIsoTime } from '../../../store/time.ts';
+import { toBool, toStr } from '../schema.ts';
 import { sceneDomain } from '../../entities/platforms/scene.ts';
 import { optional, required } from '../schema.ts';
 import { validPublishTopic } from '../topics.ts';

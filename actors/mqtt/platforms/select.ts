@@ -1,10 +1,10 @@
 import { mqttSelectMachine } from '../../../machines/mqtt/select.machine.ts';
-import { pyListRepr } from '../../../machines/input_select.machine.ts';
-import { toBool, toStr } from '../../entities/domains/config.ts';
+import { toBool, toStr } from '../schema.ts';
 import { selectServices } from '../../entities/platforms/select.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
+import { pyRepr as pyListRepr } from '../../../machines/python/repr.ts';
 
 export interface MqttSelectConfig extends MqttEntityConfig {
   command_topic: string;

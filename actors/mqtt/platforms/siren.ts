@@ -1,5 +1,5 @@
 import { mqttSirenMachine, processParams, type SirenSettings } from '../../../machines/mqtt/siren.machine.ts';
-import { toBool, toStr } from '../../entities/domains/config.ts';
+import { toBool, toStr } from '../schema.ts';
 import { SIREN_DURATION, SIREN_TONES, SIREN_TURN_OFF, SIREN_TURN_ON, SIREN_VOLUME_SET, sirenParams, sirenServices } from '../../entities/platforms/siren.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';

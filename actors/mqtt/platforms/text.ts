@@ -1,5 +1,5 @@
 import { mqttTextMachine, textProblem } from '../../../machines/mqtt/text.machine.ts';
-import { InvalidValue, oneOf, toBool, toPositiveInt, toStr } from '../../entities/domains/config.ts';
+import { InvalidValue, oneOf, toBool, toPositiveInt, toStr } from '../schema.ts';
 import { textServices } from '../../entities/platforms/text.ts';
 import { MAX_STATE_LENGTH } from '../../entities/state.ts';
 import { optional, required, toTemplate } from '../schema.ts';

@@ -1,5 +1,5 @@
 import { mqttUpdateMachine, standingSkip, type UpdateInfo } from '../../../machines/mqtt/update.machine.ts';
-import { InvalidValue, toBool, toStr } from '../../entities/domains/config.ts';
+import { InvalidValue, toBool, toStr } from '../schema.ts';
 import { UPDATE_INSTALL, updateServices } from '../../entities/platforms/update.ts';
 import { compareVersions } from '../../version-order.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
