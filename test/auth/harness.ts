@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEventLog } from '../../store/log.ts';
-import type { EventLog, EventRecord } from '../../store/types.ts';
+import type { EventLog } from '../../store/types.ts';
 import { randomIds, systemClock, type Clock } from '../../actors/clock.ts';
 import { createAuth, type AuthConfig, type CoreAuthService } from '../../actors/auth/index.ts';
 import { Router } from '../../gateway/router.ts';
@@ -87,13 +87,6 @@ export async function startAuthServer(
     })());
   t.teardown(close);
   return { base: `http://127.0.0.1:${port}`, dataDir, log, auth, replayed, close };
-}
-
-/** Every record of the log, in order. */
-export async function allRecords(log: EventLog): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const r of log.read()) out.push(r);
-  return out;
 }
 
 export interface Reply {

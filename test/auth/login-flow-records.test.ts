@@ -2,7 +2,8 @@ import t from 'tap';
 import { manualClock, randomIds } from '../../actors/clock.ts';
 import { FLOW_TTL_MS, LoginFlows, MAX_OPEN_FLOWS, type FlowInfo, type FlowProvider } from '../../actors/auth/login-flows.ts';
 import type { EventRecord } from '../../store/types.ts';
-import { CLIENT_ID, OWNER, REDIRECT_URI, allRecords, call, exchange, login, onboardOwner, postForm, startAuthServer, tempDir } from './harness.ts';
+import { CLIENT_ID, OWNER, REDIRECT_URI, call, exchange, login, onboardOwner, postForm, startAuthServer, tempDir } from './harness.ts';
+import { allRecords } from '../helpers/log-records.ts';
 
 const startFlow = (base: string, body: Record<string, unknown> = {}) =>
   call(base, 'POST', '/auth/login_flow', { client_id: CLIENT_ID, handler: ['core', null], redirect_uri: REDIRECT_URI, ...body });

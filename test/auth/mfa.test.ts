@@ -3,7 +3,7 @@
 import t from 'tap';
 import { startTestHearth, onboard } from '../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
-import { allRecords, call, exchange, CLIENT_ID, REDIRECT_URI } from './harness.ts';
+import { call, exchange, CLIENT_ID, REDIRECT_URI } from './harness.ts';
 import { totpCode } from '../../actors/auth/totp.ts';
 import { freshCode, wrongCode } from '../helpers/totp.ts';
 import { Redactor } from '../../bin/redact.ts';
@@ -12,6 +12,7 @@ import { manualClock, randomIds } from '../../actors/clock.ts';
 import { LoginFlows, type FlowProvider } from '../../actors/auth/login-flows.ts';
 import { qrSvg } from '../../actors/auth/qr.ts';
 import jsqr from 'jsqr';
+import { allRecords } from '../helpers/log-records.ts';
 
 const OWNER = { name: 'Owner', username: 'owner', password: 'correct horse battery' };
 const FORM_KEYS = ['type', 'flow_id', 'handler', 'step_id', 'data_schema', 'errors', 'description_placeholders', 'last_step', 'preview'];

@@ -11,9 +11,10 @@ import { exchange, login, onboardOwner, postForm, startAuthServer, CLIENT_ID } f
 import { MirroredAuth } from '../../actors/auth/mirror.ts';
 import { isExported } from '../../actors/export/subjects.ts';
 import { authMain } from '../../bin/auth-cli.ts';
-import type { EventLog, EventRecord } from '../../store/types.ts';
+import type { EventLog } from '../../store/types.ts';
 import { openEventLog } from '../../store/log.ts';
 import { join } from 'node:path';
+import { collect } from '../helpers/log-records.ts';
 
 const OWNER = { name: 'Ownername Zq', username: 'ownerlogin-zq', password: 'owner-password-canary-7781' };
 const GROUPS = `core:
@@ -40,12 +41,8 @@ async function ask(c: RawClient, msg: Record<string, unknown>): Promise<any> {
 const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-async function records(log: EventLog, prefix = ''): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  if (prefix) for await (const r of log.readStreams(prefix)) out.push(r);
-  else for await (const r of log.read()) out.push(r);
-  return out;
-}
+// readStreams: by the per-stream index, as the mirror reads
+const records = (log: EventLog, prefix = '') => (prefix ? collect(log.readStreams(prefix)) : collect(log.read()));
 
 /** A replica's auth rebuilt from the primary's authpub/ records alone. */
 async function replayed(log: EventLog): Promise<MirroredAuth> {

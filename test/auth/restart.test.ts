@@ -1,7 +1,8 @@
 import t from 'tap';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLIENT_ID, OWNER, allRecords, call, exchange, getWith, login, onboardOwner, postForm, startAuthServer, tempDir } from './harness.ts';
+import { CLIENT_ID, OWNER, call, exchange, getWith, login, onboardOwner, postForm, startAuthServer, tempDir } from './harness.ts';
+import { allRecords } from '../helpers/log-records.ts';
 
 const WRONG_PASSWORD = 'wrong-password-canary-7f3a';
 

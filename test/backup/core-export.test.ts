@@ -11,7 +11,8 @@ import { login, postForm, CLIENT_ID } from '../auth/harness.ts';
 import { startHearth } from '../../bin/instance.ts';
 import { CORE_BACKUP_EXCLUDE, CORE_EXPORT_DIR } from '../../store/backup-layout.ts';
 import { listExports, readManifest, type ExportManifest } from '../../store/log-export.ts';
-import type { EventLog, EventRecord } from '../../store/types.ts';
+import type { EventLog } from '../../store/types.ts';
+import { recordsWhere } from '../helpers/log-records.ts';
 
 const OWNER = { name: 'Owner', username: 'owner', password: 'correct horse battery' };
 const CLIENTS = 4;
@@ -66,11 +67,7 @@ async function statesAt(log: EventLog, seq: number): Promise<Map<string, { state
   return out;
 }
 
-async function records(log: EventLog, lte: number): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const r of log.read({ lte })) out.push(r);
-  return out;
-}
+const records = (log: EventLog, lte: number) => recordsWhere(log, undefined, { lte });
 
 /** Starts a core with a burst going, runs backup/start meanwhile, copies the data as an archiver would. */
 async function backupDuringBurst(t: Test, excludeDatabase: boolean) {

@@ -9,6 +9,7 @@ import { IntentRegistry } from '../../actors/intents/registry.ts';
 import { registerTimerIntents } from '../../actors/intents/timers/handlers.ts';
 import type { Hearth } from '../../bin/instance.ts';
 import type { EventRecord } from '../../store/types.ts';
+import { collect } from '../helpers/log-records.ts';
 
 function intents(hearth: Hearth) {
   const registry = new IntentRegistry();
@@ -31,11 +32,7 @@ function intents(hearth: Hearth) {
     ).asDict() as any;
 }
 
-async function streamOf(hearth: Hearth, id: string): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const r of hearth.log.readStreams(`intent_timer/${id}`)) out.push(r);
-  return out;
-}
+const streamOf = (hearth: Hearth, id: string) => collect(hearth.log.readStreams(`intent_timer/${id}`));
 
 async function lastOfType(hearth: Hearth, type: string): Promise<EventRecord | undefined> {
   let found: EventRecord | undefined;

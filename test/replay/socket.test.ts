@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEventLog } from '../../store/log.ts';
 import { LogSocketError, probeLogSocket, readLogRemote, serveLog, type LogRequest } from '../../store/log-socket.ts';
-import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
+import type { EventLog, NewEvent } from '../../store/types.ts';
 import { busEvent, FIXTURE, openFixtureLog } from './fixtures/log.ts';
+import { collect } from '../helpers/log-records.ts';
 
 /** A short directory of its own: a Unix socket path must fit in 107 bytes, t.testdir() may not. */
 async function shortDir(t: Test): Promise<string> {
@@ -27,12 +28,6 @@ async function served(t: Test, options: { maxQueued?: number; log?: (log: EventL
     await log.close();
   });
   return { dir, log, socketPath, server };
-}
-
-async function collect(iterable: AsyncIterable<EventRecord>): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const record of iterable) out.push(record);
-  return out;
 }
 
 /** What a raw client receives for one request line, to the end of the connection. */

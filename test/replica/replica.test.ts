@@ -8,7 +8,7 @@ import { natsFor, streamMessages, until } from '../helpers/nats.ts';
 import { authedClient } from '../helpers/ws.ts';
 import { sorting } from '../helpers/ws-sorting.ts';
 import { openStream } from '../helpers/sse.ts';
-import type { EventRecord } from '../../store/types.ts';
+import { recordsWhere } from '../helpers/log-records.ts';
 
 const LAG = 'sensor.hearth_export_lag';
 const exportConfig = (port: number, extra = '') => `recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:${port}]\n${extra}`;
@@ -31,12 +31,6 @@ async function caughtUp(primary: TestHearth, replica: TestReplica): Promise<void
     }
   }
   await until(`the replica to reach seq ${exported} (primary at ${last})`, () => replica.replica.follower.applied >= exported);
-}
-
-async function recordsOf(log: { read(options?: object): AsyncIterable<EventRecord> }, keep: (r: EventRecord) => boolean = () => true) {
-  const out: EventRecord[] = [];
-  for await (const r of log.read()) if (keep(r)) out.push(r);
-  return out;
 }
 
 async function accepted(base: string, token: string): Promise<number> {
@@ -118,9 +112,9 @@ t.test('writes on the primary reach two replicas on REST, SSE and WebSocket, in 
   for (const r of replicas) t.same((await api(r.base, token)('GET', path)).json, onPrimary.json, 'history as on the primary');
 
   // the replica's log is the primary's, record for record, without auth/
-  const mine = await recordsOf(replicas[0].replica.log);
+  const mine = await recordsWhere(replicas[0].replica.log);
   // (from the snapshot it started from: the primary stores one as soon as it exports)
-  const theirs = await recordsOf(primary.hearth.log, (r) => !r.stream.startsWith('auth/') && r.seq >= mine[0].seq && r.seq <= mine[mine.length - 1].seq);
+  const theirs = await recordsWhere(primary.hearth.log, (r) => !r.stream.startsWith('auth/') && r.seq >= mine[0].seq && r.seq <= mine[mine.length - 1].seq);
   t.same(mine.map((r) => [r.seq, r.stream, r.type]), theirs.map((r) => [r.seq, r.stream, r.type]), 'the same records with the same seqs');
   t.notOk(mine.some((r) => r.stream.startsWith('auth/')), 'no auth record reaches a replica');
 });
@@ -183,10 +177,10 @@ t.test('NATS killed for a while and restarted: nothing is lost, nothing doubled,
   await nats.restart();
   await caughtUp(primary, r);
   t.same(await statesOf(r.base, tokens.access_token), await statesOf(primary.base, tokens.access_token));
-  const mine = await recordsOf(r.replica.log);
+  const mine = await recordsWhere(r.replica.log);
   const seqs = mine.map((x) => x.seq);
   t.same(seqs, [...new Set(seqs)].sort((a, b) => a - b), 'each record once, in order');
-  const theirs = await recordsOf(primary.hearth.log, (x) => !x.stream.startsWith('auth/') && x.seq >= seqs[0] && x.seq <= seqs[seqs.length - 1]);
+  const theirs = await recordsWhere(primary.hearth.log, (x) => !x.stream.startsWith('auth/') && x.seq >= seqs[0] && x.seq <= seqs[seqs.length - 1]);
   t.same(seqs, theirs.map((x) => x.seq), 'every exported record of the primary, through the outage');
   t.ok(r.lines.some((l) => /unreachable or refusing/.test(l)), 'the outage is logged');
   t.ok(r.lines.some((l) => /answers again/.test(l)), 'and the recovery');
@@ -204,7 +198,7 @@ t.test('a replica restarted on its data directory goes on from where it stopped'
   t.ok(again.replica.follower.applied >= at, 'it starts where it was');
   await caughtUp(primary, again);
   t.same(await statesOf(again.base, tokens.access_token), await statesOf(primary.base, tokens.access_token));
-  const seqs = (await recordsOf(again.replica.log)).map((x) => x.seq);
+  const seqs = (await recordsWhere(again.replica.log)).map((x) => x.seq);
   t.same(seqs, [...new Set(seqs)].sort((a, b) => a - b), 'no record twice');
   const history = await api(again.base, tokens.access_token)('GET', `/api/history/period/${new Date(Date.now() - 3_600_000).toISOString()}?filter_entity_id=sensor.r&minimal_response`);
   t.equal(history.json[0].length, 20, 'history from before and after the restart');
@@ -222,7 +216,7 @@ t.test('a new replica starts from the snapshot in the object store, not from the
   await caughtUp(primary, r);
   t.same(await statesOf(r.base, tokens.access_token), await statesOf(primary.base, tokens.access_token), 'the same states as the primary');
   const stored = (await streamMessages(nats.port)).length;
-  const copied = (await recordsOf(r.replica.log)).length;
+  const copied = (await recordsWhere(r.replica.log)).length;
   t.ok(copied < stored, `the replica copied ${copied} records, not the stream's ${stored}`);
   await until('the replica to accept the token', async () => (await accepted(r.base, tokens.access_token)) === 200);
 });

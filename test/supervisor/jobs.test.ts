@@ -4,33 +4,10 @@ import { startSupervisor } from '../../bin/supervisor-instance.ts';
 import { manualClock } from '../../actors/clock.ts';
 import { runInBackground, isoTime, INTERRUPTED_MESSAGE, FINISHED_VISIBLE_MS } from '../../actors/supervisor/jobs/jobs.ts';
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
-import type { EventRecord } from '../../store/types.ts';
+import { recordsOn, type Readable } from '../helpers/log-records.ts';
+import { gate, until } from '../helpers/wait.ts';
 
-/** A promise with its resolve and reject. */
-function gate<T = void>() {
-  let open!: (v: T) => void;
-  let fail!: (e: unknown) => void;
-  const promise = new Promise<T>((ok, no) => {
-    open = ok;
-    fail = no;
-  });
-  return { promise, open, fail };
-}
-
-async function records(log: { read(): AsyncIterable<EventRecord> }, prefix = 'job/'): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const r of log.read()) if (r.stream.startsWith(prefix)) out.push(r);
-  return out;
-}
-
-/** Asks `probe` again (each after the event loop turned) until it answers something truthy. */
-async function until<T>(probe: () => Promise<T>, tries = 500): Promise<T> {
-  for (let i = 0; ; i++) {
-    const v = await probe();
-    if (v || i >= tries) return v;
-    await new Promise((ok) => setImmediate(ok));
-  }
-}
+const records = (log: Readable, prefix = 'job/') => recordsOn(log, prefix);
 
 const JOB_KEYS = ['name', 'reference', 'uuid', 'progress', 'stage', 'done', 'errors', 'created', 'extra', 'child_jobs'];
 

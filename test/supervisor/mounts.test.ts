@@ -16,7 +16,7 @@ import { startTestSupervisor, supervisorDataDir, type TestSupervisor } from '../
 import { freePort } from '../helpers/ports.ts';
 import { HostMounts, MountCommandError } from '../../actors/supervisor/mounts/system.ts';
 import { openEventLog } from '../../store/log.ts';
-import type { EventRecord } from '../../store/types.ts';
+import { recordsOn } from '../helpers/log-records.ts';
 
 const PASSWORD = `pw-${Math.random().toString(36).slice(2)}-secret`;
 const USERNAME = `user-${Math.random().toString(36).slice(2)}`;
@@ -50,11 +50,7 @@ function cleanMounts(t: { teardown(fn: () => unknown): void }, dir: string) {
   });
 }
 
-async function records(s: TestSupervisor, prefix = 'supervisor/mount'): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const r of s.supervisor.log.read()) if (r.stream.startsWith(prefix)) out.push(r);
-  return out;
-}
+const records = (s: TestSupervisor, prefix = 'supervisor/mount') => recordsOn(s.supervisor.log, prefix);
 
 /** Every file under `dir`, but for the credentials folder, as bytes. */
 async function filesUnder(dir: string, skip: string): Promise<{ path: string; bytes: Buffer }[]> {

@@ -6,13 +6,9 @@ import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { freeBytes } from '../../actors/supervisor/resolution/checks.ts';
 import { evaluate } from '../../actors/supervisor/resolution/evaluations.ts';
-import type { EventRecord } from '../../store/types.ts';
+import { recordsOn, type Readable } from '../helpers/log-records.ts';
 
-async function records(log: { read(): AsyncIterable<EventRecord> }, prefix = 'resolution/'): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const r of log.read()) if (r.stream.startsWith(prefix)) out.push(r);
-  return out;
-}
+const records = (log: Readable, prefix = 'resolution/') => recordsOn(log, prefix);
 
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 const unique = () => `${process.pid}-${Math.random().toString(16).slice(2, 8)}`;

@@ -1,0 +1,21 @@
+// Waiting in tests: a promise opened by hand, and polling until something holds.
+
+/** A promise with its resolve and reject, for a test to hold work at a point and let it go. */
+export function gate<T = void>() {
+  let open!: (v: T) => void;
+  let fail!: (e: unknown) => void;
+  const promise = new Promise<T>((ok, no) => {
+    open = ok;
+    fail = no;
+  });
+  return { promise, open, fail };
+}
+
+/** Asks `probe` again (each after the event loop turned) until it answers something truthy; its last answer after `tries`. */
+export async function until<T>(probe: () => T | Promise<T>, tries = 500): Promise<T> {
+  for (let i = 0; ; i++) {
+    const v = await probe();
+    if (v || i >= tries) return v;
+    await new Promise((ok) => setImmediate(ok));
+  }
+}
