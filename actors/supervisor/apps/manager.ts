@@ -23,7 +23,7 @@ import type { AppsView, AppState, AppTarget, AppUserSettings, InstalledApp } fro
 import { appImageName, buildAppImage, imageExists, removeAppImage } from './image.ts';
 import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type Schema } from './options-schema.ts';
 import { appConfigDir, appDataDir, containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
-import { effectiveBoot, effectiveNetwork, newUserSettings, roleOf } from './user-settings.ts';
+import { effectiveBoot, effectiveNetwork, ingressToken, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
 import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
 import type { PanelPush } from './panel-push.ts';
@@ -331,7 +331,7 @@ export class AppManager implements AppsView, Area {
     job.stage('settings');
     await mkdir(this.dataDirOf(app.key), { recursive: true });
     const token = await this.o.tokens.issue({ name: app.key, kind: 'app', role: roleOf(app.config), slug: app.key }, context);
-    const user = newUserSettings(app.config, { uuid: this.o.ids.uuidHex(), accessToken: token.token, image: appImageName(app, archOf()) });
+    const user = newUserSettings(app.config, { uuid: this.o.ids.uuidHex(), accessToken: token.token, ingressToken: ingressToken(this.o.ids), image: appImageName(app, archOf()) });
     await this.record(app.key, 'app_installed', { repository: app.repository, config: app.config, user }, context);
     this.o.say.info(`app ${app.key} ${app.config.version} installed`);
     job.progress(100);
