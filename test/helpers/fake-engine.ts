@@ -56,6 +56,18 @@ export class FakeDocker {
     this.failures.push({ call: `${operation} ${name}`, error });
   }
 
+  /** A container already on the engine (made before the test): running, or exited with `exitCode`. */
+  addContainer(name: string, state: { running: boolean; exitCode?: number; health?: FakeContainer['health']; labels?: Record<string, string>; image?: string }): void {
+    this.containers.set(name, {
+      name,
+      spec: { name, Image: state.image ?? 'busybox:latest', Labels: state.labels ?? {} },
+      running: state.running,
+      exitCode: state.exitCode ?? 0,
+      startedAt: new Date(this.now()).toISOString(),
+      health: state.health,
+    });
+  }
+
   /** A running container ends on its own with `exitCode` (its process crashed). */
   crash(name: string, exitCode = 1): void {
     const c = this.containers.get(name);
