@@ -114,8 +114,8 @@ export interface Outcome<T> {
 }
 
 /**
- * Runs `command` and answers the records it appended. `settled` is awaited after it (jobs writing
- * their last records); `until` waits (a bounded number of event-loop turns) for records that come
+ * Runs `command` and answers the records it appended. `settled` is awaited before it and after it
+ * (jobs writing their last records); `until` waits (a bounded number of event-loop turns) for records that come
  * after the command answered (a watchdog's restart after a crash).
  */
 export async function when<T>(
@@ -123,6 +123,8 @@ export async function when<T>(
   command: () => Promise<T> | T,
   o: { settled?: () => Promise<unknown>; until?: (records: EventRecord[]) => boolean; filter?: (r: EventRecord) => boolean } = {},
 ): Promise<Outcome<T>> {
+  // what earlier commands still had to write is theirs, not this command's
+  await o.settled?.();
   const before = log.lastSeq();
   const outcome: Outcome<T> = { records: [] };
   try {
