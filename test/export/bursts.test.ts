@@ -6,7 +6,8 @@ import { connect } from 'nats';
 import { openEventLog } from '../../store/log.ts';
 import { NatsExporter } from '../../actors/export/nats-exporter.ts';
 import type { EventLog, NewEvent } from '../../store/types.ts';
-import { natsFor, until } from '../helpers/nats.ts';
+import { natsFor } from '../helpers/nats.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const ctx = { id: 'ctx', parent_id: null, user_id: null };
 const write = (i: number, size = 10): NewEvent => ({ time: 1700000000000 + i, stream: `entity/sensor.b_${i % 3}`, type: 'state_changed', data: { entity_id: `sensor.b_${i % 3}`, old_state: null, new_state: { state: String(i), attributes: { pad: 'x'.repeat(size) } } }, context: ctx, origin: 'LOCAL' });
@@ -64,10 +65,10 @@ t.test('a record JetStream refuses stops the export at it, and the export goes o
   t.teardown(() => log.close());
   const { ex, lines } = exporter(t, log, nats.port, 'b1');
   await log.append([write(1), write(2)]);
-  await until('the first records out', () => ex.acked === 2);
+  await eventually('the first records out', () => ex.acked === 2);
   // one commit, one burst: the big record in the middle of it
   await log.append([write(3), write(4), write(5, 5000), write(6), write(7), write(8)]);
-  await until('the refusal to be told with its record', () => lines.some((l) => /refused record 5 \(b1\.entity\.sensor\.b_2\)/.test(l)), 20_000);
+  await eventually('the refusal to be told with its record', () => lines.some((l) => /refused record 5 \(b1\.entity\.sensor\.b_2\)/.test(l)), 20_000);
   t.match(lines.find((l) => /refused record 5/.test(l)), /maximum|size/i, 'with JetStream’s reason');
   t.equal(ex.acked, 4, 'the position stops before the refused record');
   let messages = await rawMessages(nats.port, 'b1');
@@ -77,7 +78,7 @@ t.test('a record JetStream refuses stops the export at it, and the export goes o
   // the stream takes bigger messages now: the export goes on from the refused record, in order, once each
   await jsm.streams.update('b1', { subjects: ['b1.>'], max_msg_size: 1_000_000 });
   await log.append([write(9)]);
-  await until('the export to go on', () => ex.acked === 9, 20_000);
+  await eventually('the export to go on', () => ex.acked === 9, 20_000);
   messages = await rawMessages(nats.port, 'b1');
   t.same(messages.map((m) => Number(JSON.parse(m.data).seq)), [1, 2, 3, 4, 5, 6, 7, 8, 9], 'every record once, in commit order');
   t.same(messages.map((m) => m.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9], 'with no gap in the stream');
@@ -95,7 +96,7 @@ t.test('a burst as protocol text and nats.js’s publish() store the same messag
   await log.append(events);
   const raw = exporter(t, log, nats.port, 'raw');
   const plain = exporter(t, log, nats.port, 'plain', { rawPublish: false });
-  await until('both exporters to catch up', () => raw.ex.acked === log.lastSeq() && plain.ex.acked === log.lastSeq());
+  await eventually('both exporters to catch up', () => raw.ex.acked === log.lastSeq() && plain.ex.acked === log.lastSeq());
   const a = await rawMessages(nats.port, 'raw');
   const b = await rawMessages(nats.port, 'plain');
   t.equal(a.length, 301 - 6, 'every record but the auth ones');

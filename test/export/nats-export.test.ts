@@ -5,13 +5,14 @@ import { connect, nanos } from 'nats';
 import { startHearth } from '../../bin/instance.ts';
 import { exportMain } from '../../bin/export-cli.ts';
 import { subjectOf } from '../../actors/export/subjects.ts';
-import { natsFor, streamMessages, until } from '../helpers/nats.ts';
+import { natsFor, streamMessages } from '../helpers/nats.ts';
 import { api, dataDirWith, onboard, startTestHearth, type TestHearth } from '../helpers/hearth.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const exportConfig = (port: number) => `recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:${port}]\n      stream: hearth\n      subject_prefix: hearth\n      lag_warning: 20\n`;
 
 async function caughtUp(h: TestHearth): Promise<number> {
-  await until('the exporter to catch up', () => h.hearth.exporter!.acked >= h.hearth.log.lastSeq());
+  await eventually('the exporter to catch up', () => h.hearth.exporter!.acked >= h.hearth.log.lastSeq());
   return h.hearth.exporter!.acked;
 }
 
@@ -70,8 +71,8 @@ t.test('the log is mirrored to JetStream through an outage of NATS and a restart
     const res = await call('POST', `/api/states/sensor.t_${i % 4}`, { state: String(i) });
     t.ok(res.status === 200 || res.status === 201, `write ${i} answered while NATS is down`);
   }
-  await until('the unreachable warning', () => h.lines.some((l) => /NATS export: .* unreachable/.test(l)));
-  await until('the lag entity to show the backlog', async () => Number((await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state) >= 30);
+  await eventually('the unreachable warning', () => h.lines.some((l) => /NATS export: .* unreachable/.test(l)));
+  await eventually('the lag entity to show the backlog', async () => Number((await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state) >= 30);
   const during = await status(dataDir);
   t.equal(during.code, 0, during.err);
   t.equal(during.json.hearth, 'running');
@@ -83,12 +84,12 @@ t.test('the log is mirrored to JetStream through an outage of NATS and a restart
   upTo = await caughtUp(h);
   messages = await assertMirror(t, h, port, upTo);
   t.ok(messages.some((m) => m.subject === 'hearth.entity.sensor.t_1' && m.payload.data.new_state.state === '49'), 'the writes made during the outage are there');
-  await until('the recovery line', () => h.lines.some((l) => /answers again/.test(l)));
+  await eventually('the recovery line', () => h.lines.some((l) => /answers again/.test(l)));
   t.equal(h.lines.filter((l) => /records behind the log \(over lag_warning 20\)/.test(l)).length, 1, 'a lag over lag_warning is warned of once');
-  await until('the caught-up line', () => h.lines.some((l) => /NATS export: caught up/.test(l)));
+  await eventually('the caught-up line', () => h.lines.some((l) => /NATS export: caught up/.test(l)));
   const outage = h.lines.filter((l) => /unreachable/.test(l));
   t.equal(outage.length, 1, 'the outage is warned of once', { diagnostic: true, lines: outage });
-  await until('the lag entity back to 0', async () => (await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state === '0');
+  await eventually('the lag entity back to 0', async () => (await call('GET', '/api/states/sensor.hearth_export_lag')).json?.state === '0');
 
   // Hearth restarts: it resumes after the stream's last message
   await h.hearth.stop();
@@ -139,7 +140,7 @@ t.test('a stream of that name taking other subjects is named in the warning, and
   await (await nc.jetstreamManager()).streams.add({ name: 'hearth', subjects: ['other.>'] });
   await nc.close();
   const h = await startTestHearth(t, { config: exportConfig(port) });
-  await until('the warning', () => h.lines.some((l) => l.includes('stream hearth exists without the subjects hearth.> (it takes ["other.>"])')));
+  await eventually('the warning', () => h.lines.some((l) => l.includes('stream hearth exists without the subjects hearth.> (it takes ["other.>"])')));
   t.equal((await streamMessages(port)).length, 0, 'nothing published');
   t.equal(h.hearth.exporter!.connected, false);
 });
@@ -151,6 +152,6 @@ t.test('a stream holding seqs past this log (another data directory) is refused 
   await nc.jetstream().publish('hearth.bus.x', '{}', { msgID: '999999' });
   await nc.close();
   const h = await startTestHearth(t, { config: exportConfig(port) });
-  await until('the warning', () => h.lines.some((l) => l.includes('stream hearth already holds seq 999999, past this log')));
+  await eventually('the warning', () => h.lines.some((l) => l.includes('stream hearth already holds seq 999999, past this log')));
   t.equal((await streamMessages(port)).length, 1, 'nothing published');
 });

@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { connect, type PubAck } from 'nats';
 import { subjectOf } from '../../actors/export/subjects.ts';
 import { startTestReplica } from '../helpers/replica.ts';
-import { natsFor, until } from '../helpers/nats.ts';
+import { natsFor } from '../helpers/nats.ts';
 import type { EventRecord } from '../../store/types.ts';
 import { recordAt } from '../helpers/catch-up-records.ts';
+import { eventually } from '../helpers/wait.ts';
 
 async function publish(port: number, from: number, to: number, make: (seq: number) => EventRecord = recordAt): Promise<void> {
   const nc = await connect({ servers: `127.0.0.1:${port}`, reconnect: false });
@@ -33,15 +34,15 @@ t.test('a replica 5,000 messages behind catches up a batch at a time, then follo
   const nats = await natsFor(t);
   await publish(nats.port, 1, 5000);
   const { replica } = await startTestReplica(t, nats.port);
-  await until('the replica to apply seq 5000', () => replica.follower.applied >= 5000, 60_000);
+  await eventually('the replica to apply seq 5000', () => replica.follower.applied >= 5000, 60_000);
 
   await publish(nats.port, 5001, 5010);
-  await until('the replica to apply the live records', () => replica.follower.applied >= 5010);
+  await eventually('the replica to apply the live records', () => replica.follower.applied >= 5010);
 
   // an old state that is not the stream's previous new state (the replica must not store it as a reference to it)
   const odd = { entity_id: 'sensor.catch_up_11', state: 'elsewhere', attributes: {}, last_changed: 1, last_reported: 1, last_updated: 1, context: { id: 'odd', parent_id: null, user_id: null } };
   await publish(nats.port, 5011, 5011, (seq) => recordAt(seq, odd));
-  await until('the replica to apply the odd record', () => replica.follower.applied >= 5011);
+  await eventually('the replica to apply the odd record', () => replica.follower.applied >= 5011);
 
   const records: EventRecord[] = [];
   for await (const r of replica.log.read({ lte: 5010 })) records.push(r);
@@ -65,14 +66,14 @@ t.test('a live replica that falls 20,000+ messages behind reads a batch at a tim
   const nats = await natsFor(t);
   await publish(nats.port, 1, 100);
   const { replica, lines } = await startTestReplica(t, nats.port);
-  await until('the replica to follow the tail', () => replica.follower.applied >= 100);
+  await eventually('the replica to follow the tail', () => replica.follower.applied >= 100);
   t.notOk(lines.some((l) => /reading them a batch at a time/.test(l)), 'a replica 100 behind follows the tail from the start');
 
   // published by another process while this one (and the replica in it) waits for it: when the
   // replica reads again, 60,000 messages are stored past its position, however fast it applies
   const TO = 60_100;
   execFileSync(process.execPath, ['--import=tsx', fileURLToPath(new URL('../helpers/catch-up-publisher.ts', import.meta.url)), String(nats.port), '101', String(TO)], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 100_000 });
-  await until(`the replica to apply seq ${TO}`, () => replica.follower.applied >= TO, 120_000);
+  await eventually(`the replica to apply seq ${TO}`, () => replica.follower.applied >= TO, 120_000);
   t.ok(lines.some((l) => /replica: \d+ messages behind stream hearth; reading them a batch at a time/.test(l)), 'the switch to batch reads is logged');
   t.ok(lines.some((l) => /replica: caught up with stream hearth at message \d+; following it as it grows/.test(l)), 'and the way back to the tail');
 
@@ -91,5 +92,5 @@ t.test('a live replica that falls 20,000+ messages behind reads a batch at a tim
 
   // and the tail is followed live afterwards
   await publish(nats.port, TO + 1, TO + 5);
-  await until('the live records after the catch-up', () => replica.follower.applied >= TO + 5);
+  await eventually('the live records after the catch-up', () => replica.follower.applied >= TO + 5);
 });

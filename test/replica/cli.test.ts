@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runToExit, spawnHearth } from '../helpers/process.ts';
 import { api, onboard, startTestHearth } from '../helpers/hearth.ts';
-import { natsFor, until } from '../helpers/nats.ts';
+import { natsFor } from '../helpers/nats.ts';
+import { eventually } from '../helpers/wait.ts';
 
 t.test('bad options are refused, naming the problem', async (t) => {
   const none = await runToExit(['replica', '--port', '0'], { HEARTH_REPLICA_NATS: '' });
@@ -33,7 +34,7 @@ t.test('hearth replica serves the primary\'s states and exits 0 on SIGINT', asyn
   t.teardown(() => p.child.kill('SIGKILL'));
   t.match(p.output(), /Replica listening on http:\/\/127\.0\.0\.1:\d+ \(stream hearth at nats:\/\/127\.0\.0\.1:\d+; data in /);
   const rest = api(p.base, tokens.access_token);
-  await until('the replica to serve sensor.cli', async () => (await rest('GET', '/api/states/sensor.cli')).json?.state === 'here');
+  await eventually('the replica to serve sensor.cli', async () => (await rest('GET', '/api/states/sensor.cli')).json?.state === 'here');
   p.child.kill('SIGINT');
   t.equal(await p.exited, 0);
 });

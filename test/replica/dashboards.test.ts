@@ -4,7 +4,8 @@ import t from 'tap';
 import WebSocket from 'ws';
 import { onboard, api, startTestHearth } from '../helpers/hearth.ts';
 import { startTestReplica } from '../helpers/replica.ts';
-import { natsFor, until } from '../helpers/nats.ts';
+import { natsFor } from '../helpers/nats.ts';
+import { eventually } from '../helpers/wait.ts';
 
 (globalThis as any).WebSocket ??= WebSocket;
 const haws = await import('home-assistant-js-websocket');
@@ -19,7 +20,7 @@ t.test('home-assistant-js-websocket on a replica sees what it sees on the primar
   });
   const tokens = await onboard(primary.base);
   const replica = await startTestReplica(t, nats.port);
-  await until('the replica to accept the token', async () => (await fetch(`${replica.base}/api/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status === 200);
+  await eventually('the replica to accept the token', async () => (await fetch(`${replica.base}/api/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status === 200);
 
   const watch = async (base: string) => {
     const conn = await haws.createConnection({ auth: haws.createLongLivedTokenAuth(base, tokens.access_token) });
@@ -35,18 +36,18 @@ t.test('home-assistant-js-websocket on a replica sees what it sees on the primar
   const onPrimary = await watch(primary.base);
   const onReplica = await watch(replica.base);
   t.match(onReplica.conn.haVersion, /^\d{4}\.\d+\.\d+$/);
-  await until('the replica\'s dashboard to see the porch light', () => onReplica.latest.entities?.['input_boolean.porch']?.state === 'off');
+  await eventually('the replica\'s dashboard to see the porch light', () => onReplica.latest.entities?.['input_boolean.porch']?.state === 'off');
 
   const rest = api(primary.base, tokens.access_token);
   for (let i = 0; i < 5; i++) {
     await haws.callService(onPrimary.conn, 'input_boolean', 'toggle', undefined, { entity_id: 'input_boolean.porch' });
     await rest('POST', '/api/states/sensor.outside', { state: String(i), attributes: { unit_of_measurement: '°C' } });
   }
-  await until('both dashboards to see the ten changes', () => onPrimary.changes.length >= 10 && onReplica.changes.length >= 10);
+  await eventually('both dashboards to see the ten changes', () => onPrimary.changes.length >= 10 && onReplica.changes.length >= 10);
   t.same(onReplica.changes, onPrimary.changes, 'the same changes in the same order');
   t.equal(onReplica.changes.length, 10);
   const strip = (e: HassEntities) => Object.fromEntries(Object.entries(e).filter(([id]) => id !== LAG));
-  await until('both entity maps to settle', () => onReplica.latest.entities?.['sensor.outside']?.state === '4' && onPrimary.latest.entities?.['sensor.outside']?.state === '4');
+  await eventually('both entity maps to settle', () => onReplica.latest.entities?.['sensor.outside']?.state === '4' && onPrimary.latest.entities?.['sensor.outside']?.state === '4');
   t.same(strip(onReplica.latest.entities!), strip(onPrimary.latest.entities!), 'the same entities, states, attributes and times');
 
   const states = await haws.getStates(onReplica.conn);

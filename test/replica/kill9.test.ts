@@ -5,9 +5,10 @@ import t from 'tap';
 import { spawnHearth } from '../helpers/process.ts';
 import { api, dataDirWith, onboard } from '../helpers/hearth.ts';
 import { startTestReplica } from '../helpers/replica.ts';
-import { natsFor, streamMessages, until } from '../helpers/nats.ts';
+import { natsFor, streamMessages } from '../helpers/nats.ts';
 import { openEventLog } from '../../store/log.ts';
 import { join } from 'node:path';
+import { eventually } from '../helpers/wait.ts';
 
 t.test('kill -9 mid-burst: exactly the acknowledged records, once each', async (t) => {
   const nats = await natsFor(t);
@@ -34,7 +35,7 @@ t.test('kill -9 mid-burst: exactly the acknowledged records, once each', async (
     }
   };
   const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-  await until('a few hundred acknowledged writes', () => total >= 300);
+  await eventually('a few hundred acknowledged writes', () => total >= 300);
   first.child.kill('SIGKILL');
   await first.exited;
   await Promise.all(writers);
@@ -53,14 +54,14 @@ t.test('kill -9 mid-burst: exactly the acknowledged records, once each', async (
   t.teardown(() => second.child.kill('SIGKILL'));
   const committed = [...bySeq.entries()].filter(([, r]) => !r.stream.startsWith('auth/')).map(([seq]) => seq);
   const lastCommitted = committed[committed.length - 1];
-  await until('the restarted primary to export the rest', async () => (await streamMessages(nats.port)).some((m) => m.payload.seq >= lastCommitted), 60_000);
+  await eventually('the restarted primary to export the rest', async () => (await streamMessages(nats.port)).some((m) => m.payload.seq >= lastCommitted), 60_000);
   const after = (await streamMessages(nats.port)).filter((m) => m.payload.seq <= lastCommitted);
   t.same(after.map((m) => m.payload.seq), committed, 'the stream holds the committed records once each, in commit order');
   for (const [entity, value] of acked) {
     t.ok(after.some((m) => m.payload.data?.entity_id === entity && m.payload.data.new_state?.state === String(value)), `${entity}=${value} (acknowledged) is in the stream`);
   }
 
-  await until('the replica to follow through the crash', () => replica.replica.follower.applied >= lastCommitted, 60_000);
+  await eventually('the replica to follow through the crash', () => replica.replica.follower.applied >= lastCommitted, 60_000);
   const states = (await api(replica.base, tokens.access_token)('GET', '/api/states')).json as Array<{ entity_id: string; state: string }>;
   for (const [entity, value] of acked) {
     const served = Number(states.find((s) => s.entity_id === entity)?.state);

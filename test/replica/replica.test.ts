@@ -4,11 +4,12 @@
 import t, { type Test } from 'tap';
 import { CLIENT_ID, api, exchangeCode, onboard, startTestHearth, type TestHearth } from '../helpers/hearth.ts';
 import { startTestReplica, type TestReplica } from '../helpers/replica.ts';
-import { natsFor, streamMessages, until } from '../helpers/nats.ts';
+import { natsFor, streamMessages } from '../helpers/nats.ts';
 import { authedClient } from '../helpers/ws.ts';
 import { sorting } from '../helpers/ws-sorting.ts';
 import { openStream } from '../helpers/sse.ts';
 import { recordsWhere } from '../helpers/log-records.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const LAG = 'sensor.hearth_export_lag';
 const exportConfig = (port: number, extra = '') => `recorder:\n  export:\n    nats:\n      servers: [nats://127.0.0.1:${port}]\n${extra}`;
@@ -30,7 +31,7 @@ async function caughtUp(primary: TestHearth, replica: TestReplica): Promise<void
       break;
     }
   }
-  await until(`the replica to reach seq ${exported} (primary at ${last})`, () => replica.replica.follower.applied >= exported);
+  await eventually(`the replica to reach seq ${exported} (primary at ${last})`, () => replica.replica.follower.applied >= exported);
 }
 
 async function accepted(base: string, token: string): Promise<number> {
@@ -43,7 +44,7 @@ async function setUp(t: Test, extra = '') {
   const tokens = await onboard(primary.base);
   // the exporter's worker takes a moment to start: the replicas below expect the stream (and
   // its first snapshot) to be there before the writes they follow, not a snapshot taken after them
-  await until('the exporter to export the onboarding', () => primary.hearth.exporter!.acked >= primary.hearth.log.lastSeq());
+  await eventually('the exporter to export the onboarding', () => primary.hearth.exporter!.acked >= primary.hearth.log.lastSeq());
   return { nats, primary, tokens, rest: api(primary.base, tokens.access_token) };
 }
 
@@ -52,7 +53,7 @@ t.test('writes on the primary reach two replicas on REST, SSE and WebSocket, in 
   const token = tokens.access_token;
   await rest('POST', '/api/states/sensor.before', { state: 'early', attributes: { unit_of_measurement: 'W' } });
   const replicas = [await startTestReplica(t, nats.port), await startTestReplica(t, nats.port)];
-  for (const r of replicas) await until('the replica to accept the primary\'s token', async () => (await accepted(r.base, token)) === 200);
+  for (const r of replicas) await eventually('the replica to accept the primary\'s token', async () => (await accepted(r.base, token)) === 200);
   // sensor.before applied before the subscriptions below: else it may come between subscribe_events and subscribe_entities
   for (const r of replicas) await caughtUp(primary, r);
 
@@ -93,7 +94,7 @@ t.test('writes on the primary reach two replicas on REST, SSE and WebSocket, in 
       for (const [id, s] of Object.entries<any>(e.a ?? {})) compressed.push([id, s.s]);
     }
     t.same(compressed, writes, `replica ${i + 1}: subscribe_entities in the primary's order`);
-    await until('the SSE stream to carry every write', () => w.sse.lines.filter((l) => l.includes('sensor.a') || l.includes('sensor.b')).length >= writes.length);
+    await eventually('the SSE stream to carry every write', () => w.sse.lines.filter((l) => l.includes('sensor.a') || l.includes('sensor.b')).length >= writes.length);
     const sse = w.sse.lines.filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).filter((e) => e.data.entity_id !== LAG).map((e) => [e.data.entity_id, e.data.new_state.state]);
     t.same(sse, writes, `replica ${i + 1}: /api/stream in the primary's order`);
     w.sse.close();
@@ -123,7 +124,7 @@ t.test('writes on a replica are refused, saying where they go; reads need a toke
   const { nats, tokens } = await setUp(t);
   const r = await startTestReplica(t, nats.port);
   const token = tokens.access_token;
-  await until('the replica to accept the token', async () => (await accepted(r.base, token)) === 200);
+  await eventually('the replica to accept the token', async () => (await accepted(r.base, token)) === 200);
   t.equal((await fetch(`${r.base}/api/states`)).status, 401, 'no token, no states');
   t.equal((await accepted(r.base, 'not.a.token')), 401);
   const post = await api(r.base, token)('POST', '/api/states/sensor.x', { state: '1' });
@@ -147,14 +148,14 @@ t.test('a revoked token, a deactivated user and a forged token are refused on ev
   const step = await (await fetch(`${primary.base}/auth/login_flow/${flow.flow_id}`, { method: 'POST', body: JSON.stringify({ client_id: CLIENT_ID, username: 'owner', password: 'correct horse battery' }) })).json();
   const second = await exchangeCode(primary.base, step.result);
   for (const r of replicas) {
-    await until('the replica to accept both tokens', async () => (await accepted(r.base, tokens.access_token)) === 200 && (await accepted(r.base, second.access_token)) === 200);
+    await eventually('the replica to accept both tokens', async () => (await accepted(r.base, tokens.access_token)) === 200 && (await accepted(r.base, second.access_token)) === 200);
   }
   const sockets = await Promise.all(replicas.map((r) => authedClient(r.base, second.access_token)));
   const revoked = await fetch(`${primary.base}/auth/revoke`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: second.refresh_token }).toString() });
   t.equal(revoked.status, 200);
   t.equal(await accepted(primary.base, second.access_token), 401, 'refused on the primary');
   for (const [i, r] of replicas.entries()) {
-    await until(`replica ${i + 1} to refuse the revoked token`, async () => (await accepted(r.base, second.access_token)) === 401);
+    await eventually(`replica ${i + 1} to refuse the revoked token`, async () => (await accepted(r.base, second.access_token)) === 401);
     await sockets[i].closed;
     t.pass(`replica ${i + 1}: the revoked token's WebSocket was closed`);
     t.equal(await accepted(r.base, tokens.access_token), 200, 'the other token still works');
@@ -172,7 +173,7 @@ t.test('NATS killed for a while and restarted: nothing is lost, nothing doubled,
   await caughtUp(primary, r);
   await nats.kill();
   for (let i = 0; i < 10; i++) await rest('POST', '/api/states/sensor.n', { state: `b${i}` });
-  await until('the replica to see NATS gone', () => !r.replica.status().connected);
+  await eventually('the replica to see NATS gone', () => !r.replica.status().connected);
   t.equal((await statesOf(r.base, tokens.access_token))['sensor.n'] && ((await statesOf(r.base, tokens.access_token))['sensor.n'] as any).state, 'a9', 'the replica serves what it has meanwhile');
   await nats.restart();
   await caughtUp(primary, r);
@@ -208,7 +209,7 @@ t.test('a new replica starts from the snapshot in the object store, not from the
   const { nats, primary, tokens, rest } = await setUp(t, '      snapshot_every: 40\n');
   for (let i = 0; i < 120; i++) await rest('POST', `/api/states/sensor.s${i % 12}`, { state: `v${i}` });
   const exporter = primary.hearth.exporter!;
-  await until('the exporter to catch up', () => exporter.acked >= primary.hearth.log.lastSeq());
+  await eventually('the exporter to catch up', () => exporter.acked >= primary.hearth.log.lastSeq());
   const r = await startTestReplica(t, nats.port);
   const seeded = r.replica.status().seeded_from;
   t.ok(seeded !== null && seeded > 40, `started from a snapshot (at seq ${seeded})`);
@@ -218,5 +219,5 @@ t.test('a new replica starts from the snapshot in the object store, not from the
   const stored = (await streamMessages(nats.port)).length;
   const copied = (await recordsWhere(r.replica.log)).length;
   t.ok(copied < stored, `the replica copied ${copied} records, not the stream's ${stored}`);
-  await until('the replica to accept the token', async () => (await accepted(r.base, tokens.access_token)) === 200);
+  await eventually('the replica to accept the token', async () => (await accepted(r.base, tokens.access_token)) === 200);
 });

@@ -6,10 +6,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
-import { appPrefix, docker, eventually } from '../helpers/apps.ts';
+import { appPrefix, docker } from '../helpers/apps.ts';
 import { inertHost } from '../helpers/host.ts';
 import { appDeviceAccess } from '../../actors/supervisor/hardware/app-devices.ts';
 import type { HostDevice } from '../../actors/supervisor/hardware/devices.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const dev = (name: string, subsystem: string, major: number, minor: number): HostDevice => ({
   name, sysfs: `/sys/devices/x/${name}`, dev_path: `/dev/${name}`, subsystem, by_id: null, attributes: { MAJOR: String(major), MINOR: String(minor) }, children: [],
@@ -53,7 +54,7 @@ t.test('a local app declaring a device and uart gets them in its container', asy
   t.equal(info.usb, false);
   t.same((await s.json('POST', `/addons/${slug}/start`)).body, { result: 'ok', data: {} });
   const container = `${prefix}${slug}`;
-  await eventually(async () => (await docker('inspect', '-f', '{{.State.Running}}', container)) === 'true');
+  await eventually('the container running', async () => (await docker('inspect', '-f', '{{.State.Running}}', container)) === 'true', 60_000);
   const hostConfig = JSON.parse(await docker('inspect', '-f', '{{json .HostConfig}}', container));
   t.same(hostConfig.Devices, [{ PathOnHost: '/dev/loop0', PathInContainer: '/dev/loop0', CgroupPermissions: 'rwm' }], 'the device the host has');
   const serial = (await s.json('GET', '/hardware/info')).body.data.devices.filter((d: any) => d.subsystem === 'tty' && /^tty(?:S|USB|ACM|AMA)\d/.test(d.name));

@@ -17,6 +17,7 @@ import { MOSQUITTO_BASE_IMAGE } from '../../actors/supervisor/apps/mosquitto-bas
 import { addHostPrograms } from '../../actors/supervisor/docker/host-files.ts';
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
 import type { RepositoryApp } from '../../actors/supervisor/apps/repository.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const sh = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -36,21 +37,6 @@ async function runBare(t: { teardown(fn: () => unknown): void }, image: string, 
   await c.start();
   const info = await c.inspect();
   return { name, ip: (info.NetworkSettings as unknown as { IPAddress: string }).IPAddress };
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > until) throw new Error(`${what} did not happen in time${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 const logsOf = (name: string) => execFileSync('sh', ['-c', `docker logs ${name} 2>&1`], { encoding: 'utf8' });

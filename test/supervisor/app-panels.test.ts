@@ -4,10 +4,11 @@
 import t from 'tap';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { appPrefix } from '../helpers/apps.ts';
-import { startSupervisedCore, eventually, onboard } from '../helpers/supervised-core.ts';
+import { startSupervisedCore, onboard } from '../helpers/supervised-core.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
 import { userToken } from '../helpers/ws-sorting.ts';
 import { freePort } from '../helpers/ports.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const ECHO = 'core_hearth_echo';
 
@@ -95,7 +96,7 @@ t.test('ingress_panel shows the app in the core, a restarted core shows it again
   core = await startSupervisedCore(t, sup, corePort, core.dataDir);
   ws = await authedClient(core.base, owner.access_token);
   c = client(ws);
-  t.same(await eventually(async () => (await c.panels())[ECHO], 'the restarted core registers the enabled panel'), ECHO_PANEL);
+  t.same(await eventually('the restarted core registers the enabled panel', async () => (await c.panels())[ECHO]), ECHO_PANEL);
 
   // the option cleared: the panel goes, announced
   sub = await c.subscribe();

@@ -10,11 +10,12 @@ import { mkdir, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { startSupervisedCore, onboard } from '../helpers/supervised-core.ts';
-import { appPrefix, eventually, freePort } from '../helpers/apps.ts';
+import { appPrefix, freePort } from '../helpers/apps.ts';
 import { authedClient } from '../helpers/ws.ts';
 import { sorting } from '../helpers/ws-sorting.ts';
 import { newPage, noBrowser } from '../helpers/browser.ts';
 import { manualClock } from '../../actors/clock.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const ECHO = 'core_hearth_echo';
 const MQTT = 'core_hearth_mqtt';
@@ -70,21 +71,21 @@ t.test('apps through the supervisor and the core, end to end', async (t) => {
 
   await t.test('the provider publishes mqtt, the consumer reads it, discovery reaches the core', async (t) => {
     const logsOf = async (app: string) => (await s.call('GET', `/addons/${app}/logs`)).text();
-    await eventually(async () => (await logsOf(MQTT)).includes('mqtt: discovery sent') || undefined);
+    await eventually('the mqtt discovery sent', async () => (await logsOf(MQTT)).includes('mqtt: discovery sent') || undefined, 60_000);
     t.match(await logsOf(MQTT), 'mqtt: service announced');
     t.equal((await s.json('POST', `/addons/${READER}/start`)).status, 200);
-    const line = await eventually(async () => (await logsOf(READER)).split('\n').find((l) => l.includes('mqtt reader: ')));
+    const line = await eventually('the reader\'s mqtt line', async () => (await logsOf(READER)).split('\n').find((l) => l.includes('mqtt reader: ')), 60_000);
     const read = JSON.parse(line.slice(line.indexOf('mqtt reader: ') + 13));
     t.match(read, { result: 'ok', data: { addon: MQTT, port: 1883, ssl: false, protocol: '3.1.1', username: 'addons' } }, 'the consumer app read what the provider published');
-    const posted = await eventually(async () => (await logsOf(READER)).split('\n').find((l) => l.includes('core api: ')));
+    const posted = await eventually('the reader\'s core api line', async () => (await logsOf(READER)).split('\n').find((l) => l.includes('core api: ')), 60_000);
     t.match(JSON.parse(posted.slice(posted.indexOf('core api: ') + 10)), { entity_id: 'sensor.from_app', state: 'written by an app' }, 'the app wrote to the core through /core/api');
     const inCore = await fetch(`${core.base}/api/states/sensor.from_app`, { headers: { Authorization: `Bearer ${owner.access_token}` } });
     t.equal((await inCore.json()).state, 'written by an app', 'and the core holds it');
 
-    const flow = await eventually(async () => {
+    const flow = await eventually('the discovery flow in the core', async () => {
       const progress = await ask({ type: 'config_entries/flow/progress' });
       return (progress.result as any[]).find((f) => f.handler === 'mqtt');
-    });
+    }, 60_000);
     t.match(flow, { handler: 'mqtt', context: { source: 'hassio' } }, 'the core shows the discovered mqtt service');
     const messages = (await s.json('GET', '/discovery', { token: s.supervisor.tokens.ofKind('core')!.token })).body.data.discovery;
     t.match(messages, [{ addon: MQTT, service: 'mqtt', uuid: flow.context.unique_id }], 'the flow is the app\'s message');
@@ -97,11 +98,11 @@ t.test('apps through the supervisor and the core, end to end', async (t) => {
     t.ok(session.success, 'the core got a session for its user');
     // a started container is not yet a listening app: the proxy answers 502 until its port opens,
     // as the original's does, so wait for the app as a user would reload
-    await eventually(async () => {
+    await eventually('the ingress page through the core', async () => {
       const probe = await fetch(`${core.base}${info.ingress_url}`, { headers: { Cookie: `ingress_session=${session.result.session}` } });
       await probe.arrayBuffer();
       return probe.status !== 502;
-    });
+    }, 60_000);
     const page = await newPage(t);
     await page.context().addCookies([{ name: 'ingress_session', value: session.result.session, url: `${core.base}/api/hassio_ingress/` }]);
     const res = await page.goto(`${core.base}${info.ingress_url}`);

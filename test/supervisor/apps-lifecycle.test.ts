@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestSupervisor, startTestSupervisorWithV2 } from '../helpers/supervisor.ts';
-import { appPrefix, appRecords, docker, eventually } from '../helpers/apps.ts';
+import { appPrefix, appRecords, docker } from '../helpers/apps.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const ECHO = 'core_hearth_echo';
 
@@ -109,10 +110,10 @@ t.test('install, options, start, logs, stats, stop and uninstall of the echo app
   t.same((await s.json('GET', '/addons/self/options/config')).body, { result: 'error', message: 'Self is not an App' });
 
   // logs and stats
-  const logs = await eventually(async () => {
+  const logs = await eventually('the echo app serving', async () => {
     const text = await (await s.call('GET', `/addons/${ECHO}/logs`)).text();
     return text.includes('echo: serving on 8099') && text;
-  });
+  }, 60_000);
   t.ok(logs, 'the app logs');
   t.match(await (await s.call('GET', `/v2/apps/${ECHO}/logs/latest`)).text(), /echo: serving on 8099/);
   const stats = await s.json('GET', `/addons/${ECHO}/stats`);
@@ -165,7 +166,7 @@ t.test('install in the background answers a job; unknown apps and bad bodies are
   const answer = await s.json('POST', '/store/addons/core_hearth_echo/install', { body: { background: true } });
   t.equal(answer.status, 200);
   t.match(answer.body.data, { job_id: /^[0-9a-f]{32}$/ });
-  await eventually(async () => s.supervisor.deps.apps!.get('core_hearth_echo'));
+  await eventually('the installed app', async () => s.supervisor.deps.apps!.get('core_hearth_echo'), 60_000);
   const jobRecords: any[] = [];
   for await (const r of s.supervisor.log.readStreams(`job/${answer.body.data.job_id}`)) jobRecords.push(r);
   t.match(jobRecords[0], { type: 'job_created', data: { name: 'app_manager_install', reference: 'core_hearth_echo' } }, 'the original\'s job name');

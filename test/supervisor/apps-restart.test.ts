@@ -4,7 +4,8 @@
 // through SUPERVISOR with its token) is answered.
 import t from 'tap';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
-import { appPrefix, appRecords, docker, eventually, freePort } from '../helpers/apps.ts';
+import { appPrefix, appRecords, docker, freePort } from '../helpers/apps.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const MQTT = 'core_hearth_mqtt';
 const LOGGER = 'core_hearth_stdin_logger';
@@ -32,7 +33,7 @@ t.test('apps after a restart of the supervisor; boot auto apps start with it', a
   const mqtt = (await s.json('GET', `/addons/${MQTT}/info`)).body.data;
   t.match(mqtt, { network: { '1883/tcp': port }, options: { logins: [{ username: 'bob', password: 'secret' }] }, boot: 'auto' });
   t.equal(mqtt.ingress_entry, ingress);
-  await eventually(async () => (await s.json('GET', `/addons/${MQTT}/info`)).body.data.state === 'started');
+  await eventually('the broker started', async () => (await s.json('GET', `/addons/${MQTT}/info`)).body.data.state === 'started', 60_000);
   t.pass('the boot auto app was started');
   t.match(await docker('port', `${prefix}${MQTT}`, '1883/tcp'), new RegExp(`:${port}$`, 'm'), 'on the port asked');
   t.equal((await s.json('GET', `/addons/${LOGGER}/info`)).body.data.state, 'started', 'the running one is found running');
@@ -41,7 +42,7 @@ t.test('apps after a restart of the supervisor; boot auto apps start with it', a
   // the app read its options from the supervisor with its own token (SUPERVISOR in its environment)
   const token = JSON.parse(await docker('inspect', `${prefix}${MQTT}`))[0].Config.Env.find((e: string) => e.startsWith('SUPERVISOR_TOKEN=')).slice(17);
   t.same((await s.json('GET', '/addons/self/options/config', { token })).body.data, { logins: [{ username: 'bob', password: 'secret' }] });
-  await eventually(async () => (await (await s.call('GET', `/addons/${MQTT}/logs`)).text()).includes('mqtt: listening on 1883'));
+  await eventually('the broker listening', async () => (await (await s.call('GET', `/addons/${MQTT}/logs`)).text()).includes('mqtt: listening on 1883'), 60_000);
   t.pass('the app runs');
   // the app published its service and sent its discovery message through the supervisor
   const logs = await (await s.call('GET', `/addons/${MQTT}/logs`)).text();

@@ -3,8 +3,9 @@
 import t from 'tap';
 import { createActor } from 'xstate';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
-import { appPrefix, appRecords, docker, eventually } from '../helpers/apps.ts';
+import { appPrefix, appRecords, docker } from '../helpers/apps.ts';
 import { appMachine } from '../../machines/app.machine.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const LOGGER = 'core_hearth_stdin_logger';
 
@@ -45,21 +46,21 @@ t.test('stdin reaches the app; a killed app is restarted by its watchdog', async
   t.equal((await s.json('GET', `/addons/${LOGGER}/info`)).body.data.stdin, true);
 
   t.same((await s.json('POST', `/addons/${LOGGER}/stdin`, { body: 'first line', headers: { 'Content-Type': 'text/plain' } })).body, { result: 'ok', data: {} });
-  await eventually(async () => (await (await s.call('GET', `/addons/${LOGGER}/logs`)).text()).includes('stdin: first line'));
+  await eventually('the first line in the logs', async () => (await (await s.call('GET', `/addons/${LOGGER}/logs`)).text()).includes('stdin: first line'), 60_000);
   t.pass('the line is in the log');
 
   await docker('kill', container);
-  const restart = await eventually(async () => (await appRecords(s.supervisor.log, LOGGER)).find((r) => r.type === 'watchdog_restart'));
+  const restart = await eventually('watchdog_restart recorded', async () => (await appRecords(s.supervisor.log, LOGGER)).find((r) => r.type === 'watchdog_restart'), 60_000);
   t.ok(restart, 'restarted by the watchdog');
   const types = (await appRecords(s.supervisor.log, LOGGER)).map((r) => r.type);
   t.ok(types.indexOf('app_crashed') >= 0 && types.indexOf('app_crashed') < types.indexOf('watchdog_restart'), 'crashed, then restarted');
   t.match((await appRecords(s.supervisor.log, LOGGER)).find((r) => r.type === 'app_crashed')?.data, { exit_code: 137, container });
   t.equal(JSON.parse(await docker('inspect', container))[0].State.Running, true);
-  await eventually(async () => (await s.json('GET', `/addons/${LOGGER}/info`)).body.data.state === 'started');
+  await eventually('the app started again', async () => (await s.json('GET', `/addons/${LOGGER}/info`)).body.data.state === 'started', 60_000);
   t.ok(s.lines.some((l) => l.includes(`app ${LOGGER}: its container died with exit code 137`)), 'a log line tells the crash');
 
   t.same((await s.json('POST', `/addons/${LOGGER}/stdin`, { body: 'after the restart' })).body, { result: 'ok', data: {} });
-  await eventually(async () => (await (await s.call('GET', `/addons/${LOGGER}/logs`)).text()).includes('stdin: after the restart'));
+  await eventually('the line after the restart', async () => (await (await s.call('GET', `/addons/${LOGGER}/logs`)).text()).includes('stdin: after the restart'), 60_000);
   t.pass('the restarted app reads its stdin');
 
   // stopped on purpose: no crash; then killed with the watchdog off: a crash, no restart
@@ -67,8 +68,8 @@ t.test('stdin reaches the app; a killed app is restarted by its watchdog', async
   t.equal((await s.json('POST', `/addons/${LOGGER}/options`, { body: { watchdog: false } })).status, 200);
   t.equal((await s.json('POST', `/addons/${LOGGER}/start`)).status, 200);
   await docker('kill', container);
-  await eventually(async () => (await appRecords(s.supervisor.log, LOGGER)).filter((r) => r.type === 'app_crashed').length === 2);
-  await eventually(async () => (await s.json('GET', `/addons/${LOGGER}/info`)).body.data.state === 'error');
+  await eventually('a second app_crashed', async () => (await appRecords(s.supervisor.log, LOGGER)).filter((r) => r.type === 'app_crashed').length === 2, 60_000);
+  await eventually('the app in error', async () => (await s.json('GET', `/addons/${LOGGER}/info`)).body.data.state === 'error', 60_000);
   t.equal((await appRecords(s.supervisor.log, LOGGER)).filter((r) => r.type === 'watchdog_restart').length, 1, 'no second restart');
   t.equal(JSON.parse(await docker('inspect', container))[0].State.Running, false);
   const jobs = (await s.json('GET', '/jobs/info')).body.data.jobs;

@@ -5,9 +5,10 @@
 import t from 'tap';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
 import { withFixtureApps } from '../helpers/fixture-apps.ts';
-import { startSupervisedCore, coreRefreshToken, eventually, onboard } from '../helpers/supervised-core.ts';
+import { startSupervisedCore, coreRefreshToken, onboard } from '../helpers/supervised-core.ts';
 import { authedClient } from '../helpers/ws.ts';
 import { freePort } from '../helpers/ports.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const OWNER = { name: 'Owner', username: 'owner', password: 'correct horse battery' };
 const REALM = 'Basic realm="Home Assistant Authentication"';
@@ -93,7 +94,7 @@ t.test('/auth, /auth/list, /auth/reset against the core\'s users', async (t) => 
   const users = (await ws.until((m) => m.id === 1)).result as any[];
   t.match(users.filter((u) => u.system_generated), [{ name: 'Supervisor', username: null, is_owner: false, is_active: true, group_ids: ['system-admin'] }], 'one system user Supervisor, an admin');
   t.equal(users.filter((u) => u.system_generated).length, 1);
-  t.equal((await eventually(async () => (await sup.json('GET', '/auth/list')).status === 200 || undefined, 'the supervisor reaches the core again')), true);
+  t.equal((await eventually('the supervisor reaches the core again', async () => (await sup.json('GET', '/auth/list')).status === 200 || undefined)), true);
 });
 
 t.test('only the supervisor\'s user may call the core\'s hassio_auth endpoints', async (t) => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { freePort } from '../helpers/ports.ts';
-import { eventually } from '../helpers/supervised-core.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hearth.js', import.meta.url));
 
@@ -24,13 +24,13 @@ t.test('a backup cut short by a kill leaves no visible file and an issue', async
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   const base = `http://127.0.0.1:${port}`;
-  await eventually(async () => (await fetch(`${base}/supervisor/ping`).catch(() => undefined))?.status === 200, 'the supervisor answers', 60_000);
+  await eventually('the supervisor answers', async () => (await fetch(`${base}/supervisor/ping`).catch(() => undefined))?.status === 200, 60_000);
   const token = (await readFile(join(dataDir, 'admin.token'), 'utf8')).trim();
   const res = await fetch(`${base}/backups/new/partial`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ folders: ['share'], background: true }) });
   const body = (await res.json()) as any;
   t.match(body, { result: 'ok', data: { job_id: /^[0-9a-f]{32}$/ } });
   const dir = join(dataDir, 'backup');
-  await eventually(async () => (await readdir(dir).catch(() => [] as string[])).some((n) => n.endsWith('.tar.partial')), 'the partial file is being written');
+  await eventually('the partial file is being written', async () => (await readdir(dir).catch(() => [] as string[])).some((n) => n.endsWith('.tar.partial')));
   child.kill('SIGKILL');
   await exited;
   t.notOk((await readdir(dir)).some((n) => n.endsWith('.tar')), 'no finished-looking file');

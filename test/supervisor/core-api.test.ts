@@ -5,14 +5,15 @@
 import t from 'tap';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
 import { startTestHearth, onboard } from '../helpers/hearth.ts';
-import { eventually, coreRefreshToken } from '../helpers/supervised-core.ts';
+import { coreRefreshToken } from '../helpers/supervised-core.ts';
 import { CoreApi } from '../../actors/supervisor/core/api.ts';
+import { eventually } from '../helpers/wait.ts';
 
 t.test('token trades, REST, WebSocket command, lookupUser', async (t) => {
   const sup = await startTestSupervisor(t);
   const coreToken = (await sup.supervisor.tokens.rotateCore({ id: 'x', parent_id: null, user_id: null })).token;
   const core = await startTestHearth(t, { supervisor: { url: sup.base, token: coreToken } });
-  const refreshToken = await eventually(() => coreRefreshToken(sup), 'the handover');
+  const refreshToken = await eventually('the handover', () => coreRefreshToken(sup));
   const owner = await onboard(core.base);
 
   let now = Date.now();

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
-import { coreContainerName, docker, eventually, freePort, runtimeRecords } from '../helpers/core-container.ts';
+import { coreContainerName, docker, freePort, runtimeRecords } from '../helpers/core-container.ts';
 import { CORE_VERSION } from '../../actors/version.ts';
+import { eventually } from '../helpers/wait.ts';
 
 t.test('a supervisor with boot on installs and starts the core in the background; boot off leaves it down after a restart', async (t) => {
   const name = coreContainerName(t, 'boot');
@@ -10,7 +11,7 @@ t.test('a supervisor with boot on installs and starts the core in the background
   const s = await startTestSupervisor(t, { dataDir, coreContainer: name, corePort: port, bootCore: true });
   // the API answers at once, whatever the core is doing
   t.equal((await s.json('GET', '/core/info')).status, 200);
-  await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_started'));
+  await eventually('core_started recorded', async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_started'), 60_000);
   t.same(
     (await runtimeRecords(s.supervisor.log)).map((r) => r.type),
     ['core_installed', 'core_container_created', 'core_started'],
@@ -34,7 +35,7 @@ t.test('a supervisor with boot on installs and starts the core in the background
   t.equal((await again.json('POST', '/core/options', { body: { boot: true } })).status, 200);
   await again.supervisor.stop();
   const third = await startTestSupervisor(t, { dataDir, coreContainer: name, corePort: port, bootCore: true });
-  await eventually(async () => JSON.parse(await docker('inspect', name))[0].State.Running);
-  await eventually(async () => (await runtimeRecords(third.supervisor.log)).filter((r) => r.type === 'core_started').length === 2);
+  await eventually('the core container running', async () => JSON.parse(await docker('inspect', name))[0].State.Running, 60_000);
+  await eventually('core_started recorded twice', async () => (await runtimeRecords(third.supervisor.log)).filter((r) => r.type === 'core_started').length === 2, 60_000);
   t.equal((await fetch(`http://127.0.0.1:${port}/api/`)).status, 401);
 });

@@ -3,17 +3,18 @@
 // The image once lacked a library the page imports, so the page never left "Loading…".
 import t from 'tap';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
-import { coreContainerName, eventually, freePort, runtimeRecords } from '../helpers/core-container.ts';
+import { coreContainerName, freePort, runtimeRecords } from '../helpers/core-container.ts';
 import { onboard } from '../helpers/hearth.ts';
 import { newPage, noBrowser, signIn } from '../helpers/browser.ts';
+import { eventually } from '../helpers/wait.ts';
 
 t.test('the dashboard loads from the core container in a browser', { skip: noBrowser }, async (t) => {
   const name = coreContainerName(t, 'dashboard');
   const port = await freePort();
   const s = await startTestSupervisor(t, { dataDir: await supervisorDataDir(), coreContainer: name, corePort: port, bootCore: true });
-  await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_started'), 240_000);
+  await eventually('core_started recorded', async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_started'), 240_000);
   const base = `http://127.0.0.1:${port}`;
-  await eventually(async () => (await fetch(`${base}/api/`).catch(() => undefined))?.status === 401);
+  await eventually('the core answering 401', async () => (await fetch(`${base}/api/`).catch(() => undefined))?.status === 401, 60_000);
 
   // every module the page imports is served by the container itself
   const page = await newPage(t);

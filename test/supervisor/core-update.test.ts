@@ -1,7 +1,8 @@
 import t from 'tap';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
-import { coreContainerName, docker, eventually, freePort, runtimeRecords } from '../helpers/core-container.ts';
+import { coreContainerName, docker, freePort, runtimeRecords } from '../helpers/core-container.ts';
 import { CORE_VERSION } from '../../actors/version.ts';
+import { eventually } from '../helpers/wait.ts';
 
 // another version of the core is this one's image under a newer tag (nothing can be pulled)
 const NEXT = `2099.1.${process.pid % 1000}`;
@@ -43,7 +44,7 @@ t.test('a background update answers a job id; the job is home_assistant_core_upd
   const job = await s.json('GET', `/jobs/${res.body.data.job_id}`);
   if (job.status === 200) t.equal(job.body.data.name, 'home_assistant_core_update');
   else t.equal(job.status, 404, 'a finished update job is gone');
-  await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_updated'));
+  await eventually('core_updated recorded', async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_updated'), 60_000);
   const info = (await s.json('GET', '/core/info')).body.data;
   t.equal(info.version, NEXT);
   t.equal(info.update_available, false);

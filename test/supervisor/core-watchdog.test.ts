@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
-import { coreContainerName, docker, eventually, freePort, runtimeRecords } from '../helpers/core-container.ts';
+import { coreContainerName, docker, freePort, runtimeRecords } from '../helpers/core-container.ts';
+import { eventually } from '../helpers/wait.ts';
 
 t.test('a killed core is restarted by the watchdog, with records and a resolution issue', async (t) => {
   const name = coreContainerName(t, 'watchdog');
@@ -9,7 +10,7 @@ t.test('a killed core is restarted by the watchdog, with records and a resolutio
   t.equal((await s.json('POST', '/core/start')).status, 200);
   const before = JSON.parse(await docker('inspect', name))[0];
   await docker('kill', name);
-  const restart = await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'watchdog_restart'));
+  const restart = await eventually('watchdog_restart recorded', async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'watchdog_restart'), 60_000);
   const types = (await runtimeRecords(s.supervisor.log)).map((r) => r.type);
   t.ok(types.indexOf('core_crashed') >= 0 && types.indexOf('core_crashed') < types.indexOf('watchdog_restart'), 'crashed, then restarted');
   t.match((await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_crashed')?.data, { exit_code: 137, container: name });
@@ -34,7 +35,7 @@ t.test('a core stopped on purpose, or killed with the watchdog off, stays down',
   t.same((await s.json('POST', '/core/options', { body: { watchdog: false } })).body, { result: 'ok', data: {} });
   t.equal((await s.json('GET', '/core/info')).body.data.watchdog, false);
   await docker('kill', name);
-  await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_crashed'));
+  await eventually('core_crashed recorded', async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_crashed'), 60_000);
   const types = (await runtimeRecords(s.supervisor.log)).map((r) => r.type);
   t.notOk(types.includes('watchdog_restart'), 'no restart');
   t.equal(types.filter((x) => x === 'core_crashed').length, 1, 'the stop on purpose was no crash');
@@ -47,7 +48,7 @@ t.test('a core container removed behind the supervisor\'s back is not made again
   const s = await startTestSupervisor(t, { coreContainer: name, corePort: port });
   t.equal((await s.json('POST', '/core/start')).status, 200);
   await docker('rm', '-f', name);
-  const gaveUp = await eventually(async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'watchdog_gave_up'));
+  const gaveUp = await eventually('watchdog_gave_up recorded', async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'watchdog_gave_up'), 60_000);
   t.match(gaveUp.data, { reason: 'removed' });
   t.equal(await docker('ps', '-a', '--filter', `name=^${name}$`, '--format', '{{.Names}}'), '', 'no container');
   // an explicit start makes it again

@@ -6,10 +6,11 @@ import t from 'tap';
 import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { withFixtureApps, enableV2, type FixtureApp } from '../helpers/fixture-apps.ts';
-import { startSupervisedCore, eventually, onboard } from '../helpers/supervised-core.ts';
+import { startSupervisedCore, onboard } from '../helpers/supervised-core.ts';
 import { authedClient } from '../helpers/ws.ts';
 import { freePort } from '../helpers/ports.ts';
 import { openEventLog } from '../../store/log.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const APPS: FixtureApp[] = [
   { slug: 'core_mosquitto', name: 'Mosquitto broker', services: ['mqtt:provide'], discovery: ['mqtt'] },
@@ -69,13 +70,13 @@ t.test('messages, their rules, and the core showing them as discovery flows', as
     t.equal(m.success, true);
     return m.result as any[];
   };
-  const flows = await eventually(async () => ((await progress()).length >= 1 ? progress() : undefined), 'the flow of the message already there');
+  const flows = await eventually('the flow of the message already there', async () => ((await progress()).length >= 1 ? progress() : undefined));
   t.match(flows, [{ flow_id: /^[0-9a-f]{32}$/, handler: 'mqtt', step_id: 'hassio_confirm', context: { source: 'hassio', unique_id: uuid } }], 'the message sent before the core ran');
   t.notOk(flows.some((f) => f.context.unique_id === sleeping), 'no flow for a stopped app');
 
   // a push while the core runs
   const zha = (await sup.json('POST', '/v2/discovery', { ...as('local_zigbee'), body: { service: 'zha', config: { device: '/dev/ttyUSB0' } } })).body.data.uuid;
-  const withZha = await eventually(async () => (await progress()).find((f) => f.context.unique_id === zha), 'the pushed message becomes a flow');
+  const withZha = await eventually('the pushed message becomes a flow', async () => (await progress()).find((f) => f.context.unique_id === zha));
   t.match(withZha, { handler: 'zha', context: { source: 'hassio', title_placeholders: { addon: 'local_zigbee' } } });
 
   // a changed config keeps the uuid
@@ -84,7 +85,7 @@ t.test('messages, their rules, and the core showing them as discovery flows', as
 
   // the sender withdraws: the flow goes
   t.same((await sup.json('DELETE', `/discovery/${zha}`, as('local_zigbee'))).body, { result: 'ok', data: {} });
-  await eventually(async () => !(await progress()).some((f) => f.context.unique_id === zha), 'the withdrawn message\'s flow ends');
+  await eventually('the withdrawn message\'s flow ends', async () => !(await progress()).some((f) => f.context.unique_id === zha));
   t.ok((await progress()).some((f) => f.context.unique_id === uuid), 'the other flow stays');
 
   view.apps[0].state = 'stopped';

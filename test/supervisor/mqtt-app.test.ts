@@ -6,8 +6,9 @@
 import t from 'tap';
 import mqtt from 'mqtt';
 import { startTestSupervisor } from '../helpers/supervisor.ts';
-import { appPrefix, docker, eventually } from '../helpers/apps.ts';
+import { appPrefix, docker } from '../helpers/apps.ts';
 import { connectionOutcome, subscribeForNext } from '../helpers/mqtt-clients.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const MQTT = 'core_hearth_mqtt';
 const ctx = { id: 'test', parent_id: null, user_id: null };
@@ -35,7 +36,7 @@ t.test('the Mosquitto app: the service\'s credentials work, a wrong password and
   t.equal((await s.json('POST', `/addons/${MQTT}/start`)).status, 200);
 
   const logsOf = async () => (await s.call('GET', `/addons/${MQTT}/logs`)).text();
-  await eventually(async () => (await logsOf()).includes('mqtt: discovery sent'));
+  await eventually('the mqtt discovery sent', async () => (await logsOf()).includes('mqtt: discovery sent'), 60_000);
   const logs = await logsOf();
   t.match(logs, 'mqtt: service announced');
   t.match(logs, /mosquitto version [\d.]+ running/, 'Debian\'s Mosquitto runs');
@@ -73,7 +74,7 @@ t.test('the Mosquitto app: the service\'s credentials work, a wrong password and
   t.equal((await s.json('POST', `/addons/${MQTT}/restart`)).status, 200);
   const after = JSON.parse(await docker('inspect', `${prefix}${MQTT}`))[0];
   const again = `mqtt://${Object.values(after.NetworkSettings.Networks as Record<string, { IPAddress: string }>).find((n) => n.IPAddress)!.IPAddress}:1883`;
-  await eventually(async () => (await connectionOutcome(again, asService)) === 'connected');
+  await eventually('the service connecting', async () => (await connectionOutcome(again, asService)) === 'connected', 60_000);
   t.same(await retained(again, asService, 'hearth/test/door'), { payload: 'closed', retain: true }, 'the retained message after a restart, with the same password');
 
   t.equal((await s.json('POST', `/addons/${MQTT}/uninstall`)).status, 200);
@@ -86,10 +87,10 @@ t.test('a login under a reserved name stops the app with a message saying so', a
   const options = { network: { '1883/tcp': null }, options: { logins: [{ username: 'addons', password: 'mine' }] } };
   t.equal((await s.json('POST', `/addons/${MQTT}/options`, { body: options })).status, 200);
   await s.json('POST', `/addons/${MQTT}/start`);
-  const logs = await eventually(async () => {
+  const logs = await eventually('the reserved topic refused in the logs', async () => {
     const text = await (await s.call('GET', `/addons/${MQTT}/logs`)).text();
     return text.includes('reserved') && text;
-  });
+  }, 60_000);
   t.match(logs, "mqtt: the login addons is refused: that name is reserved for the app's own users");
   t.notMatch(logs, 'mosquitto version', 'the broker never started');
   t.equal((await s.json('POST', `/addons/${MQTT}/uninstall`)).status, 200);

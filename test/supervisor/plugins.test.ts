@@ -9,10 +9,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSupervisor, supervisorDataDir, type TestSupervisor } from '../helpers/supervisor.ts';
-import { appPrefix, docker, eventually, freePort } from '../helpers/apps.ts';
+import { appPrefix, docker, freePort } from '../helpers/apps.ts';
 import { testPluginNetwork } from '../helpers/plugins.ts';
 import { networkOf } from '../../actors/supervisor/plugins/network.ts';
 import { CORE_VERSION } from '../../actors/version.ts';
+import { eventually } from '../helpers/wait.ts';
 
 const STATS_KEYS = ['cpu_percent', 'memory_usage', 'memory_limit', 'memory_percent', 'network_rx', 'network_tx', 'blk_read', 'blk_write'];
 
@@ -57,7 +58,7 @@ async function withPlugins(t: Test) {
   const net = networkOf(network.name, network.subnet);
   // the boot runs in the background: every plugin's stats answer once its container runs
   for (const name of ['dns', 'audio', 'cli', 'observer', 'multicast']) {
-    await eventually(async () => (await s.json('GET', `/${name}/stats`)).status === 200, 120_000);
+    await eventually('the plugin stats', async () => (await s.json('GET', `/${name}/stats`)).status === 200, 120_000);
   }
   return { s, prefix, network, net, observerPort, channel };
 }
@@ -100,10 +101,10 @@ t.test('the five plugins run as containers: info, stats, logs on both trees, the
   t.match(await inside('observer', 'GET', '/supervisor/info'), /^\{"result":"ok".* exit=0$/s);
   t.match(await inside('observer', 'POST', '/supervisor/options'), /403 Forbidden.* exit=1$/s, 'the observer may not');
 
-  const page = await eventually(async () => {
+  const page = await eventually('the observer page', async () => {
     const res = await fetch(`http://127.0.0.1:${observerPort}/`).catch(() => null);
     return res?.status === 200 ? res.text() : undefined;
-  });
+  }, 60_000);
   t.match(page, /Hearth observer/);
   t.match(page, /Connected/, 'the supervisor runs');
 
@@ -132,7 +133,7 @@ t.test('the five plugins run as containers: info, stats, logs on both trees, the
   t.same((await s.json('GET', '/observer/info')).body.data, { host: net.address(6), version: '2026.12.1', version_latest: '2026.12.1', update_available: false });
   t.equal(await docker('inspect', '-f', '{{.Config.Image}} {{.State.Running}}', `${prefix}observer`), 'hearth/observer:2026.12.1 true');
   t.teardown(() => docker('rmi', '-f', 'hearth/observer:2026.12.1').catch(() => ''));
-  t.equal(await eventually(async () => (await fetch(`http://127.0.0.1:${observerPort}/`).catch(() => null))?.status), 200, 'the page again');
+  t.equal(await eventually('the observer page again', async () => (await fetch(`http://127.0.0.1:${observerPort}/`).catch(() => null))?.status, 60_000), 200, 'the page again');
 
   // another version is made here and the container made anew from it
   const before = await docker('inspect', '-f', '{{.Id}}', `${prefix}multicast`);
@@ -167,7 +168,7 @@ t.test('the five plugins run as containers: info, stats, logs on both trees, the
     for await (const r of s.supervisor.log.readStreams('plugins/cli')) out.push({ type: r.type, data: r.data });
     return out;
   };
-  const cli = await eventually(async () => {
+  const cli = await eventually('plugin_restarted recorded', async () => {
     const records = await cliRecords();
     return records.at(-1)?.type === 'plugin_restarted' ? records : undefined;
   }, 30_000);
@@ -186,7 +187,7 @@ t.test('the dns plugin resolves for apps: other apps, the supervisor, an upstrea
   t.match(betaIp, /^\d+\.\d+\.\d+\.\d+$/, 'the app is on the plugin network');
   t.same(JSON.parse(await docker('inspect', '-f', '{{json .HostConfig.Dns}}', alpha)), [net.address(3)], 'apps are given the dns plugin');
 
-  t.equal(await eventually(() => lookup(alpha, 'local-beta')), betaIp, "another app's hostname");
+  t.equal(await eventually('local-beta answered', () => lookup(alpha, 'local-beta'), 60_000), betaIp, "another app's hostname");
   t.equal(await lookup(alpha, 'local-beta.local.hass.io'), betaIp, 'and under local.hass.io');
   t.equal(await lookup(alpha, 'supervisor'), net.gateway, 'the supervisor: the host on the network');
   t.equal(await lookup(alpha, 'homeassistant'), net.gateway);
@@ -215,21 +216,21 @@ t.test('the dns plugin resolves for apps: other apps, the supervisor, an upstrea
   t.same((await s.json('POST', '/dns/options', { body: { servers: [`dns://${upstreamIp}`], fallback: false } })).body, { result: 'ok', data: {} });
   const info = (await s.json('GET', '/v2/dns/info')).body.data;
   t.same([info.servers, info.fallback], [[`dns://${upstreamIp}`], false]);
-  await eventually(async () => (await docker('inspect', '-f', '{{.State.StartedAt}}', `${prefix}dns`)) !== restartedBefore, 30_000);
+  await eventually('the dns plugin restarted', async () => (await docker('inspect', '-f', '{{.State.StartedAt}}', `${prefix}dns`)) !== restartedBefore, 30_000);
   t.pass('a change of options restarts the plugin');
-  t.equal(await eventually(() => lookup(alpha, 'upstream-only.example')), '10.9.8.7', 'forwarded to the configured server');
+  t.equal(await eventually('the forwarded name answered', () => lookup(alpha, 'upstream-only.example'), 60_000), '10.9.8.7', 'forwarded to the configured server');
 
   // a restart through the API: the plugin comes back and names resolve again
   t.same((await s.json('POST', '/v2/dns/restart')).body, { result: 'ok', data: {} });
   t.equal(await docker('inspect', '-f', '{{.State.Running}}', `${prefix}dns`), 'true');
-  t.equal(await eventually(() => lookup(alpha, 'local-beta')), betaIp, 'resolution is back after the restart');
+  t.equal(await eventually('local-beta answered after the restart', () => lookup(alpha, 'local-beta'), 60_000), betaIp, 'resolution is back after the restart');
   t.equal(await lookup(alpha, 'upstream-only.example'), '10.9.8.7');
 
   // reset: the configured servers gone, the fallback on again, restarted
   t.same((await s.json('POST', '/dns/reset')).body, { result: 'ok', data: {} });
   t.same((await s.json('GET', '/dns/info')).body.data.servers, []);
   t.equal((await s.json('GET', '/dns/info')).body.data.fallback, true);
-  t.equal(await eventually(() => lookup(alpha, 'local-beta')), betaIp);
+  t.equal(await eventually('local-beta answered', () => lookup(alpha, 'local-beta'), 60_000), betaIp);
 
   const records: string[] = [];
   for await (const r of s.supervisor.log.readStreams('plugins/dns')) records.push(r.type);
@@ -237,7 +238,7 @@ t.test('the dns plugin resolves for apps: other apps, the supervisor, an upstrea
 
   // an app started before the dns plugin existed would be left out: stopping an app drops its name
   t.same((await s.json('POST', '/addons/local_beta/stop')).body, { result: 'ok', data: {} });
-  t.equal(await eventually(async () => ((await lookup(alpha, 'local-beta')) === null ? 'gone' : undefined)), 'gone', 'a stopped app is no longer answered');
+  t.equal(await eventually('local-beta no longer answered', async () => ((await lookup(alpha, 'local-beta')) === null ? 'gone' : undefined), 60_000), 'gone', 'a stopped app is no longer answered');
 });
 
 t.test('without booted plugins the info answers the stored configuration and stats refuse clearly', async (t) => {

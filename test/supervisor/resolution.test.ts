@@ -41,17 +41,6 @@ t.test('GET /resolution/info: the envelope with its five keys; checks with enabl
   t.same(s.supervisor.resolution.unsupported(), body.data.unsupported);
 });
 
-t.test('an engine that does not answer makes the system unhealthy (docker)', async (t) => {
-  const s = await startTestSupervisor(t, { dockerSocket: join(await supervisorDataDir(), 'no.sock') });
-  await s.json('POST', '/resolution/healthcheck');
-  const { body } = await s.json('GET', '/resolution/info');
-  t.same(body.data.unhealthy, ['docker']);
-  t.same(s.supervisor.resolution.unhealthy(), ['docker']);
-  const recs = (await records(s.supervisor.log)).filter((r) => r.type === 'evaluation_changed');
-  t.ok(recs.length >= 1);
-  t.same(recs.at(-1)!.data.unhealthy, ['docker']);
-});
-
 t.test('evaluations judge the facts given', async (t) => {
   const has = { dbus: true, systemd: true, journal: true, resolved: true, apparmor: true };
   const good = evaluate({ engine: { version: '27.1.0', apiVersion: '1.46', storageDriver: 'overlay2', loggingDriver: 'journald', cgroupVersion: '2' }, arch: 'x64', ignoredConditions: [], has });
