@@ -189,3 +189,47 @@ t.test('restored from its records: an app recorded started whose container is go
   const then = await again.when((s) => s.apps.boot(s.context()), { until: (r) => r.some((x) => x.type === 'app_started') });
   t.same(told(then.records), ['job app_start core_hearth_echo', 'app_started {"version":"1.0.0"}', 'job done'], 'boot: auto starts it again');
 });
+
+/** The install's records with the app at an older version than the store has. */
+async function installedAt(version: string): Promise<EventRecord[]> {
+  return (await fixtureRecords(INSTALLED)).map((r) =>
+    r.type === 'app_installed' ? { ...r, data: { ...r.data, config: { ...r.data.config, version }, user: { ...r.data.user, version } } } : r,
+  );
+}
+
+t.test('given an older version running: update builds the new image, makes the container anew, drops the old image', async (t) => {
+  const s = await buildSupervisor(t, await installedAt('0.9.0'));
+  const old = 'core/amd64-addon-hearth_echo:0.9.0';
+  s.docker.addImage(old);
+  await s.apps.start(ECHO, s.context());
+  await s.jobs.flush();
+  s.docker.calls.length = 0;
+  const then = await s.when((s) => s.apps.update(ECHO, s.context()));
+  t.error(then.error);
+  t.same(told(then.records), [
+    'job app_manager_update core_hearth_echo',
+    'job docker_interface_install app_core_hearth_echo',
+    'job done',
+    'app_updated {"from":"0.9.0","to":"1.0.0"}',
+    'app_started {"version":"1.0.0"}',
+    'job done',
+  ]);
+  t.same(s.docker.calls, [`build ${IMAGE}`, `stop ${CONTAINER}`, `die ${CONTAINER} 0`, `remove ${CONTAINER}`, `remove-image ${old}`, `create ${CONTAINER}`, `start ${CONTAINER}`]);
+  t.equal(s.docker.containers.get(CONTAINER)?.spec.Image, IMAGE);
+  t.same({ version: s.apps.get(ECHO)?.user.version, state: s.apps.get(ECHO)?.state }, { version: '1.0.0', state: 'started' });
+});
+
+t.test('update with nothing newer: refused before any job', async (t) => {
+  const s = await installed(t);
+  const then = await s.when((s) => s.apps.update(ECHO, s.context()));
+  t.match(then.error, { message: 'No update available for app Echo', errorKey: 'app_no_update_available_error' });
+  t.same(then.records, []);
+});
+
+t.test('rebuild of a running app: stopped without a record, built again, app_rebuilt, started again', async (t) => {
+  const s = await installed(t, [started]);
+  const then = await s.when((s) => s.apps.rebuild(ECHO, s.context()));
+  t.error(then.error);
+  t.same(told(then.records), ['job app_rebuild core_hearth_echo', 'app_rebuilt {"version":"1.0.0"}', 'app_started {"version":"1.0.0"}', 'job done']);
+  t.same(s.docker.calls, [`stop ${CONTAINER}`, `die ${CONTAINER} 0`, `remove ${CONTAINER}`, `build ${IMAGE}`, `create ${CONTAINER}`, `start ${CONTAINER}`]);
+});
