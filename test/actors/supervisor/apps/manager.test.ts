@@ -180,7 +180,7 @@ t.test('uninstall: the container and image removed, the token revoked, app_unins
   t.equal(s.apps.get(ECHO), undefined);
 });
 
-t.test('restored from its records: an app recorded started whose container is gone is stopped at boot', async (t) => {
+t.test('restored from its records: an app recorded started whose container is gone is started again at boot (boot: auto)', async (t) => {
   const s = await installed(t, [started]);
   const records: EventRecord[] = [];
   for await (const r of s.log.read()) records.push(r);
