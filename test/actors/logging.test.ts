@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startHearth } from '../../bin/instance.ts';
 import { startTestHearth, dataDirWith, onboard, api, type TestHearth } from '../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
-import { exchange, login } from '../auth/harness.ts';
+import { exchange, login } from './auth/harness.ts';
 import { eventually } from '../helpers/wait.ts';
 
 let nextId = 1;

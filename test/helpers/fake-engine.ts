@@ -2,7 +2,8 @@
 // resolution, the container lifecycle) without Docker. It answers the part of dockerode the
 // supervisor uses, as the engine does (404 for what is missing, 304 for a start of a running
 // container, a `die` event whenever a running container ends), and writes every operation to
-// `calls`. The real-engine tests under test/supervisor/ stay for what only the engine can show.
+// `calls`. The real-engine tests (test/actors/supervisor/apps/lifecycle, core/, plugins/...) stay
+// for what only the engine can show.
 import { PassThrough, Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { Engine } from '../../actors/supervisor/docker/engine.ts';

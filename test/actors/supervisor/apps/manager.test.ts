@@ -1,7 +1,7 @@
 // The installed apps' lifecycle without Docker: given the supervisor's records, when a command
 // (install, start, stop, a crash, uninstall), then exactly the records it appended and what it
-// asked of the engine. The real engine's tests (test/supervisor/apps-*.test.ts) stay for what
-// only it shows: images built, containers that serve, stdin, logs.
+// asked of the engine. The real engine's tests beside this one (lifecycle, watchdog, e2e...)
+// stay for what only it shows: images built, containers that serve, stdin, logs.
 import t from 'tap';
 import { buildSupervisor, expectFixture, facts, fixtureRecords, type ScenarioSupervisor } from '../../../helpers/scenario.ts';
 import { engineError } from '../../../helpers/fake-engine.ts';

@@ -1,6 +1,6 @@
 // The job tracker's logic: given job records, when work runs as a job (or the supervisor starts
 // again over them), then exactly the records on `job/<uuid>` and the jobs as the API lists them.
-// The wire (keys, 404s, background answers, options) stays in test/supervisor/jobs.test.ts.
+// The wire (keys, 404s, background answers, options) stays in jobs-api.test.ts.
 import t from 'tap';
 import { buildSupervisor, fact, facts } from '../../../helpers/scenario.ts';
 import { gate } from '../../../helpers/wait.ts';

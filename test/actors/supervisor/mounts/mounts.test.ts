@@ -1,7 +1,7 @@
 // The mounts' logic without the host's mount table: given the supervisor's records, when a
 // mount is created, updated, reloaded, removed or loaded at start, then exactly the records
 // appended, the mount commands run and the issues raised. The real-mount tests
-// (test/supervisor/mounts.test.ts) stay for validation on the wire and the kernel's answers.
+// (mounts-api.test.ts) stay for validation on the wire and the kernel's answers.
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // The resolution center's logic on a fake engine: given its records (issues, suggestions,
 // checks' flags), when a check runs, a fix is applied or an issue dismissed, then exactly the
 // records appended and what it asked of the engine. The real-engine test of core_health
-// (test/supervisor/resolution.test.ts) stays, end to end.
+// (resolution-api.test.ts) stays, end to end.
 import t from 'tap';
 import { buildSupervisor, fact, type ScenarioSupervisor } from '../../../helpers/scenario.ts';
 import type { EventRecord } from '../../../../store/types.ts';
