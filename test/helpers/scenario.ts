@@ -5,6 +5,8 @@
 // under test/fixtures/<area>/<name>.ndjson or inline as `facts`; UPDATE_FIXTURES=1 rewrites the
 // fixtures from the current behaviour (review the diff before committing).
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +24,8 @@ import { Mounts } from '../../actors/supervisor/mounts/mounts.ts';
 import { MountCommandError, type MountSystem } from '../../actors/supervisor/mounts/system.ts';
 import { AppStore } from '../../actors/supervisor/apps/store.ts';
 import { AppManager } from '../../actors/supervisor/apps/manager.ts';
+import { CoreRuntime } from '../../actors/supervisor/core/runtime.ts';
+import { CORE_IMAGE, sourceDigest } from '../../actors/supervisor/core/image.ts';
 import type { Engine } from '../../actors/supervisor/docker/engine.ts';
 import type { HostServices } from '../../actors/supervisor/host/system.ts';
 import { CORE_VERSION } from '../../actors/version.ts';
@@ -187,6 +191,10 @@ export interface ScenarioSupervisor {
   mounts: Mounts;
   store: AppStore;
   apps: AppManager;
+  /** the core's container (install, start, stop, its watchdog); its image is on the engine */
+  core: CoreRuntime;
+  /** the core's HTTP as the runtime probes it once started: `answering = false` fails every request */
+  coreHttp: { answering: boolean; port: number };
   context(): Context;
   /** the command's records, after its jobs wrote theirs (see `when`) */
   when<T>(command: (s: ScenarioSupervisor) => Promise<T> | T, o?: { until?: (records: EventRecord[]) => boolean; filter?: (r: EventRecord) => boolean }): Promise<Outcome<T>>;
@@ -206,7 +214,8 @@ export interface ScenarioSupervisorOptions {
 /**
  * Builds the supervisor's areas on a fresh log holding `given`, restored from it as
  * `startSupervisor` restores them, with a manual clock, sequential ids, a fake engine and a fake
- * mount table; closed when the test ends. No listener, no core, no plugins.
+ * mount table; closed when the test ends. The core runs as a container of the fake engine whose
+ * HTTP is a local stand-in; no listener, no plugins.
  */
 export async function buildSupervisor(t: { teardown(fn: () => unknown): void }, given: Array<NewEvent | EventRecord> = [], options: ScenarioSupervisorOptions = {}): Promise<ScenarioSupervisor> {
   const dataDir = await mkdtemp(join(tmpdir(), 'hearth-scenario-supervisor-'));
@@ -239,6 +248,25 @@ export async function buildSupervisor(t: { teardown(fn: () => unknown): void }, 
   const mounts = new Mounts({ log, clock, say: logs.get('hearth.supervisor.mounts'), dataDir, system: mountTable, jobs, resolution, context });
   const store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store'), coreVersion: () => CORE_VERSION });
   await store.reload();
+  // what answers on the core's published port: the runtime waits for it after each start
+  const coreHttp = { answering: true, port: 0 };
+  const coreServer = createServer((req, res) => (coreHttp.answering ? res.end('{}') : req.socket.destroy()));
+  await new Promise<void>((ok) => coreServer.listen(0, '127.0.0.1', ok));
+  coreHttp.port = (coreServer.address() as AddressInfo).port;
+  // this Hearth's core image, made from these sources (its label says so): none is built
+  docker.addImage(`${CORE_IMAGE}:${CORE_VERSION}`, { 'io.hass.type': 'core', 'hearth.source': await coreSourceDigest() });
+  const core = new CoreRuntime({
+    log, clock, ids, settings, tokens, engine,
+    say: logs.get('hearth.supervisor.core'),
+    containerName: options.coreContainer ?? 'hearth_core',
+    dataDir: coreDataDir,
+    links: { jobs, resolution },
+    defaultPort: coreHttp.port,
+    supervisorUrl: () => 'http://supervisor',
+    timezone: () => 'UTC',
+    watchdogPauseMs: 1,
+    startTimeoutMs: 300,
+  });
   const apps = new AppManager({
     log, clock, ids, tokens, engine, dataDir, coreDataDir,
     say: logs.get('hearth.supervisor.apps'),
@@ -254,6 +282,9 @@ export async function buildSupervisor(t: { teardown(fn: () => unknown): void }, 
     for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
   }
   t.teardown(async () => {
+    await core.close();
+    coreServer.closeAllConnections();
+    await new Promise((ok) => coreServer.close(ok));
     await apps.close();
     await mounts.stop();
     await resolution.stop();
@@ -263,11 +294,15 @@ export async function buildSupervisor(t: { teardown(fn: () => unknown): void }, 
     await rm(dataDir, { recursive: true, force: true });
   });
   const s: ScenarioSupervisor = {
-    log, dataDir, clock, ids, lines, docker, engine, mountTable, settings, tokens, jobs, resolution, mounts, store, apps, context,
+    log, dataDir, clock, ids, lines, docker, engine, mountTable, settings, tokens, jobs, resolution, mounts, store, apps, core, coreHttp, context,
     when: (command, o = {}) => when(log, () => command(s), { ...o, settled: () => jobs.flush() }),
   };
   return s;
 }
+
+// hashing this Hearth's sources takes a while: once a process
+let digest: Promise<string> | undefined;
+const coreSourceDigest = () => (digest ??= sourceDigest());
 
 const NO_SERVICES: HostServices = { dbus: false, systemd: false, logind: false, hostnamed: false, timedated: false, resolved: false, journalGatewayd: false, udisks2: false };
 
