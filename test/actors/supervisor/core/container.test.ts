@@ -132,3 +132,18 @@ t.test('a restart that runs but does not answer in time: one failed attempt, the
   t.same(s.docker.calls, [`die ${CORE} 3`, `start ${CORE}`]);
   t.same(s.docker.state(), { [CORE]: 'running' });
 });
+
+t.test('a container removed behind the supervisor\'s back is not made again by the watchdog; a start makes it', async (t) => {
+  const s = await running(t);
+  const then = await s.when(
+    (s) => {
+      s.docker.crash(CORE, 137);
+      s.docker.containers.delete(CORE);
+    },
+    { until: (r) => r.some((x) => x.type === 'job_done') },
+  );
+  t.same(told(then.records).slice(2), ['job home_assistant_core_restart_after_problem', 'watchdog_gave_up {"reason":"removed"}', 'job done']);
+  t.same(s.docker.state(), {}, 'no container');
+  const started = await s.when((s) => s.core.start(s.context()).done);
+  t.same(told(started.records), ['job home_assistant_core_start', 'core_container_created {"version":"2026.11.0","image":"hearth/core:2026.11.0"}', 'core_started {"version":"2026.11.0"}', 'job done']);
+});

@@ -1,3 +1,6 @@
+// The core's watchdog on the real engine, end to end: a killed core answers again, a removed
+// container is made again by a start. Its logic (stops, watchdog off, giving up) is
+// container.test.ts beside this one, on the fake engine.
 import t from 'tap';
 import { startTestSupervisor } from '../../../helpers/supervisor.ts';
 import { coreContainerName, docker, freePort, runtimeRecords } from '../../../helpers/core-container.ts';
@@ -23,23 +26,6 @@ t.test('a killed core is restarted by the watchdog, with records and a resolutio
   t.ok(jobs.some((j: any) => j.name === 'home_assistant_core_restart_after_problem'), 'the restart ran as the original\'s job');
   const issues = s.supervisor.resolution.issues();
   t.ok(issues.some((i) => i.type === 'boot_fail' && i.context === 'core' && i.reference === name), 'a boot_fail issue of context core');
-});
-
-t.test('a core stopped on purpose, or killed with the watchdog off, stays down', async (t) => {
-  const name = coreContainerName(t, 'nowatch');
-  const port = await freePort();
-  const s = await startTestSupervisor(t, { coreContainer: name, corePort: port });
-  t.equal((await s.json('POST', '/core/start')).status, 200);
-  t.equal((await s.json('POST', '/core/stop')).status, 200);
-  t.equal((await s.json('POST', '/core/start')).status, 200);
-  t.same((await s.json('POST', '/core/options', { body: { watchdog: false } })).body, { result: 'ok', data: {} });
-  t.equal((await s.json('GET', '/core/info')).body.data.watchdog, false);
-  await docker('kill', name);
-  await eventually('core_crashed recorded', async () => (await runtimeRecords(s.supervisor.log)).find((r) => r.type === 'core_crashed'), 60_000);
-  const types = (await runtimeRecords(s.supervisor.log)).map((r) => r.type);
-  t.notOk(types.includes('watchdog_restart'), 'no restart');
-  t.equal(types.filter((x) => x === 'core_crashed').length, 1, 'the stop on purpose was no crash');
-  t.equal(JSON.parse(await docker('inspect', name))[0].State.Running, false);
 });
 
 t.test('a core container removed behind the supervisor\'s back is not made again by the watchdog', async (t) => {
