@@ -118,9 +118,9 @@ export interface Outcome<T> {
 }
 
 /**
- * Runs `command` and answers the records it appended. `settled` is awaited before it and after it
- * (jobs writing their last records); `until` waits (a bounded number of event-loop turns) for records that come
- * after the command answered (a watchdog's restart after a crash).
+ * Runs `command` and answers the records it appended. `settled` is awaited before and after it
+ * (jobs writing their last records); `until` polls, 5 s at most, for records that come after the
+ * command answered (a watchdog's restart after a crash) until it holds of them.
  */
 export async function when<T>(
   log: EventLog,
@@ -139,7 +139,7 @@ export async function when<T>(
   await o.settled?.();
   const read = () => recordsAfter(log, before, o.filter);
   outcome.records = await read();
-  // what comes later comes on timers (the watchdog's pauses): polled for 5 s at most
+  // what comes later comes on timers (the watchdog's pauses)
   for (const end = Date.now() + 5000; o.until && !o.until(outcome.records) && Date.now() < end; ) {
     await new Promise((ok) => setTimeout(ok, 5));
     await o.settled?.();
