@@ -1,4 +1,4 @@
-import type { EventRecord } from '../store/types.ts';
+import type { EventLog, EventRecord } from '../store/types.ts';
 
 /**
  * One area of the actor system (entities, auth, ...) as the composition root restores it:
@@ -21,4 +21,14 @@ export interface Area {
   snapshot(): unknown;
   /** loads a snapshot written by snapshot() with the same version */
   restore(data: unknown): void;
+}
+
+/**
+ * Keeps `area` current while it runs: every committed record it owns evolves it, as a restore
+ * does. Answers the unsubscribe.
+ */
+export function evolveOnCommit(log: Pick<EventLog, 'onCommit'>, area: Pick<Area, 'owns' | 'evolve'>): () => void {
+  return log.onCommit((records) => {
+    for (const record of records) if (area.owns(record)) area.evolve(record);
+  });
 }

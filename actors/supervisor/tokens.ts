@@ -1,5 +1,5 @@
 import { chmod, writeFile, readFile } from 'node:fs/promises';
-import type { Area } from '../area.ts';
+import { evolveOnCommit, type Area } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import { ROLES, type Caller, type Role } from './access.ts';
@@ -35,9 +35,7 @@ export class Tokens implements Area {
   private readonly byToken = new Map<string, TokenEntry>();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; ids: Ids }) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   owns(record: EventRecord): boolean {

@@ -245,8 +245,8 @@ export async function buildSupervisor(t: { teardown(fn: () => unknown): void }, 
     warn: logs.get('hearth.supervisor.resolution').warning,
   });
   jobs.useConditionFacts(options.conditions ?? { state: () => 'running', unhealthy: () => resolution.unhealthy(), unsupported: () => [] });
-  const mounts = new Mounts({ log, clock, say: logs.get('hearth.supervisor.mounts'), dataDir, system: mountTable, jobs, resolution, context });
-  const store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], say: logs.get('hearth.supervisor.store'), coreVersion: () => CORE_VERSION });
+  const mounts = new Mounts({ log, clock, logger: logs.get('hearth.supervisor.mounts'), dataDir, system: mountTable, jobs, resolution, context });
+  const store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], logger: logs.get('hearth.supervisor.store'), coreVersion: () => CORE_VERSION });
   await store.reload();
   // what answers on the core's published port: the runtime waits for it after each start
   const coreHttp = { answering: true, port: 0 };
@@ -257,7 +257,7 @@ export async function buildSupervisor(t: { teardown(fn: () => unknown): void }, 
   docker.addImage(`${CORE_IMAGE}:${CORE_VERSION}`, { 'io.hass.type': 'core', 'hearth.source': await coreSourceDigest() });
   const core = new CoreRuntime({
     log, clock, ids, settings, tokens, engine,
-    say: logs.get('hearth.supervisor.core'),
+    logger: logs.get('hearth.supervisor.core'),
     containerName: options.coreContainer ?? 'hearth_core',
     dataDir: coreDataDir,
     links: { jobs, resolution },
@@ -269,7 +269,7 @@ export async function buildSupervisor(t: { teardown(fn: () => unknown): void }, 
   });
   const apps = new AppManager({
     log, clock, ids, tokens, engine, dataDir, coreDataDir,
-    say: logs.get('hearth.supervisor.apps'),
+    logger: logs.get('hearth.supervisor.apps'),
     store: () => store,
     jobs: () => jobs,
     resolution: () => resolution,

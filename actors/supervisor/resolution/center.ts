@@ -1,4 +1,4 @@
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
 import type { Engine } from '../docker/engine.ts';
@@ -98,9 +98,7 @@ export class ResolutionCenter implements Resolution, Area {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: ResolutionDeps) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
     this.checkDeps = {
       engine: deps.engine,
       dataDir: deps.dataDir,

@@ -1,4 +1,4 @@
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
 import type { AppsView, InstalledApp } from '../apps/types.ts';
@@ -47,9 +47,7 @@ export class Services implements Area {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; apps: () => AppsView | undefined }) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   owns(record: EventRecord): boolean {

@@ -3,7 +3,8 @@
 import t from 'tap';
 import { startTestSupervisor, supervisorDataDir } from '../../../helpers/supervisor.ts';
 import { startSupervisor } from '../../../../bin/supervisor-instance.ts';
-import { runInBackground, isoTime, INTERRUPTED_MESSAGE } from '../../../../actors/supervisor/jobs/jobs.ts';
+import { runInBackground, INTERRUPTED_MESSAGE } from '../../../../actors/supervisor/jobs/jobs.ts';
+import { isoformat as isoTime } from '../../../../machines/python/isoformat.ts';
 import { SupervisorError } from '../../../../actors/supervisor/errors.ts';
 import { recordsOn, type Readable } from '../../../helpers/log-records.ts';
 import { gate, until } from '../../../helpers/wait.ts';
