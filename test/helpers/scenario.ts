@@ -160,6 +160,16 @@ export function facts(records: EventRecord[]): Fact[] {
   return records.map(({ stream, type, data }) => ({ stream, type, data }));
 }
 
+/**
+ * A job's start or end as a line a test states (`job app_start core_x`, `job done`,
+ * `job failed: <messages>`); undefined for any other record.
+ */
+export function jobLine(r: EventRecord): string | undefined {
+  if (r.type === 'job_created') return ['job', r.data.name, r.data.reference].filter((x) => x !== null).join(' ');
+  if (r.type === 'job_done') return r.data.errors.length ? `job failed: ${r.data.errors.map((e: { message: string }) => e.message).join('; ')}` : 'job done';
+  return undefined;
+}
+
 /** A new record on `stream` at the scenario's start time, for `given`. */
 export function fact(stream: string, type: string, data: unknown, time = SCENARIO_START): NewEvent {
   return { time, stream, type, data, context: { id: `given-${stream}-${type}`, parent_id: null, user_id: null } };

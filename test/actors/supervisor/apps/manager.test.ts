@@ -3,7 +3,7 @@
 // asked of the engine. The real engine's tests beside this one (lifecycle, watchdog, e2e...)
 // stay for what only it shows: images built, containers that serve, stdin, logs.
 import t from 'tap';
-import { buildSupervisor, expectFixture, facts, fixtureRecords, type ScenarioSupervisor } from '../../../helpers/scenario.ts';
+import { buildSupervisor, jobLine, expectFixture, facts, fixtureRecords, type ScenarioSupervisor } from '../../../helpers/scenario.ts';
 import { engineError } from '../../../helpers/fake-engine.ts';
 import type { EventRecord } from '../../../../store/types.ts';
 
@@ -17,8 +17,7 @@ function told(records: EventRecord[]) {
   return records
     .filter((r) => r.stream.startsWith('supervisor/app/') || r.stream.startsWith('resolution/issue/') || r.type === 'job_created' || r.type === 'job_done')
     .map((r) => {
-      if (r.type === 'job_created') return `job ${r.data.name} ${r.data.reference}`;
-      if (r.type === 'job_done') return r.data.errors.length ? `job failed: ${r.data.errors.map((e: any) => e.message).join('; ')}` : 'job done';
+      if (r.type === 'job_created' || r.type === 'job_done') return jobLine(r)!;
       if (r.stream.startsWith('resolution/')) return `issue ${r.data.type} ${r.data.context} ${r.data.reference}`;
       const { container, config, user, ...rest } = r.data;
       return `${r.type} ${JSON.stringify(rest)}`;

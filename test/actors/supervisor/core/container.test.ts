@@ -3,7 +3,7 @@
 // the resolution center) and what was asked of the engine. The real engine's tests beside this
 // one (boot, watchdog, update, dashboard) stay for the image and a core that really runs.
 import t from 'tap';
-import { buildSupervisor, type ScenarioSupervisor } from '../../../helpers/scenario.ts';
+import { buildSupervisor, jobLine, type ScenarioSupervisor } from '../../../helpers/scenario.ts';
 import { engineError } from '../../../helpers/fake-engine.ts';
 import type { EventRecord } from '../../../../store/types.ts';
 import { CORE_CONTAINER_PORT } from '../../../../actors/supervisor/core/image.ts';
@@ -15,8 +15,7 @@ function told(records: EventRecord[]) {
   return records
     .filter((r) => r.stream === 'core/runtime' || r.type === 'job_created' || r.type === 'job_done' || r.type === 'issue_created')
     .map((r) => {
-      if (r.type === 'job_created') return `job ${r.data.name}`;
-      if (r.type === 'job_done') return r.data.errors.length ? `job failed: ${r.data.errors.map((e: any) => e.message).join('; ')}` : 'job done';
+      if (r.type === 'job_created' || r.type === 'job_done') return jobLine(r)!;
       if (r.type === 'issue_created') return `issue ${r.data.type} ${r.data.context} ${r.data.reference}`;
       const { container: _, port: __, ...data } = r.data;
       return `${r.type} ${JSON.stringify(data)}`;
@@ -38,7 +37,7 @@ t.test('the first start: installed from the image there, a container made with a
   t.error(then.error);
   t.same(told(then.records), [
     'job home_assistant_core_start',
-    'job docker_interface_install',
+    'job docker_interface_install hearth_core',
     'job done',
     'core_installed {"version":"2026.11.0","image":"hearth/core","built":false}',
     'core_container_created {"version":"2026.11.0","image":"hearth/core:2026.11.0"}',

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildSupervisor, fact, facts, type ScenarioSupervisor } from '../../../helpers/scenario.ts';
+import { buildSupervisor, jobLine, fact, facts, type ScenarioSupervisor } from '../../../helpers/scenario.ts';
 import type { MountConfig } from '../../../../actors/supervisor/mounts/types.ts';
 import type { EventRecord } from '../../../../store/types.ts';
 
@@ -18,8 +18,7 @@ function told(s: ScenarioSupervisor, records: EventRecord[]) {
   return records
     .filter((r) => r.stream.startsWith('supervisor/mount') || r.stream.startsWith('resolution/') || r.type === 'job_created' || r.type === 'job_done')
     .map((r) => {
-      if (r.type === 'job_created') return `job ${r.data.name} ${r.data.reference}`;
-      if (r.type === 'job_done') return r.data.errors.length ? `job failed: ${r.data.errors.map((e: any) => e.message).join('; ')}` : 'job done';
+      if (r.type === 'job_created' || r.type === 'job_done') return jobLine(r)!;
       // issues and suggestions by what they are when made, by their stream after
       if (r.stream.startsWith('resolution/') && r.type.endsWith('_created')) return `${r.type} ${r.data.type} ${r.data.context} ${r.data.reference}`;
       if (r.stream.startsWith('resolution/')) return r.type;
