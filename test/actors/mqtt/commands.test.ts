@@ -7,7 +7,7 @@
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 t.test('commands from REST, WebSocket and an intent; mqtt services and commands; contexts', async (t) => {
   const s = await mqttScene(t);

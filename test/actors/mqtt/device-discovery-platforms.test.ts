@@ -4,7 +4,7 @@
 // number, a select, a text, a siren, a scene, an event, an update and a device tracker of one
 // device come up together, take their states and publish their commands.
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 t.test('one device, eight new platforms: entities, states and commands', async (t) => {
   const s = await mqttScene(t);

@@ -7,7 +7,7 @@
 // _payload_home, test_setting_blocked_attribute / source_type): names from the state topic, GPS
 // through JSON attributes placed among the zones (home, a zone's name, not_home).
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 const ZONES = `core:
   name: Our house

@@ -8,9 +8,9 @@
 //    (send_discovery with abbreviations, node "livingroom")
 //  - device-based discovery: the original's docs (home-assistant.io integrations/mqtt, "Device discovery payload")
 import t from 'tap';
-import { openEventLog } from '../../store/log.ts';
+import { openEventLog } from '../../../store/log.ts';
 import { join } from 'node:path';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 const Z2M_ORIGIN = { name: 'Zigbee2MQTT', sw: '2.1.0', url: 'https://www.zigbee2mqtt.io' };
 const WEATHER_DEVICE = {

@@ -5,8 +5,8 @@
 import t from 'tap';
 import { createServer } from 'node:net';
 import mqtt from 'mqtt';
-import { freePort } from '../helpers/ports.ts';
-import { api, onboard, startTestHearth } from '../helpers/hearth.ts';
+import { freePort } from '../../helpers/ports.ts';
+import { api, onboard, startTestHearth } from '../../helpers/hearth.ts';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;

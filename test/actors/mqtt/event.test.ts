@@ -8,7 +8,7 @@
 // test_multiple_events_are_all_updating_the_state, test_handling_retained_event_payloads,
 // test_setting_event_value_with_invalid_payload / invalid event type).
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
 

@@ -4,13 +4,13 @@
 // works, the core connects at once, and again after a restart with no flow shown any more.
 import t from 'tap';
 import { connectAsync } from 'mqtt';
-import { startTestSupervisor } from '../helpers/supervisor.ts';
-import { withFixtureApps } from '../helpers/fixture-apps.ts';
-import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
-import { startMosquitto } from '../helpers/mosquitto.ts';
-import { freePort } from '../helpers/ports.ts';
-import { authedClient } from '../helpers/ws.ts';
-import { eventually } from '../helpers/mqtt.ts';
+import { startTestSupervisor } from '../../helpers/supervisor.ts';
+import { withFixtureApps } from '../../helpers/fixture-apps.ts';
+import { startTestHearth, onboard, api } from '../../helpers/hearth.ts';
+import { startMosquitto } from '../../helpers/mosquitto.ts';
+import { freePort } from '../../helpers/ports.ts';
+import { authedClient } from '../../helpers/ws.ts';
+import { eventually } from '../../helpers/mqtt.ts';
 
 const ctx = { id: 'test', parent_id: null, user_id: null };
 

@@ -7,7 +7,7 @@
 // them (test_run_number_setup, test_run_number_service_optimistic_with_command_template,
 // test_invalid_number_value / out of range, payload_reset).
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 const Z2M_ORIGIN = { name: 'Zigbee2MQTT', sw: '2.1.0', url: 'https://www.zigbee2mqtt.io' };
 

@@ -4,9 +4,9 @@
 // before the broker is, and an unchanged config sent again writes nothing.
 import t from 'tap';
 import { join } from 'node:path';
-import { openEventLog } from '../../store/log.ts';
-import { startTestHearth } from '../helpers/hearth.ts';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { openEventLog } from '../../../store/log.ts';
+import { startTestHearth } from '../../helpers/hearth.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 const SENSOR_CONFIG = {
   name: 'Outside', stat_t: 'weather/outside', unit_of_meas: '°C', dev_cla: 'temperature', uniq_id: 'outside_temp',

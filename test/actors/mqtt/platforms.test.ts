@@ -6,8 +6,8 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { openEventLog } from '../../store/log.ts';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { openEventLog } from '../../../store/log.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 t.test('sensor: templates, JSON attributes, expire_after, last_reset, unchanged values write nothing', async (t) => {
   const s = await mqttScene(t, {

@@ -4,7 +4,7 @@
 // tests/components/mqtt/test_scene.py configures it (test_sending_mqtt_commands: payload_on
 // "beer on", the state the time of the last activation, restored after a restart).
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 t.test('zigbee2mqtt group scene and a YAML scene: scene.turn_on publishes payload_on; the state is the last activation, kept over a restart', async (t) => {
   const s = await mqttScene(t, {

@@ -6,7 +6,7 @@
 // original's tests/components/mqtt/test_select.py shows them (test_run_select_setup,
 // test_run_select_service_optimistic_with_command_template, test_invalid_option, "None" resets).
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 t.test('zigbee2mqtt: power-on behaviour; select_option publishes, the device answers; invalid options', async (t) => {
   const s = await mqttScene(t);

@@ -6,7 +6,7 @@
 // with the abbreviations the original documents (av_tones, sup_dur, sup_vol, stat_val_tpl,
 // cmd_off_tpl); turn_on with tone/duration/volume_level over REST → JSON or templated payloads.
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 t.test('a discovered siren: state payloads and JSON, tones, turn_on/turn_off payloads, refused tones', async (t) => {
   const s = await mqttScene(t);

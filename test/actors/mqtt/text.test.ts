@@ -5,7 +5,7 @@
 // test_attribute_validation_max_greater_then_min, test_sending_mqtt_commands_and_optimistic,
 // test_set_text_validation): states, length and pattern checks, set_value over REST.
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 t.test('ESPHome text; YAML: optimistic with a template, validation of values both ways; a config refused', async (t) => {
   const s = await mqttScene(t, {

@@ -7,7 +7,7 @@
 // release_url, entity_picture; test_run_install_service; test_empty_json_state_message);
 // install, skip and clear_skipped over REST.
 import t from 'tap';
-import { mqttScene, eventually } from '../helpers/mqtt.ts';
+import { mqttScene, eventually } from '../../helpers/mqtt.ts';
 
 t.test('zigbee2mqtt firmware update: versions from the device topic, install publishes payload_install; skip', async (t) => {
   const s = await mqttScene(t);

@@ -5,8 +5,8 @@
 import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startTestHearth } from '../helpers/hearth.ts';
-import { mqttScene } from '../helpers/mqtt.ts';
+import { startTestHearth } from '../../helpers/hearth.ts';
+import { mqttScene } from '../../helpers/mqtt.ts';
 
 t.test('a refused item is logged, the rest set up; mqtt.reload', async (t) => {
   const s = await mqttScene(t, {
