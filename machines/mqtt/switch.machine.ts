@@ -16,15 +16,23 @@ export type MqttSwitchEvent =
   | { type: 'turn_off' }
   | { type: 'toggle' };
 
-/** What the switch asks to publish: the value of `payload` sent through `command_template` to `command_topic`. */
+/**
+ * What an MQTT machine asks to publish: the value of the option `payload` (or `value` itself)
+ * sent through the command template the option `template` names, if set, to the topic the
+ * option `topic` names.
+ */
 export interface MqttPublishRequest {
   type: 'publish';
   /** the option naming the topic */
   topic: string;
   /** the option whose value is sent */
-  payload: string;
+  payload?: string;
+  /** the value sent, when it is not an option's (null: the template's `value` is None) */
+  value?: string | number | null;
   /** the option naming the command template, if any */
   template?: string;
+  /** the command template's variables besides `value` (a light's `red`, `brightness`, ...) */
+  variables?: Record<string, unknown>;
 }
 
 /**

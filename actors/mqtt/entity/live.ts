@@ -4,9 +4,12 @@ import { jsonEqual } from '../../entities/state.ts';
 import type { EntityState } from '../../entities/types.ts';
 import { ServiceError } from '../../services/types.ts';
 import type { MqttPublishRequest } from '../../../machines/mqtt/switch.machine.ts';
+import { PyFloat } from '../../../machines/mqtt/py-float.ts';
+import { Float } from '../../templates/values.ts';
 import type { MqttEntityConfig, MqttPlatform, PlatformSubscription } from '../platforms/types.ts';
 import type { RawMessage } from '../subscriptions.ts';
 import { Availability } from './availability.ts';
+import { platformFor } from './config.ts';
 import type { MqttEntityHost } from './host.ts';
 import { friendlyName } from './naming.ts';
 
@@ -40,14 +43,18 @@ export class LiveEntity {
   private quiet = false;
   private stopped = true;
 
+  /** the platform that runs the config (the domain's, or the variant its options name) */
+  readonly platform: MqttPlatform;
+
   constructor(
     private readonly host: MqttEntityHost,
-    readonly platform: MqttPlatform,
+    domainPlatform: MqttPlatform,
     readonly config: MqttEntityConfig,
     public entityId: string,
     readonly name: string | null,
     readonly deviceId: string | undefined,
   ) {
+    this.platform = platformFor(domainPlatform, config);
     this.availability = new Availability(config);
   }
 
@@ -55,7 +62,7 @@ export class LiveEntity {
   start(carried?: Record<string, unknown>): void {
     const { host, platform, config } = this;
     const restored = host.entities.get(this.entityId);
-    let input = platform.input(config, restored, host.clock.now()) as Record<string, unknown>;
+    let input = platform.input(config, restored, host.clock.now(), this.entityId) as Record<string, unknown>;
     if (carried) for (const key of platform.keptOnUpdate ?? []) if (key in carried) input = { ...input, [key]: carried[key] };
     const actor = createActor(platform.machine, { input });
     actor.subscribe(() => {
@@ -174,6 +181,11 @@ export class LiveEntity {
     return this.actor ? this.platform.render(this.actor.getSnapshot(), this.config).available !== false : false;
   }
 
+  /** The entity's supported_features (0 when its platform shows none). */
+  supportedFeatures(): number {
+    return this.actor ? (this.platform.render(this.actor.getSnapshot(), this.config).supported_features ?? 0) : 0;
+  }
+
   /** What the entity shows now, in the original's attribute order, with its registry entry's overrides. */
   show(): { state: string; attributes: Record<string, unknown>; force: boolean } {
     const { host, config } = this;
@@ -192,6 +204,7 @@ export class LiveEntity {
     const device = this.deviceId === undefined ? undefined : host.registries.getDevice(this.deviceId);
     const friendly = o?.name ?? friendlyName(this.name, device ? (device.name_by_user ?? device.name) : undefined);
     if (friendly !== undefined) attributes.friendly_name = friendly;
+    if (view.supported_features !== undefined) attributes.supported_features = view.supported_features;
     return { state: available ? (view.state ?? 'unknown') : 'unavailable', attributes, force: view.force_update === true };
   }
 
@@ -220,6 +233,8 @@ export class LiveEntity {
   async command(event: EventObject, context: Context): Promise<void> {
     if (!this.actor || this.stopped || !this.available()) return;
     const [, actions] = transition(this.platform.machine, this.actor.getSnapshot(), event);
+    const refusal = actions.find((a: any) => a.type === 'xstate.emit' && a.params?.event?.type === 'rejected') as any;
+    if (refusal) throw new ServiceError(refusal.params.event.code ?? 'service_validation_error', String(refusal.params.event.message));
     const publishes = actions.filter((a: any) => a.type === 'xstate.emit' && a.params?.event?.type === 'publish').map((a: any) => a.params.event as MqttPublishRequest);
     for (const p of publishes) await this.publish(p);
     this.send(event);
@@ -229,10 +244,12 @@ export class LiveEntity {
   private async publish(p: MqttPublishRequest): Promise<void> {
     const { host, config } = this;
     const topic = config[p.topic] as string;
-    let payload = String(config[p.payload]);
+    const value = p.payload !== undefined ? String(config[p.payload]) : p.value;
+    let payload = value === null || value === undefined ? '' : String(value);
     const template = p.template === undefined ? undefined : config[p.template];
     if (typeof template === 'string') {
-      const out = host.templates.command(template, payload, this.templateEntity());
+      const variables = p.variables && Object.fromEntries(Object.entries(p.variables).map(([k, v]) => [k, v instanceof PyFloat ? new Float(v.n) : v]));
+      const out = host.templates.command(template, value ?? null, this.templateEntity(), variables);
       if (!out.ok) throw new ServiceError('service_validation_error', out.warning);
       payload = out.text;
     }

@@ -2,7 +2,7 @@ import type { Context } from '../../../store/types.ts';
 import type { EntryFollower } from '../../entities/overrides.ts';
 import { jsonEqual } from '../../entities/state.ts';
 import type { ServiceRegistry } from '../../services/registry.ts';
-import type { ServiceSpec } from '../../services/types.ts';
+import { ServiceError, type ServiceSpec } from '../../services/types.ts';
 import type { MqttEntityConfig, MqttPlatform } from '../platforms/types.ts';
 import type { MqttEntityHost } from './host.ts';
 import { LiveEntity } from './live.ts';
@@ -166,8 +166,21 @@ export class MqttEntities implements EntryFollower {
       access: 'entity',
       owns,
       handler: async (call) => {
+        const problem = s.refine?.(call.data);
+        if (problem) throw new ServiceError('invalid_format', problem);
+        const targets = call.entityIds.map((id) => this.byEntityId.get(id)?.live).filter((l): l is LiveEntity => l !== undefined);
+        // the original's required_features: an entity that cannot do it refuses the call
+        for (const live of targets) {
+          if (s.requiredFeatures && live.available() && !s.requiredFeatures.some((mask) => (live.supportedFeatures() & mask) === mask)) {
+            throw new ServiceError('service_validation_error', `Entity ${live.entityId} does not support action ${platform.domain}.${s.service}.`, {
+              domain: 'homeassistant',
+              key: 'service_not_supported',
+              placeholders: { entity_id: live.entityId, domain: platform.domain, service: s.service },
+            });
+          }
+        }
         const event = { ...s.toEvent(call.data), time: this.host.clock.now() };
-        await Promise.all(call.entityIds.map((id) => this.byEntityId.get(id)?.live.command(event, call.context)));
+        await Promise.all(targets.map((live) => live.command(event, call.context)));
       },
     }));
     await Promise.all(specs.map((spec) => this.services.register(spec, context)));

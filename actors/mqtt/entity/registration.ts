@@ -1,6 +1,7 @@
 import type { Context } from '../../../store/types.ts';
 import { uniqueId } from '../../entities/slug.ts';
 import type { MqttEntityConfig, MqttPlatform } from '../platforms/types.ts';
+import { platformFor } from './config.ts';
 import { deviceInfoOf } from './device.ts';
 import type { MqttEntityHost } from './host.ts';
 import { entityName, suggestedEntityId } from './naming.ts';
@@ -20,7 +21,8 @@ export interface Placement {
  * `unique_id` whose entity id, perhaps the user's, is the one the entity lives under). An entity
  * without a unique_id has neither: it takes a free id from its names.
  */
-export async function place(host: MqttEntityHost, platform: MqttPlatform, config: MqttEntityConfig, context: Context, taken: (id: string) => boolean): Promise<Placement> {
+export async function place(host: MqttEntityHost, domainPlatform: MqttPlatform, config: MqttEntityConfig, context: Context, taken: (id: string) => boolean): Promise<Placement> {
+  const platform = platformFor(domainPlatform, config);
   const name = entityName(config, platform);
   const { registries } = host;
   if (config.unique_id === undefined) {
@@ -44,7 +46,7 @@ export async function place(host: MqttEntityHost, platform: MqttPlatform, config
       has_entity_name: true,
       entity_category: config.entity_category ?? null,
       capabilities: info.capabilities ?? null,
-      supported_features: 0,
+      supported_features: info.supported_features ?? 0,
       unit_of_measurement: info.unit_of_measurement ?? null,
       options: info.options,
       disabled_by: config.enabled_by_default ? undefined : 'integration',

@@ -46,9 +46,9 @@ export class MqttTemplates {
     return { ok: false, warning: `${out.error.toString()} rendering template${who}, template: '${template}' and payload: ${payload}` };
   }
 
-  /** A value to send through a command template. */
-  command(template: string, value: unknown, entity?: TemplateEntity): Rendered {
-    const out = this.templates.render(template, this.variables(entity, value), { log: this.log && ((_, m) => this.log!(m)) });
+  /** A value to send through a command template (with the platform's variables, as the original's MqttCommandTemplate takes them). */
+  command(template: string, value: unknown, entity?: TemplateEntity, extra?: Record<string, unknown>): Rendered {
+    const out = this.templates.render(template, { ...extra, ...this.variables(entity, value) }, { log: this.log && ((_, m) => this.log!(m)) });
     if (out.ok) return { ok: true, text: out.text };
     const who = entity ? ` for entity '${entity.entityId}'` : '';
     return { ok: false, warning: `${out.error.toString()} rendering template${who}, template: '${template}' and payload: ${String(value)}` };

@@ -1,5 +1,6 @@
 import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
+import { mqttLight } from './light.ts';
 import { mqttSensor } from './sensor.ts';
 import { mqttSwitch } from './switch.ts';
 import type { MqttPlatform } from './types.ts';
@@ -9,5 +10,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight].map((p) => [p.domain, p as MqttPlatform]),
 );

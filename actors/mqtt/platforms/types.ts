@@ -21,8 +21,8 @@ export interface MqttPlatform<C extends MqttEntityConfig = any> {
   /** what the fields cannot say (options that exclude each other): the problem, in the original's words */
   refine?(config: C): string | undefined;
   machine: AnyStateMachine;
-  /** the machine's input, given the entity's last recorded state (undefined: none) and the time */
-  input(config: C, restored: EntityState | undefined, now: number): unknown;
+  /** the machine's input, given the entity's last recorded state (undefined: none), the time and the entity's id */
+  input(config: C, restored: EntityState | undefined, now: number, entityId: string): unknown;
   /** the topics the entity listens to besides availability and JSON attributes */
   subscriptions(config: C): PlatformSubscription<C>[];
   /** what the machine's snapshot shows */
@@ -33,8 +33,13 @@ export interface MqttPlatform<C extends MqttEntityConfig = any> {
   keptOnUpdate?: readonly string[];
   /** keys JSON attributes may not set, besides the ones no MQTT entity lets them set */
   blockedAttributes?: readonly string[];
+  /**
+   * A platform whose options name one of several forms (a light's `schema`): the platform that
+   * reads and runs a config of that form. Undefined: this platform itself.
+   */
+  variant?(raw: Record<string, unknown>): MqttPlatform<C>;
   /** what the entity registry holds for the entity besides names: capabilities, unit, registry options */
-  registryInfo?(config: C): { capabilities?: Record<string, unknown> | null; unit_of_measurement?: string | null; options?: Record<string, Record<string, unknown>> };
+  registryInfo?(config: C): { capabilities?: Record<string, unknown> | null; unit_of_measurement?: string | null; options?: Record<string, Record<string, unknown>>; supported_features?: number };
 }
 
 /** The options every MQTT entity has, read by the framework; a platform's own come beside them. */
@@ -102,4 +107,6 @@ export interface PlatformView {
   assumed_state?: boolean;
   /** every state message writes, changed or not (force_update) */
   force_update?: boolean;
+  /** the entity's supported_features (shown after friendly_name, as the original orders it) */
+  supported_features?: number;
 }
