@@ -1,5 +1,6 @@
 import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
+import { mqttCover } from './cover.ts';
 import { mqttLight } from './light.ts';
 import { mqttSensor } from './sensor.ts';
 import { mqttSwitch } from './switch.ts';
@@ -10,5 +11,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover].map((p) => [p.domain, p as MqttPlatform]),
 );
