@@ -1,7 +1,9 @@
 import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
 import { mqttCover } from './cover.ts';
+import { mqttFan } from './fan.ts';
 import { mqttLight } from './light.ts';
+import { mqttLock } from './lock.ts';
 import { mqttSensor } from './sensor.ts';
 import { mqttSwitch } from './switch.ts';
 import type { MqttPlatform } from './types.ts';
@@ -11,5 +13,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover, mqttFan, mqttLock].map((p) => [p.domain, p as MqttPlatform]),
 );
