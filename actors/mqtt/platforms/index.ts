@@ -6,6 +6,7 @@ import { mqttLight } from './light.ts';
 import { mqttLock } from './lock.ts';
 import { mqttSensor } from './sensor.ts';
 import { mqttSwitch } from './switch.ts';
+import { mqttValve } from './valve.ts';
 import type { MqttPlatform } from './types.ts';
 
 /**
@@ -13,5 +14,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover, mqttFan, mqttLock].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover, mqttFan, mqttLock, mqttValve].map((p) => [p.domain, p as MqttPlatform]),
 );
