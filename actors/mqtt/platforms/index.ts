@@ -2,6 +2,7 @@ import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
 import { mqttCover } from './cover.ts';
 import { mqttFan } from './fan.ts';
+import { mqttHumidifier } from './humidifier.ts';
 import { mqttLight } from './light.ts';
 import { mqttLock } from './lock.ts';
 import { mqttSensor } from './sensor.ts';
@@ -14,5 +15,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover, mqttFan, mqttLock, mqttValve].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover, mqttFan, mqttLock, mqttValve, mqttHumidifier].map((p) => [p.domain, p as MqttPlatform]),
 );
