@@ -1,4 +1,5 @@
 import { assign, emit, raise, setup } from 'xstate';
+import type { PyFloat } from './py-float.ts';
 
 /** What an MQTT switch starts from. */
 export interface MqttSwitchInput {
@@ -28,7 +29,7 @@ export interface MqttPublishRequest {
   /** the option whose value is sent */
   payload?: string;
   /** the value sent, when it is not an option's (null: the template's `value` is None) */
-  value?: string | number | null;
+  value?: string | number | PyFloat | null;
   /** the option naming the command template, if any */
   template?: string;
   /** the command template's variables besides `value` (a light's `red`, `brightness`, ...) */

@@ -4,7 +4,7 @@ import { jsonEqual } from '../../entities/state.ts';
 import type { EntityState } from '../../entities/types.ts';
 import { ServiceError } from '../../services/types.ts';
 import type { MqttPublishRequest } from '../../../machines/mqtt/switch.machine.ts';
-import { PyFloat } from '../../../machines/mqtt/py-float.ts';
+import { PyFloat, pyFloatText } from '../../../machines/mqtt/py-float.ts';
 import { Float } from '../../templates/values.ts';
 import type { MqttEntityConfig, MqttPlatform, PlatformSubscription } from '../platforms/types.ts';
 import type { RawMessage } from '../subscriptions.ts';
@@ -244,8 +244,10 @@ export class LiveEntity {
   private async publish(p: MqttPublishRequest): Promise<void> {
     const { host, config } = this;
     const topic = config[p.topic] as string;
-    const value = p.payload !== undefined ? String(config[p.payload]) : p.value;
-    let payload = value === null || value === undefined ? '' : String(value);
+    const raw = p.payload !== undefined ? String(config[p.payload]) : p.value;
+    // a Python float: `22.0` as text, a float to the template
+    const value = raw instanceof PyFloat ? new Float(raw.n) : raw;
+    let payload = raw === null || raw === undefined ? '' : raw instanceof PyFloat ? pyFloatText(raw.n) : String(raw);
     const template = p.template === undefined ? undefined : config[p.template];
     if (typeof template === 'string') {
       const variables = p.variables && Object.fromEntries(Object.entries(p.variables).map(([k, v]) => [k, v instanceof PyFloat ? new Float(v.n) : v]));

@@ -1,5 +1,6 @@
 import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
+import { mqttClimate } from './climate.ts';
 import { mqttCover } from './cover.ts';
 import { mqttFan } from './fan.ts';
 import { mqttHumidifier } from './humidifier.ts';
@@ -15,5 +16,5 @@ import type { MqttPlatform } from './types.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover, mqttFan, mqttLock, mqttValve, mqttHumidifier].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover, mqttFan, mqttLock, mqttValve, mqttHumidifier, mqttClimate].map((p) => [p.domain, p as MqttPlatform]),
 );
