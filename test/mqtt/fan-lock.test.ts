@@ -86,6 +86,7 @@ t.test('fan: a speed range through templates, preset modes; an optimistic fan', 
   t.match(assumed.attributes, { direction: 'reverse', oscillating: true, percentage: 50 });
   await desk('toggle');
   await s.until('fan.desk_fan', (x) => x.state === 'off');
+  await eventually(() => s.seen.filter((m) => m.startsWith('deskfan/')).length === 5, 'five commands');
   t.same(s.seen.filter((m) => m.startsWith('deskfan/')), ['deskfan/osc/set=oscillate_on', 'deskfan/dir/set=reverse', 'deskfan/pct/set=2', 'deskfan/set=ON', 'deskfan/set=OFF']);
 });
 
@@ -131,5 +132,6 @@ t.test('lock: a zigbee2mqtt lock; an optimistic lock with a code format and a co
   t.equal(refused.status, 400, 'a code that does not match code_format');
   t.equal((await s.call('POST', '/api/services/lock/open', { entity_id: 'lock.gate', code: 9999 })).status, 200);
   await s.until('lock.gate', (x) => x.state === 'open');
+  await eventually(() => s.seen.filter((m) => m.startsWith('gate/')).length === 2, 'two commands');
   t.same(s.seen.filter((m) => m.startsWith('gate/')), ['gate/set={"action": "LOCK", "code": "1234"}', 'gate/set={"action": "OPEN", "code": "9999"}']);
 });

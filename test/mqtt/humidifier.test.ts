@@ -71,5 +71,6 @@ t.test('humidifier: state, target and current humidity, modes, action; an optimi
   const basement = await s.until('humidifier.basement', (x) => x.state === 'on' && x.attributes.humidity === 50);
   t.ok(basement);
   t.equal(await call('humidifier.basement', 'set_mode', { mode: 'eco' }), 400, 'no modes: no set_mode');
+  await eventually(() => s.seen.filter((m) => m.startsWith('basement/')).length === 2, 'two commands');
   t.same(s.seen.filter((m) => m.startsWith('basement/')), ['basement/humidity/set={"humidity": 50}', 'basement/set=ON']);
 });

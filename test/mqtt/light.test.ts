@@ -199,9 +199,10 @@ t.test('default schema: a Tasmota-style light on one state topic; an optimistic 
   // brightness alone on a light with an RGB topic and a brightness topic: the brightness topic
   t.equal((await s.call('POST', '/api/services/light/toggle', { entity_id: 'light.desk' })).status, 200);
   await s.until('light.desk', (x) => x.state === 'off');
-  t.equal(desk().at(-1), 'desk/set=off');
+  await eventually(() => desk().at(-1) === 'desk/set=off', 'payload_off');
   t.equal((await s.call('POST', '/api/services/light/turn_on', { entity_id: 'light.desk', brightness_step_pct: 10 })).status, 200);
   await s.until('light.desk', (x) => x.state === 'on' && x.attributes.brightness === 26);
+  await eventually(() => desk().length === 6, 'the step published');
   t.same(desk().slice(-2), ['desk/set=on', 'desk/brightness/set=10'], 'a step from off starts at 0');
 });
 
@@ -255,4 +256,55 @@ t.test('template schema: templates read a state message and render commands', as
   await call('turn_on', { color_temp_kelvin: 4000 }, 'on,,250,--,-,');
   await call('turn_off', { transition: 1 }, 'off,1.0');
   t.equal((await s.state('light.template')).state, 'off', 'a state topic and template: not optimistic');
+});
+
+t.test('default schema: RGBW, RGBWW, white and kelvin topics; an optimistic light comes back after a restart', async (t) => {
+  const s = await mqttScene(t, {
+    extraYaml: `  light:
+    - name: Strip
+      unique_id: strip_1
+      command_topic: strip/set
+      rgbw_command_topic: strip/rgbw/set
+      rgbww_command_topic: strip/rgbww/set
+      white_command_topic: strip/white/set
+      white_scale: 100
+      color_temp_command_topic: strip/ct/set
+      color_temp_kelvin: true
+      min_kelvin: 2700
+      max_kelvin: 6500
+`,
+  });
+  await s.exist('light.strip');
+  const caps = { min_color_temp_kelvin: 2700, max_color_temp_kelvin: 6500, supported_color_modes: ['color_temp', 'rgbw', 'rgbww', 'white'] };
+  const strip = () => s.seen.filter((m) => m.startsWith('strip/'));
+  const call = async (data: Record<string, unknown>, expected: string[]) => {
+    const before = strip().length;
+    t.equal((await s.call('POST', '/api/services/light/turn_on', { entity_id: 'light.strip', ...data })).status, 200, JSON.stringify(data));
+    await eventually(() => strip().length >= before + expected.length, expected.join(' '));
+    t.same(strip().slice(before), expected, JSON.stringify(data));
+  };
+  // a brightness beside an RGBW colour also scales the RGBWW channels (the original's elif chain)
+  await call({ rgbw_color: [255, 0, 0, 128], brightness: 128 }, ['strip/rgbw/set=128,0,0,64', 'strip/rgbww/set=128,128,128,128,128', 'strip/set=ON']);
+  const rgbw = await s.until('light.strip', (x) => x.attributes.color_mode === 'rgbw');
+  t.same(rgbw.attributes, {
+    ...caps,
+    color_mode: 'rgbw', brightness: 128, color_temp_kelvin: null,
+    hs_color: rgbToHs(255, 85, 85), rgb_color: [255, 85, 85], rgbw_color: [255, 0, 0, 128], rgbww_color: null, xy_color: rgbToXy(255, 85, 85),
+    assumed_state: true, friendly_name: 'Strip', supported_features: 0,
+  });
+  await call({ white: 200 }, ['strip/white/set=78', 'strip/set=ON']);
+  const white = await s.until('light.strip', (x) => x.attributes.color_mode === 'white');
+  t.match(white.attributes, { brightness: 200, hs_color: null, rgb_color: null, rgbw_color: null, rgbww_color: null, xy_color: null });
+  await call({ color_temp_kelvin: 3000 }, ['strip/ct/set=3000', 'strip/set=ON']);
+  await s.until('light.strip', (x) => x.attributes.color_temp_kelvin === 3000);
+  // an RGB colour goes to the first colour mode the light has: RGBW, at the light's brightness
+  await call({ rgb_color: [0, 255, 0] }, ['strip/rgbw/set=0,200,0,0', 'strip/set=ON']);
+  const green = await s.until('light.strip', (x) => x.attributes.color_mode === 'rgbw' && x.attributes.rgbw_color[1] === 255);
+  t.same(green.attributes.rgbw_color, [0, 255, 0, 0]);
+
+  // the restart: an optimistic light restores what it assumed
+  await s.h.hearth.stop();
+  const again = await mqttScene(t, { dataDir: s.h.dataDir, broker: s.broker, token: s.token });
+  const back = await again.until('light.strip', (x) => x.state === 'on');
+  t.match(back.attributes, { color_mode: 'rgbw', brightness: 200, rgbw_color: [0, 255, 0, 0] }, 'state, brightness, colour mode and colour restored');
 });

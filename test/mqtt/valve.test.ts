@@ -69,5 +69,6 @@ t.test('valves: states, positions on a device range, stop, optimistic mode', asy
   await s.until('valve.garden', (x) => x.state === 'open');
   await call('toggle', 'valve.garden');
   await s.until('valve.garden', (x) => x.state === 'closed');
+  await eventually(() => sent('garden/').length === 2, 'two commands');
   t.same(sent('garden/'), ['garden/set=OPEN', 'garden/set=CLOSE']);
 });
