@@ -308,3 +308,36 @@ t.test('default schema: RGBW, RGBWW, white and kelvin topics; an optimistic ligh
   const back = await again.until('light.strip', (x) => x.state === 'on');
   t.match(back.attributes, { color_mode: 'rgbw', brightness: 200, rgbw_color: [0, 255, 0, 0] }, 'state, brightness, colour mode and colour restored');
 });
+
+t.test('json schema: an ESPHome RGB light (its discovery keys abbreviated, color_mode: true as ESPHome still sends it)', async (t) => {
+  const s = await mqttScene(t);
+  await s.publish('desk/status', 'online');
+  await s.publish('homeassistant/light/desk/desk_led/config', {
+    schema: 'json',
+    color_mode: true,
+    sup_clrm: ['rgb'],
+    brightness: true,
+    effect: true,
+    fx_list: ['None', 'Rainbow'],
+    name: 'Desk LED',
+    stat_t: 'desk/light/desk_led/state',
+    cmd_t: 'desk/light/desk_led/command',
+    avty_t: 'desk/status',
+    uniq_id: 'ESPlightdesk_led',
+    dev: { ids: '246f28aabbcc', name: 'desk', sw: 'esphome v2024.6.0', mdl: 'esp32dev', mf: 'espressif' },
+  });
+  await s.exist('light.desk_desk_led');
+  await s.publish('desk/light/desk_led/state', { state: 'ON', color_mode: 'rgb', brightness: 255, color: { r: 255, g: 0, b: 0 }, effect: 'None' }, false);
+  const on = await s.until('light.desk_desk_led', (x) => x.state === 'on');
+  t.same(on.attributes, {
+    effect_list: ['None', 'Rainbow'], supported_color_modes: ['rgb'],
+    effect: 'None', color_mode: 'rgb', brightness: 255, hs_color: rgbToHs(255, 0, 0), rgb_color: [255, 0, 0], xy_color: rgbToXy(255, 0, 0),
+    friendly_name: 'desk Desk LED', supported_features: 44,
+  });
+  t.equal((await s.call('POST', '/api/services/light/turn_on', { entity_id: 'light.desk_desk_led', rgb_color: [255, 128, 0], brightness: 128 })).status, 200);
+  await eventually(() => s.seen.some((m) => m.startsWith('desk/light/desk_led/command=')), 'the command');
+  t.same(s.seen.filter((m) => m.startsWith('desk/light/desk_led/command=')), ['desk/light/desk_led/command={"state":"ON","color":{"r":255,"g":128,"b":0},"brightness":128}'], 'a light with brightness gets its colour unscaled');
+  t.equal((await s.call('POST', '/api/services/light/turn_on', { entity_id: 'light.desk_desk_led', hs_color: [30, 100] })).status, 200);
+  await eventually(() => s.seen.filter((m) => m.startsWith('desk/light/desk_led/command=')).length === 2, 'the hs command');
+  t.equal(s.seen.filter((m) => m.startsWith('desk/light/desk_led/command=')).at(-1), 'desk/light/desk_led/command={"state":"ON","color":{"r":255,"g":127,"b":0}}', 'hue and saturation become RGB for an RGB light');
+});
