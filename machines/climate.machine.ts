@@ -72,7 +72,7 @@ export type ClimateEmitted = {
 };
 
 /** The mode the original's turn_on picks: the other of two modes beside off, else heat_cool, heat or cool. */
-function turnOnMode(modes: HvacMode[]): HvacMode | undefined {
+export function turnOnMode(modes: readonly HvacMode[]): HvacMode | undefined {
   if (modes.length === 2 && modes.includes('off')) return modes.find((m) => m !== 'off');
   return (['heat_cool', 'heat', 'cool'] as const).find((m) => modes.includes(m));
 }

@@ -104,6 +104,65 @@ export function xyToKelvin(x: number, y: number): number {
   return Math.trunc(437 * n ** 3 + 3601 * n ** 2 + 6861 * n + 5517);
 }
 
+/** The original's _match_max_scale: `output` scaled so its largest channel is the largest of `input`. */
+export function matchMaxScale(input: number[], output: number[]): number[] {
+  const maxIn = Math.max(...input);
+  const maxOut = Math.max(...output);
+  const factor = maxOut === 0 ? 0 : maxIn / maxOut;
+  return output.map((v) => Math.trunc(pyRound(v * factor)));
+}
+
+/** Mireds and kelvin, each the floor of a million over the other (the original's conversions). */
+export const miredToKelvin = (mired: number) => Math.floor(1e6 / mired);
+export const kelvinToMired = (kelvin: number) => Math.floor(1e6 / kelvin);
+
+export type RGBW = [number, number, number, number];
+export type RGBWW = [number, number, number, number, number];
+
+export function rgbwToRgb([r, g, b, w]: RGBW): RGB {
+  return matchMaxScale([r, g, b, w], [r + w, g + w, b + w]) as RGB;
+}
+
+export function rgbToRgbw(r: number, g: number, b: number): RGBW {
+  const w = Math.min(r, g, b);
+  return matchMaxScale([r, g, b], [r - w, g - w, b - w, w]) as RGBW;
+}
+
+export function rgbwwToRgb([r, g, b, cw, ww]: RGBWW, minKelvin: number, maxKelvin: number): RGB {
+  const maxMireds = kelvinToMired(minKelvin);
+  const minMireds = kelvinToMired(maxKelvin);
+  const ratio = cw + ww === 0 ? 0.5 : ww / (cw + ww);
+  const mired = minMireds + ratio * (maxMireds - minMireds);
+  const kelvin = mired ? miredToKelvin(mired) : 0;
+  const [wr, wg, wb] = kelvinToRgb(kelvin);
+  const level = Math.max(cw, ww) / 255;
+  return matchMaxScale([r, g, b, cw, ww], [r + wr * level, g + wg * level, b + wb * level]) as RGB;
+}
+
+export function rgbToRgbww(r: number, g: number, b: number, minKelvin: number, maxKelvin: number): RGBWW {
+  const maxMireds = kelvinToMired(minKelvin);
+  const minMireds = kelvinToMired(maxKelvin);
+  const midpoint = minMireds + (maxMireds - minMireds) / 2;
+  const [wr, wg, wb] = kelvinToRgb(miredToKelvin(midpoint));
+  const level = Math.min(wr ? r / wr : 0, wg ? g / wg : 0, wb ? b / wb : 0);
+  const white = pyRound(level * 255);
+  return matchMaxScale([r, g, b], [r - wr * level, g - wg * level, b - wb * level, white, white]) as RGBWW;
+}
+
+/** A colour temperature as the two white channels of an RGBWW light at a brightness. */
+export function temperatureToRgbww(kelvin: number, brightness: number, minKelvin: number, maxKelvin: number): RGBWW {
+  const maxMireds = kelvinToMired(minKelvin);
+  const minMireds = kelvinToMired(maxKelvin);
+  const cold = ((maxMireds - kelvinToMired(kelvin)) / (maxMireds - minMireds)) * brightness;
+  return [0, 0, 0, pyRound(cold), pyRound(brightness - cold)];
+}
+
+/** colorsys.hsv_to_rgb over hue 0..360, saturation and value 0..100, as whole 0..255 channels. */
+export function hsvToRgb255(h: number, s: number, v: number): RGB {
+  const [r, g, b] = hsvToRgb(h / 360, s / 100, v / 100);
+  return [Math.trunc(r * 255), Math.trunc(g * 255), Math.trunc(b * 255)];
+}
+
 /** CSS3 colour names (and the original's own), for `color_name`. */
 export const COLOR_NAMES: Record<string, RGB> = {
   aliceblue: [240, 248, 255], antiquewhite: [250, 235, 215], aqua: [0, 255, 255], aquamarine: [127, 255, 212], azure: [240, 255, 255],

@@ -1,7 +1,7 @@
 // How the original's light services turn their data into a light's new settings: brightness
 // steps and percentages, colour names, conversion of a colour to a mode the light supports,
 // brightness 0 meaning off, and dropping what the light cannot do. Pure.
-import { colorNameToRgb, hsToRgb, hsToXy, kelvinToHs, kelvinToRgb, pyRound, rgbToHs, rgbToXy, xyToHs, xyToKelvin, xyToRgb, type HS, type RGB, type XY } from './color.ts';
+import { colorNameToRgb, rgbwToRgb, rgbwwToRgb, hsToRgb, hsToXy, kelvinToHs, kelvinToRgb, pyRound, rgbToHs, rgbToXy, xyToHs, xyToKelvin, xyToRgb, type HS, type RGB, type XY } from './color.ts';
 
 export type ColorMode = 'onoff' | 'brightness' | 'color_temp' | 'hs' | 'xy' | 'rgb';
 
@@ -57,28 +57,6 @@ const COLOR_MODES: ColorMode[] = ['hs', 'xy', 'rgb'];
 export const brightnessSupported = (modes: ColorMode[]) => modes.some((m) => BRIGHTNESS_MODES.includes(m));
 export const colorSupported = (modes: ColorMode[]) => modes.some((m) => COLOR_MODES.includes(m));
 export const usesBrightness = (mode: ColorMode) => BRIGHTNESS_MODES.includes(mode);
-
-function matchMaxScale(input: number[], output: number[]): number[] {
-  const maxIn = Math.max(...input);
-  const maxOut = Math.max(...output);
-  const factor = maxOut === 0 ? 0 : maxIn / maxOut;
-  return output.map((v) => Math.trunc(pyRound(v * factor)));
-}
-
-function rgbwToRgb([r, g, b, w]: [number, number, number, number]): RGB {
-  return matchMaxScale([r, g, b, w], [r + w, g + w, b + w]) as RGB;
-}
-
-function rgbwwToRgb([r, g, b, cw, ww]: [number, number, number, number, number], minKelvin: number, maxKelvin: number): RGB {
-  const maxMireds = Math.floor(1e6 / minKelvin);
-  const minMireds = Math.floor(1e6 / maxKelvin);
-  const ratio = cw + ww === 0 ? 0.5 : ww / (cw + ww);
-  const mired = minMireds + ratio * (maxMireds - minMireds);
-  const kelvin = mired ? Math.floor(1e6 / mired) : 0;
-  const [wr, wg, wb] = kelvinToRgb(kelvin);
-  const level = Math.max(cw, ww) / 255;
-  return matchMaxScale([r, g, b, cw, ww], [r + wr * level, g + wg * level, b + wb * level]) as RGB;
-}
 
 /** A colour in the one mode of `modes` the original converts it to, or nothing when the light has no colour. */
 function convertColor(p: LightParams, modes: ColorMode[], config: LightConfig): void {

@@ -61,6 +61,8 @@ export interface RenderEnv extends Ctx {
 /** A value a caller gives a template (variables), as the template sees it: lists, dicts, numbers. */
 export function fromJson(value: unknown): unknown {
   if (typeof value === 'number' && !Number.isInteger(value)) return new Float(value);
+  // a float the caller already marked as one (an MQTT light's hue: `0.0`)
+  if (value instanceof Float) return value;
   if (Array.isArray(value)) return value.map(fromJson);
   if (value !== null && typeof value === 'object') {
     const dict = new Map<unknown, unknown>();

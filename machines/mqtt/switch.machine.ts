@@ -1,4 +1,5 @@
 import { assign, emit, raise, setup } from 'xstate';
+import type { PyFloat } from './py-float.ts';
 
 /** What an MQTT switch starts from. */
 export interface MqttSwitchInput {
@@ -16,7 +17,11 @@ export type MqttSwitchEvent =
   | { type: 'turn_off' }
   | { type: 'toggle' };
 
-/** What the switch asks to publish: the value of `payload` sent through `command_template` to `command_topic`. */
+/**
+ * What an MQTT machine asks to publish: the value of the option `payload` (or `value` itself)
+ * sent through the command template the option `template` names, if set, to the topic the
+ * option `topic` names.
+ */
 export interface MqttPublishRequest {
   type: 'publish';
   /** the option naming the topic */
@@ -24,7 +29,7 @@ export interface MqttPublishRequest {
   /** the option whose value is sent */
   payload?: string;
   /** the value sent instead of an option's (a number's new value, a select's option) */
-  value?: unknown;
+  value?: string | number | boolean | PyFloat | null;
   /** the option naming the command template, if any */
   template?: string;
   /** variables the command template sees besides `value` (a siren's tone, duration, volume) */

@@ -58,9 +58,12 @@ export const ABBREVIATIONS = table(`
   cod_arm_req code_arm_required
   cod_dis_req code_disarm_required
   cod_trig_req code_trigger_required
+  cod_form code_format
   cont_type content_type
   curr_temp_t current_temperature_topic
   curr_temp_tpl current_temperature_template
+  curr_hum_t current_humidity_topic
+  curr_hum_tpl current_humidity_template
   def_ent_id default_entity_id
   dev device
   dev_cla device_class
@@ -196,6 +199,7 @@ export const ABBREVIATIONS = table(`
   pos_clsd position_closed
   pos_open position_open
   pow_cmd_t power_command_topic
+  pow_cmd_tpl power_command_template
   pow_stat_t power_state_topic
   pow_stat_tpl power_state_template
   pr_mode_cmd_t preset_mode_command_topic
@@ -262,6 +266,7 @@ export const ABBREVIATIONS = table(`
   swing_mode_cmd_t swing_mode_command_topic
   swing_mode_stat_tpl swing_mode_state_template
   swing_mode_stat_t swing_mode_state_topic
+  swing_modes swing_modes
   temp_cmd_tpl temperature_command_template
   temp_cmd_t temperature_command_topic
   temp_hi_cmd_tpl temperature_high_command_template

@@ -79,11 +79,18 @@ export const COMMON_FIELDS: Fields = {
   encoding: optional(toStr, 'utf-8'),
 };
 
+/** The platform that reads and runs a config: the domain's own, or the variant its options name (a light's schema). */
+export function platformFor<C extends MqttEntityConfig>(platform: MqttPlatform<C>, raw: unknown): MqttPlatform<C> {
+  if (!platform.variant || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return platform;
+  return platform.variant(raw as Record<string, unknown>);
+}
+
 /**
  * An entity's config read as its platform's schema reads it: YAML refuses unknown keys
  * (`forbid`), discovery messages drop them (`remove`). Throws Invalid with the original's wording.
  */
-export function readEntityConfig<C extends MqttEntityConfig>(platform: MqttPlatform<C>, raw: unknown, extra: Extra): C {
+export function readEntityConfig<C extends MqttEntityConfig>(domainPlatform: MqttPlatform<C>, raw: unknown, extra: Extra): C {
+  const platform = platformFor(domainPlatform, raw);
   const config = readDict(raw, { ...COMMON_FIELDS, ...platform.fields }, extra) as C;
   // vol.Exclusive(availability_topic, availability): one way of naming availability topics
   if (config.availability_topic !== undefined && config.availability !== undefined) {

@@ -4,9 +4,12 @@ import { jsonEqual } from '../../entities/state.ts';
 import type { EntityState } from '../../entities/types.ts';
 import { ServiceError } from '../../services/types.ts';
 import type { MqttPublishRequest } from '../../../machines/mqtt/switch.machine.ts';
+import { PyFloat } from '../../../machines/mqtt/py-float.ts';
+import { Float } from '../../templates/values.ts';
 import type { MqttEntityConfig, MqttPlatform, PlatformSubscription } from '../platforms/types.ts';
 import type { RawMessage } from '../subscriptions.ts';
 import { Availability } from './availability.ts';
+import { platformFor } from './config.ts';
 import type { MqttEntityHost } from './host.ts';
 import { friendlyName } from './naming.ts';
 import { floatRepr as pyFloat } from '../../../machines/python/float.ts';
@@ -49,14 +52,18 @@ export class LiveEntity {
   private quiet = false;
   private stopped = true;
 
+  /** the platform that runs the config (the domain's, or the variant its options name) */
+  readonly platform: MqttPlatform;
+
   constructor(
     private readonly host: MqttEntityHost,
-    readonly platform: MqttPlatform,
+    domainPlatform: MqttPlatform,
     readonly config: MqttEntityConfig,
     public entityId: string,
     readonly name: string | null,
     readonly deviceId: string | undefined,
   ) {
+    this.platform = platformFor(domainPlatform, config);
     this.availability = new Availability(config);
   }
 
@@ -223,6 +230,7 @@ export class LiveEntity {
     const device = this.deviceId === undefined ? undefined : host.registries.getDevice(this.deviceId);
     const friendly = o?.name ?? friendlyName(this.name, device ? (device.name_by_user ?? device.name) : undefined);
     if (friendly !== undefined) attributes.friendly_name = friendly;
+    if (view.supported_features !== undefined) attributes.supported_features = view.supported_features;
     return { state: available ? (view.state ?? 'unknown') : 'unavailable', attributes, force: view.force_update === true };
   }
 
@@ -266,11 +274,14 @@ export class LiveEntity {
   private async publish(p: MqttPublishRequest): Promise<void> {
     const { host, config } = this;
     const topic = config[p.topic] as string;
-    const value = 'value' in p ? p.value : config[p.payload!];
-    let payload = p.json ? JSON.stringify(p.variables ?? {}) : pyText(value);
+    const raw = 'value' in p ? p.value : config[p.payload!];
+    // a Python float: `22.0` as text, a float to the template
+    const value = raw instanceof PyFloat ? new Float(raw.n) : raw;
+    let payload = p.json ? JSON.stringify(p.variables ?? {}) : raw === null || raw === undefined ? '' : raw instanceof PyFloat ? pyFloat(raw.n) : pyText(raw);
     const template = p.template === undefined ? undefined : config[p.template];
     if (typeof template === 'string') {
-      const out = host.templates.command(template, value, this.templateEntity(), p.variables);
+      const variables = p.variables && Object.fromEntries(Object.entries(p.variables).map(([k, v]) => [k, v instanceof PyFloat ? new Float(v.n) : v]));
+      const out = host.templates.command(template, value ?? null, this.templateEntity(), variables);
       if (!out.ok) throw new ServiceError('service_validation_error', out.warning);
       payload = out.text;
     }

@@ -166,11 +166,14 @@ export class MqttEntities implements EntryFollower {
       access: 'entity',
       owns,
       handler: async (call) => {
+        const problem = s.refine?.(call.data);
+        if (problem) throw new ServiceError('invalid_format', problem);
         const event = { ...s.toEvent(call.data), time: this.host.clock.now() };
         const targets = call.entityIds.map((id) => this.byEntityId.get(id)?.live).filter((live): live is LiveEntity => live !== undefined);
         // the original's required_features: every target must support one of the masks
         for (const live of targets) {
-          if (!s.requiredFeatures || live.supports(s.requiredFeatures)) continue;
+          // as the original, an unavailable entity is not asked what it supports
+          if (!s.requiredFeatures || !live.available() || live.supports(s.requiredFeatures)) continue;
           const { entityId } = live;
           throw new ServiceError('service_validation_error', `Entity ${entityId} does not support action ${platform.domain}.${s.service}.`, {
             domain: 'homeassistant',

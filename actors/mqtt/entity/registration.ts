@@ -1,6 +1,7 @@
 import type { Context } from '../../../store/types.ts';
 import { uniqueId } from '../../entities/slug.ts';
 import type { MqttEntityConfig, MqttPlatform } from '../platforms/types.ts';
+import { platformFor } from './config.ts';
 import { deviceInfoOf } from './device.ts';
 import type { MqttEntityHost } from './host.ts';
 import { entityName, suggestedEntityId } from './naming.ts';
@@ -20,7 +21,8 @@ export interface Placement {
  * `unique_id` whose entity id, perhaps the user's, is the one the entity lives under). An entity
  * without a unique_id has neither: it takes a free id from its names.
  */
-export async function place(host: MqttEntityHost, platform: MqttPlatform, config: MqttEntityConfig, context: Context, taken: (id: string) => boolean): Promise<Placement> {
+export async function place(host: MqttEntityHost, domainPlatform: MqttPlatform, config: MqttEntityConfig, context: Context, taken: (id: string) => boolean): Promise<Placement> {
+  const platform = platformFor(domainPlatform, config);
   const name = entityName(config, platform);
   const { registries } = host;
   if (config.unique_id === undefined) {

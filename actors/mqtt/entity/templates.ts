@@ -46,7 +46,7 @@ export class MqttTemplates {
     return { ok: false, warning: `${out.error.toString()} rendering template${who}, template: '${template}' and payload: ${payload}` };
   }
 
-  /** A value to send through a command template (`extra`: more variables, a siren's tone and duration). */
+  /** A value to send through a command template, with the platform's variables (a light's `red`, a siren's tone), as the original's MqttCommandTemplate takes them. */
   command(template: string, value: unknown, entity?: TemplateEntity, extra?: Record<string, unknown>): Rendered {
     const out = this.templates.render(template, { ...extra, ...this.variables(entity, value) }, { log: this.log && ((_, m) => this.log!(m)) });
     if (out.ok) return { ok: true, text: out.text };

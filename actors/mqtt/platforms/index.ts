@@ -1,7 +1,13 @@
 import { mqttBinarySensor } from './binary_sensor.ts';
 import { mqttButton } from './button.ts';
+import { mqttClimate } from './climate.ts';
+import { mqttCover } from './cover.ts';
 import { mqttDeviceTracker } from './device_tracker.ts';
 import { mqttEvent } from './event.ts';
+import { mqttFan } from './fan.ts';
+import { mqttHumidifier } from './humidifier.ts';
+import { mqttLight } from './light.ts';
+import { mqttLock } from './lock.ts';
 import { mqttNumber } from './number.ts';
 import { mqttScene } from './scene.ts';
 import { mqttSelect } from './select.ts';
@@ -9,6 +15,7 @@ import { mqttSensor } from './sensor.ts';
 import { mqttSiren } from './siren.ts';
 import { mqttSwitch } from './switch.ts';
 import { mqttText } from './text.ts';
+import { mqttValve } from './valve.ts';
 import type { MqttPlatform } from './types.ts';
 import { mqttUpdate } from './update.ts';
 
@@ -17,5 +24,5 @@ import { mqttUpdate } from './update.ts';
  * here (options, subscriptions, render, services), and one line below.
  */
 export const MQTT_PLATFORMS: ReadonlyMap<string, MqttPlatform> = new Map(
-  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttNumber, mqttSelect, mqttText, mqttScene, mqttSiren, mqttEvent, mqttDeviceTracker, mqttUpdate].map((p) => [p.domain, p as MqttPlatform]),
+  [mqttSensor, mqttBinarySensor, mqttSwitch, mqttButton, mqttLight, mqttCover, mqttFan, mqttLock, mqttValve, mqttHumidifier, mqttClimate, mqttNumber, mqttSelect, mqttText, mqttScene, mqttSiren, mqttEvent, mqttDeviceTracker, mqttUpdate].map((p) => [p.domain, p as MqttPlatform]),
 );

@@ -38,6 +38,11 @@ export interface MqttPlatform<C extends MqttEntityConfig = any> {
   keptOnUpdate?: readonly string[];
   /** keys JSON attributes may not set, besides the ones no MQTT entity lets them set */
   blockedAttributes?: readonly string[];
+  /**
+   * A platform whose options name one of several forms (a light's `schema`): the platform that
+   * reads and runs a config of that form. Undefined: this platform itself.
+   */
+  variant?(raw: Record<string, unknown>): MqttPlatform<C>;
   /** what the entity registry holds for the entity besides names: capabilities, unit, registry options */
   registryInfo?(config: C): { capabilities?: Record<string, unknown> | null; unit_of_measurement?: string | null; options?: Record<string, Record<string, unknown>>; supported_features?: number };
 }

@@ -19,16 +19,16 @@ t.test('a refused item is logged, the rest set up; mqtt.reload', async (t) => {
     - name: Extra
       state_topic: extra/state
       colour: red
-  light:
+  vacuum:
     - name: Not yet
-      command_topic: light/set
+      command_topic: vacuum/set
 `,
   });
   await s.exist('sensor.good');
   const lines = s.h.lines.join('\n');
   t.match(lines, "value must be one of [0, 1, 2] for dictionary value @ data['qos'] for manually configured MQTT sensor item");
   t.match(lines, "extra keys not allowed @ data['colour'] for manually configured MQTT sensor item");
-  t.match(lines, 'MQTT light is not supported by Hearth yet: mqtt.light[0] is left out');
+  t.match(lines, 'MQTT vacuum is not supported by Hearth yet: mqtt.vacuum[0] is left out');
   t.equal(await s.state('sensor.bad'), undefined);
 
   await writeFile(join(s.h.dataDir, 'configuration.yaml'), `mqtt:
