@@ -142,7 +142,7 @@ t.test('the log explorer', async (t) => {
     t.equal(byRest.result.chain[0].token.id, mine.id);
 
     const unknown = await ask(ws, { type: 'hearth/context', context_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' });
-    t.same(unknown.result.chain, [{ context: { id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', parent_id: null, user_id: null }, cause: null, records: [], more: false, user: null, token: null }]);
+    t.same(unknown.result.chain, [{ context: { id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', parent_id: null, user_id: null }, cause: null, records: [], more: false, user: null, token: null, source: null }]);
   });
 
   t.test('the wire is unchanged: contexts carry no token', async (t) => {
