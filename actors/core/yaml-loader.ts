@@ -4,7 +4,7 @@
 // and files are not, so the tags become placeholders first and are resolved in a second pass.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { isCollection, isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Node, type YAMLMap } from 'yaml';
+import { isCollection, isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Node, type ScalarTag, type Tags, type YAMLMap } from 'yaml';
 import { ConfigurationError } from './config-error.ts';
 
 const SECRETS_FILE = 'secrets.yaml';
@@ -84,7 +84,7 @@ async function readText(file: string): Promise<string> {
 /** Parses one file's text; our tags become Pending placeholders, the rest plain values. */
 function parseText(text: string, file: string, options: YamlLoadOptions): unknown {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, version: '1.1', customTags: pyyamlScalars });
   if (doc.errors.length > 0) {
     throw new ConfigurationError(`${file}: invalid YAML: ${doc.errors[0].message}`);
   }
@@ -123,6 +123,72 @@ function checkKeys(map: YAMLMap, file: string, lineOf: (node: Node) => number, o
     }
     seen.set(name, line);
   }
+}
+
+// The original reads YAML 1.1 as PyYAML resolves it, which differs from the parser's own YAML
+// 1.1 schema: `y`/`n` stay strings, a float needs its dot (`1e3` is a string) and a signed
+// exponent, a leading zero makes no sexagesimal number (`07:30` is a string, `7:30` is 450).
+// Timestamps stay strings: the sections' checks read dates and times from text.
+const PY_BOOL = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
+const PY_INT = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const PY_FLOAT =
+  /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+
+/** Sign and digits of a number as PyYAML takes them apart: underscores dropped. */
+function signed(text: string): [number, string] {
+  const clean = text.replace(/_/g, '');
+  if (clean.startsWith('-')) return [-1, clean.slice(1)];
+  return [1, clean.startsWith('+') ? clean.slice(1) : clean];
+}
+
+/** `1:30:00` as base-60 digits. */
+function sexagesimal(digits: string): number {
+  return digits.split(':').reduce((sum, part) => sum * 60 + Number(part), 0);
+}
+
+const pyBool: ScalarTag = {
+  tag: 'tag:yaml.org,2002:bool',
+  default: true,
+  identify: (value) => typeof value === 'boolean',
+  test: PY_BOOL,
+  resolve: (text) => /^(?:yes|true|on)$/i.test(text),
+};
+
+const pyInt: ScalarTag = {
+  tag: 'tag:yaml.org,2002:int',
+  default: true,
+  identify: (value) => Number.isInteger(value),
+  test: PY_INT,
+  resolve(text) {
+    const [sign, digits] = signed(text);
+    if (digits === '0') return 0;
+    if (digits.startsWith('0b')) return sign * parseInt(digits.slice(2), 2);
+    if (digits.startsWith('0x')) return sign * parseInt(digits.slice(2), 16);
+    if (digits.includes(':')) return sign * sexagesimal(digits);
+    if (digits.startsWith('0')) return sign * parseInt(digits, 8);
+    return sign * parseInt(digits, 10);
+  },
+};
+
+const pyFloat: ScalarTag = {
+  tag: 'tag:yaml.org,2002:float',
+  default: true,
+  identify: (value) => typeof value === 'number',
+  test: PY_FLOAT,
+  resolve(text) {
+    const [sign, digits] = signed(text.toLowerCase());
+    if (digits === '.inf') return sign * Infinity;
+    if (digits === '.nan') return NaN;
+    if (digits.includes(':')) return sign * sexagesimal(digits);
+    return sign * Number(digits);
+  },
+};
+
+/** The parser's YAML 1.1 tags with PyYAML's booleans and numbers, and no timestamps. */
+function pyyamlScalars(tags: Tags): Tags {
+  const replaced = new Set(['tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float', 'tag:yaml.org,2002:timestamp']);
+  const kept = tags.filter((tag) => typeof tag === 'string' || !replaced.has(tag.tag));
+  return [...kept, pyBool, pyFloat, pyInt];
 }
 
 /** Replaces each placeholder in a parsed value with what its tag stands for (in place). */

@@ -255,3 +255,23 @@ t.test('automation: !include automations.yaml reaches the automation section int
   t.same(config.sections.script, {}, 'an empty included file is an empty mapping');
   t.equal(config.core.name, 'Home');
 });
+
+t.test('plain scalars resolve as PyYAML resolves YAML 1.1', async (t) => {
+  const cases: [string, unknown][] = [
+    ['yes', true], ['No', false], ['ON', true], ['off', false], ['True', true],
+    ['y', 'y'], ['n', 'n'], ['Y', 'Y'],
+    ['1_000', 1000], ['0755', 493], ['09', '09'], ['0x1F', 31], ['0b101', 5], ['-0b101', -5],
+    ['7:30', 450], ['07:30', '07:30'], ['1:30:00', 5400], ['-1:30', -90],
+    ['1.5', 1.5], ['1.', 1], ['.5', 0.5], ['-.5', '-.5'], ['1e3', '1e3'], ['1.0e3', '1.0e3'], ['1.0e+3', 1000], ['1:30.5', 90.5],
+    ['.inf', Infinity], ['-.Inf', -Infinity],
+    ['~', null], ['Null', null], ['', null],
+    ['2024-01-01', '2024-01-01'], ['"yes"', 'yes'], ["'0755'", '0755'],
+  ];
+  const text = cases.map(([plain], i) => `k${i}: ${plain}`).join('\n');
+  const dir = await tree(t, { 'configuration.yaml': `${text}\nnan: .NaN\non: a key\nbase: &base {x: 1, y: 1}\nmerged:\n  <<: *base\n  y: 3\n` });
+  const doc = (await load(dir)) as Record<string, unknown>;
+  for (const [i, [plain, expected]] of cases.entries()) t.same(doc[`k${i}`], expected, plain || '(empty)');
+  t.ok(Number.isNaN(doc.nan), '.NaN');
+  t.equal(doc.true, 'a key', 'a key `on` is the boolean true');
+  t.same(doc.merged, { x: 1, y: 3 }, 'merge keys');
+});
