@@ -97,9 +97,15 @@ function parseText(text: string, file: string, options: YamlLoadOptions): unknow
     const arg = node.value === null || node.value === undefined ? '' : String(node.value);
     node.value = new Pending(node.tag, arg, file, line);
   });
-  // the tags of ours are known to the parser as unresolved: that warning is expected
-  const warning = doc.warnings.find((w) => !/Unresolved tag/.test(w.message));
-  if (warning) options.onWarning?.(`${file}: ${warning.message}`);
+  for (const warning of doc.warnings) {
+    const unresolved = /^Unresolved tag: (\S+)/.exec(warning.message)?.[1];
+    // the tags of ours are unknown to the parser, as expected; any other tag is refused, as the
+    // original refuses a tag it has no constructor for
+    if (unresolved === undefined) options.onWarning?.(`${file}: ${warning.message}`);
+    else if (!OUR_TAGS.has(unresolved)) {
+      throw new ConfigurationError(`${file}, line ${warning.linePos?.[0].line ?? 0}: unknown tag ${unresolved}`);
+    }
+  }
   return doc.toJS();
 }
 
@@ -116,7 +122,8 @@ function checkKeys(map: YAMLMap, file: string, lineOf: (node: Node) => number, o
     if (isCollection(key)) {
       throw new ConfigurationError(`${file}, line ${line}: invalid key: a mapping or a list cannot be a key (quote a template)`);
     }
-    const name = isScalar(key) ? key.value : null;
+    if (!isScalar(key)) continue;
+    const name = key.value;
     const before = seen.get(name);
     if (before !== undefined) {
       options.onWarning?.(`YAML file ${file} contains duplicate key "${String(name)}". Check lines ${before} and ${line}`);
@@ -184,11 +191,16 @@ const pyFloat: ScalarTag = {
   },
 };
 
-/** The parser's YAML 1.1 tags with PyYAML's booleans and numbers, and no timestamps. */
+/** The parser's YAML 1.1 tags with PyYAML's booleans and numbers, and dates left as text. */
 function pyyamlScalars(tags: Tags): Tags {
-  const replaced = new Set(['tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float', 'tag:yaml.org,2002:timestamp']);
-  const kept = tags.filter((tag) => typeof tag === 'string' || !replaced.has(tag.tag));
-  return [...kept, pyBool, pyFloat, pyInt];
+  const replaced = new Set(['tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float']);
+  const kept = tags
+    .filter((tag) => typeof tag === 'string' || !replaced.has(tag.tag))
+    // a date is text unless tagged `!!timestamp`
+    .map((tag) => (typeof tag !== 'string' && tag.tag === 'tag:yaml.org,2002:timestamp' ? { ...tag, default: false } : tag));
+  // `!!int "12"` and the like: the tag says what the text is, whatever it looks like
+  const explicit = [pyBool, pyFloat, pyInt].map((tag) => ({ ...tag, default: false, test: undefined }));
+  return [...kept, pyBool, pyFloat, pyInt, ...explicit];
 }
 
 /** Replaces each placeholder in a parsed value with what its tag stands for (in place). */
@@ -230,7 +242,8 @@ function envVar(p: Pending, env: Record<string, string | undefined>): string {
 }
 
 async function include(p: Pending, ctx: Context): Promise<unknown> {
-  const target = join(dirname(p.file), p.arg);
+  // as os.path.join: relative to the including file's folder, an absolute path as it is
+  const target = resolve(dirname(p.file), p.arg);
   let loaded: unknown;
   try {
     loaded = await loadFile(target, ctx);
@@ -243,7 +256,7 @@ async function include(p: Pending, ctx: Context): Promise<unknown> {
 }
 
 async function includeDir(p: Pending, ctx: Context): Promise<unknown> {
-  const dir = join(dirname(p.file), p.arg);
+  const dir = resolve(dirname(p.file), p.arg);
   const files = await yamlFilesUnder(dir, p);
   const load = async (file: string) => {
     try {

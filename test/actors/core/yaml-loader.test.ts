@@ -175,6 +175,9 @@ t.test('errors name the file and the line', async (t) => {
   const unhashable = await tree(t, { 'configuration.yaml': 'message:\n  {{ states.state }}\n' });
   await t.rejects(load(unhashable), new RegExp(`${join(unhashable, 'configuration.yaml')}, line 2: invalid key`), 'an unquoted template');
 
+  const unknown = await tree(t, { 'configuration.yaml': 'a: 1\nb: !includ x.yaml\n' });
+  await t.rejects(load(unknown), new ConfigurationError(`${join(unknown, 'configuration.yaml')}, line 2: unknown tag !includ`), 'a tag the original has no constructor for');
+
   const mappingArg = await tree(t, { 'configuration.yaml': 'a: !include {file: x.yaml}\n' });
   await t.rejects(load(mappingArg), /line 1: !include takes a plain value, not a mapping/);
 });
@@ -189,6 +192,9 @@ t.test('only regular files are read; a loop of includes is refused', async (t) =
 
   const outside = await tree(t, { 'conf/configuration.yaml': 'a: !include ../shared.yaml\n', 'shared.yaml': 'b: !secret pw\n', 'conf/secrets.yaml': 'pw: p\n' });
   t.same(await loadYamlFile(join(outside, 'conf', 'configuration.yaml'), { configDir: join(outside, 'conf') }), { a: { b: 'p' } }, 'a relative path may leave the folder, as in the original');
+  const absolute = await tree(t, { 'elsewhere/x.yaml': 'from: elsewhere\n', 'elsewhere/d/y.yaml': '- listed\n' });
+  const conf = await tree(t, { 'configuration.yaml': `a: !include ${join(absolute, 'elsewhere', 'x.yaml')}\nb: !include_dir_merge_list ${join(absolute, 'elsewhere', 'd')}\n` });
+  t.same(await load(conf), { a: { from: 'elsewhere' }, b: ['listed'] }, 'an absolute path is taken as it is');
 
   const loop = await tree(t, { 'configuration.yaml': 'a: !include a.yaml\n', 'a.yaml': 'b: !include b.yaml\n', 'b.yaml': 'c: !include a.yaml\n' });
   await t.rejects(load(loop), /include loop: .*configuration\.yaml -> .*a\.yaml -> .*b\.yaml -> .*a\.yaml/);
@@ -274,4 +280,7 @@ t.test('plain scalars resolve as PyYAML resolves YAML 1.1', async (t) => {
   t.ok(Number.isNaN(doc.nan), '.NaN');
   t.equal(doc.true, 'a key', 'a key `on` is the boolean true');
   t.same(doc.merged, { x: 1, y: 3 }, 'merge keys');
+
+  const tagged = await tree(t, { 'configuration.yaml': 'a: !!int "12"\nb: !!float "1"\nc: !!str 0755\nd: !!bool "yes"\n' });
+  t.same(await load(tagged), { a: 12, b: 1, c: '0755', d: true }, 'explicit tags');
 });
