@@ -1,13 +1,12 @@
-// configuration.yaml read as Hearth reads it: `!secret` resolved from secrets.yaml, the core,
+// configuration.yaml read as Hearth reads it: its tags resolved (yaml-loader.ts), the core,
 // http and recorder sections checked (core-section.ts, http-config.ts, auth-config.ts), the
 // sections of domains kept raw for their owners.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse, type ScalarTag } from 'yaml';
 import { validateExport, type ExportConfig } from '../export/config.ts';
 import { ConfigurationError } from './config-error.ts';
 import { validateCore } from './core-section.ts';
 import { validateHttpSecurity } from './http-config.ts';
+import { loadYamlFile } from './yaml-loader.ts';
 
 // bin/instance.ts reads the auth settings of the core section through this module
 export { authGroupsOfCore, authProvidersOfCore, mfaModulesOfCore } from './auth-config.ts';
@@ -35,55 +34,18 @@ export interface Configuration {
 }
 
 /**
- * Reads `<dir>/configuration.yaml` (absent: defaults), resolving `!secret name` from
- * `<dir>/secrets.yaml`.
+ * Reads `<dir>/configuration.yaml` (absent: defaults) with the original's tags (yaml-loader.ts):
+ * `!include`, `!include_dir_*`, `!env_var`, `!secret` from the secrets.yaml files up to `<dir>`.
  */
 export async function loadConfiguration(dir: string): Promise<Configuration> {
   const file = join(dir, 'configuration.yaml');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err: any) {
-    if (err.code === 'ENOENT') return normalise({}, file);
-    throw new ConfigurationError(`cannot read ${file}: ${err.message}`);
-  }
-  let secrets: Record<string, unknown> | undefined;
-  const loadSecrets = async () => {
-    const secretsFile = join(dir, 'secrets.yaml');
-    let doc: unknown;
-    try {
-      doc = parse(await readFile(secretsFile, 'utf8')) ?? {};
-    } catch (err: any) {
-      if (err.code === 'ENOENT') doc = {};
-      else throw new ConfigurationError(`cannot read ${secretsFile}: ${err.message}`);
-    }
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-      throw new ConfigurationError(`${secretsFile}: the top level must be a mapping of secret names to values`);
-    }
-    secrets = doc as Record<string, unknown>;
-  };
-  if (text.includes('!secret')) await loadSecrets();
-  // the YAML parser would wrap an error thrown here in its own words: the first missing name
-  // is noted instead, and reported on its own once parsing is done
-  let missing: string | undefined;
-  const secretTag: ScalarTag = {
-    tag: '!secret',
-    resolve(name: string) {
-      // own keys only: `in` would find toString, constructor, __proto__... on every object
-      if (secrets && Object.hasOwn(secrets, name)) return secrets[name] as any;
-      missing ??= name;
-      return null;
-    },
-  };
-  const noSecret = () => new ConfigurationError(`${file}: secret '${missing}' is not defined in secrets.yaml`);
   let doc: unknown;
   try {
-    doc = parse(text, { customTags: [secretTag] });
+    doc = await loadYamlFile(file, { configDir: dir });
   } catch (err: any) {
-    if (missing !== undefined) throw noSecret();
-    throw new ConfigurationError(`${file}: invalid YAML: ${err.message}`);
+    if (err.code === 'ENOENT') return normalise({}, file);
+    throw err;
   }
-  if (missing !== undefined) throw noSecret();
   return normalise(doc ?? {}, file);
 }
 
