@@ -20,7 +20,7 @@ export async function restore(log: EventLog, areas: Area[], logLine: (line: stri
     if (snap) logLine(`snapshot of ${area.name} has format ${snap.version}, expected ${area.snapshotVersion}: replaying its log instead`);
     for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) {
       n++;
-      area.evolve(r);
+      if (area.owns(r)) area.evolve(r);
     }
   }
   if (tail.size === 0) return n;
