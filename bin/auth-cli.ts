@@ -8,6 +8,7 @@ import { openEventLog } from '../store/log.ts';
 import type { EventLog, NewEvent } from '../store/types.ts';
 import { randomIds, systemClock } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
+import { restore } from '../actors/restore.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { createPasswordHasher } from '../actors/auth/passwords.ts';
 import { IP_BAN_STREAM, IpBans, canonicalIp } from '../actors/auth/ip-bans.ts';
@@ -107,15 +108,9 @@ async function openLog(dataDir: string): Promise<EventLog | number> {
   }
 }
 
-/** Loads the auth area's snapshot, then replays its records after it, as Hearth's restore does. */
+/** Loads an area's snapshot, then replays its records after it, as Hearth's restore does. */
 async function restoreArea(log: EventLog, area: Area): Promise<void> {
-  const snap = await log.loadSnapshot(area.name);
-  if (snap && snap.version === area.snapshotVersion) {
-    area.restore(snap.data);
-    for await (const r of log.read({ gt: snap.seq, rebuild: false })) if (area.owns(r)) area.evolve(r);
-    return;
-  }
-  for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+  await restore(log, [area], () => {});
 }
 
 /** `bans` and `unban`: the ban list as Hearth restores it at start, changed by an `ip_unbanned` record. */
