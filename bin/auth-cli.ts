@@ -13,7 +13,7 @@ import { createAuth } from '../actors/auth/index.ts';
 import { createPasswordHasher } from '../actors/auth/passwords.ts';
 import { IP_BAN_STREAM, IpBans, canonicalIp } from '../actors/auth/ip-bans.ts';
 import { isIP } from 'node:net';
-import { CORE_PROVIDER, GROUP_ADMIN, GROUP_USERS, coreCredentialData, newUserData, normalizeUsername, userStream, type PasswordChanged, type UsersSnapshot } from '../actors/auth/users.ts';
+import { CORE_PROVIDER, GROUP_ADMIN, GROUP_USERS, coreCredentialData, newUserData, normalizeUsername, userStream, type PasswordChanged, type UserRecord, type UsersSnapshot, userRecords } from '../actors/auth/users.ts';
 
 export const AUTH_USAGE = `usage:
   hearth auth list [--data DIR]                                        list the users that log in with a password
@@ -147,14 +147,8 @@ async function openAuth(log: EventLog) {
   /** The `core` credentials with their hashes, as the area holds them now. */
   const credentials = () => (auth.area.snapshot() as UsersSnapshot).credentials.filter((c) => c.auth_provider_type === PROVIDER_TYPE);
   const credentialOf = (username: string) => credentials().find((c) => c.data.username === normalizeUsername(username));
-  const record = (stream: string, type: string, data: unknown, time = clock.now()): NewEvent => ({
-    time,
-    stream,
-    type,
-    data,
-    // made by whoever runs the command, not by a Hearth user
-    context: { id: ids.ulid(time), parent_id: null, user_id: null },
-  });
+  // made by whoever runs the command, not by a Hearth user
+  const record = (stream: string, kind: UserRecord, time = clock.now()): NewEvent => userRecords.make(stream, kind, { id: ids.ulid(time), parent_id: null, user_id: null }, time);
 
   return {
     list(): number {
@@ -196,7 +190,7 @@ async function openAuth(log: EventLog) {
       const created = newUserData(ids, now, { name, isOwner: false, groupIds: [admin ? GROUP_ADMIN : GROUP_USERS] });
       const credential = coreCredentialData(ids, created.id, key, passwordHash);
       // one append: the user never exists without its way to log in
-      await log.append([record(userStream(created.id), 'user_created', created, now), record(userStream(created.id), 'credential_added', credential, now)]);
+      await log.append([record(userStream(created.id), { type: 'user_created', data: created }, now), record(userStream(created.id), { type: 'credential_added', data: credential }, now)]);
       console.log('Auth created');
       return 0;
     },
@@ -215,7 +209,7 @@ async function openAuth(log: EventLog) {
         return 1;
       }
       const changed: PasswordChanged = { credential_id: credential.id, password_hash: await hasher.hash(newPassword) };
-      await log.append([record(userStream(credential.user_id), 'password_changed', changed)]);
+      await log.append([record(userStream(credential.user_id), { type: 'password_changed', data: changed })]);
       console.log('Password changed');
       return 0;
     },

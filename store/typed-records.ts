@@ -9,6 +9,9 @@ export interface RecordKind {
 /** A committed record of one of the kinds of `K`: a `switch (r.type)` narrows `r.data`. */
 export type RecordOf<K extends RecordKind> = K extends RecordKind ? Omit<EventRecord, 'type' | 'data'> & K : never;
 
+/** A record of one of the kinds of `K` before the log numbers it. */
+export type NewRecordOf<K extends RecordKind> = K extends RecordKind ? Omit<NewEvent, 'type' | 'data'> & K : never;
+
 /** Every type of `K`, each once: a list the compiler keeps complete and exact. */
 export type KindNames<K extends RecordKind> = { readonly [T in K['type']]: true };
 
@@ -21,8 +24,10 @@ export interface TypedRecords<K extends RecordKind> {
   readonly prefix: string;
   /** true for a record of a stream under the prefix whose type is one of the kinds */
   owns(record: EventRecord): record is RecordOf<K>;
+  /** the same for a record not yet committed (one of a batch being made) */
+  ownsNew(record: NewEvent): record is NewRecordOf<K>;
   /** a record of `stream` (which starts with the prefix) before the log numbers it */
-  make(stream: string, kind: K, context: Context, time: number): NewEvent;
+  make<T extends K>(stream: string, kind: T, context: Context, time: number): Omit<NewEvent, 'type' | 'data'> & T;
 }
 
 /** Declares the records of the streams under `prefix`: `typedRecords<JobRecord>('job/', { job_created: true, ... })`. */
@@ -31,6 +36,7 @@ export function typedRecords<K extends RecordKind>(prefix: string, names: KindNa
   return {
     prefix,
     owns: (record): record is RecordOf<K> => record.stream.startsWith(prefix) && known.has(record.type),
-    make: (stream, kind, context, time) => ({ time, stream, type: kind.type, data: kind.data, context }),
+    ownsNew: (record): record is NewRecordOf<K> => record.stream.startsWith(prefix) && known.has(record.type),
+    make: (stream, kind, context, time) => ({ ...kind, time, stream, context }),
   };
 }
