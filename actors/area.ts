@@ -13,7 +13,7 @@ export interface Area<R extends EventRecord = EventRecord> {
   readonly streamPrefix: string;
   /** true when a stream's last record holds its whole state, so a restore needs only that one */
   readonly latestSuffices: boolean;
-  /** true for records of streams this area owns (an area with typed records narrows to them: `store/typed-records.ts`) */
+  /** true for records of streams this area owns; an area with typed records (`store/typed-records.ts`) narrows to them */
   owns(record: EventRecord): boolean;
   /** applies one committed record the area owns while restoring (no effects, no appends) */
   evolve(record: R): void;
