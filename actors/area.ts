@@ -22,3 +22,8 @@ export interface Area<R extends EventRecord = EventRecord> {
   /** loads a snapshot written by snapshot() with the same version */
   restore(data: unknown): void;
 }
+
+/** An area whose `owns` narrows a record to the area's own (`store/typed-records.ts`), so `evolve` takes only those. */
+export interface TypedArea<R extends EventRecord> extends Area<R> {
+  owns(record: EventRecord): record is R;
+}

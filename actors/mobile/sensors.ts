@@ -1,4 +1,4 @@
-import type { Area } from '../area.ts';
+import type { TypedArea } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { EntityActors } from '../entities/registry.ts';
 import type { EntityState } from '../entities/types.ts';
@@ -410,7 +410,7 @@ export class MobileSensors implements EntryFollower {
 
   // ---- restore ----
 
-  readonly area = {
+  readonly area: TypedArea<RecordOf<SensorRecord>> = {
     name: 'mobile_sensors',
     snapshotVersion: 1,
     streamPrefix: SENSOR_PREFIX,
@@ -427,7 +427,7 @@ export class MobileSensors implements EntryFollower {
       this.sensors.clear();
       for (const [key, s] of data as [string, StoredSensor][]) this.sensors.set(key, s);
     },
-  } satisfies Area<RecordOf<SensorRecord>>;
+  };
 
   /** The sensors' last values from their entity states after a restart (so an enabled-again entity has its state). */
   restoreValues(): void {
