@@ -11,7 +11,7 @@ import type { Area } from '../actors/area.ts';
 import { restore } from '../actors/restore.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { createPasswordHasher } from '../actors/auth/passwords.ts';
-import { IP_BAN_STREAM, IpBans, canonicalIp } from '../actors/auth/ip-bans.ts';
+import { IP_BAN_STREAM, IpBans, canonicalIp, ipBanRecords } from '../actors/auth/ip-bans.ts';
 import { isIP } from 'node:net';
 import { CORE_PROVIDER, GROUP_ADMIN, GROUP_USERS, coreCredentialData, newUserData, normalizeUsername, userStream, type PasswordChanged, type UserRecord, type UsersSnapshot, userRecords } from '../actors/auth/users.ts';
 
@@ -132,7 +132,7 @@ async function banCommand(log: EventLog, command: 'bans' | 'unban', address: str
     return 1;
   }
   const time = clock.now();
-  await log.append([{ time, stream: IP_BAN_STREAM, type: 'ip_unbanned', data: { ip_address: ip }, context: { id: ids.ulid(time), parent_id: null, user_id: null } }]);
+  await log.append([ipBanRecords.make(IP_BAN_STREAM, { type: 'ip_unbanned', data: { ip_address: ip } }, { id: ids.ulid(time), parent_id: null, user_id: null }, time)]);
   console.log(`Unbanned ${ip}`);
   return 0;
 }
