@@ -1,4 +1,4 @@
-import type { EventRecord } from '../store/types.ts';
+import type { EventLog, EventRecord } from '../store/types.ts';
 
 /**
  * One area of the actor system (entities, auth, ...) as the composition root restores it:
@@ -26,4 +26,14 @@ export interface Area<R extends EventRecord = EventRecord> {
 /** An area whose `owns` narrows a record to the area's own (`store/typed-records.ts`), so `evolve` takes only those. */
 export interface TypedArea<R extends EventRecord> extends Area<R> {
   owns(record: EventRecord): record is R;
+}
+
+/**
+ * Keeps `area` current while it runs: every committed record it owns evolves it, as a restore
+ * does. Answers the unsubscribe.
+ */
+export function evolveOnCommit(log: Pick<EventLog, 'onCommit'>, area: Pick<Area, 'owns' | 'evolve'>): () => void {
+  return log.onCommit((records) => {
+    for (const record of records) if (area.owns(record)) area.evolve(record);
+  });
 }

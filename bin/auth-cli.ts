@@ -117,7 +117,7 @@ async function restoreArea(log: EventLog, area: Area): Promise<void> {
 async function banCommand(log: EventLog, command: 'bans' | 'unban', address: string | undefined): Promise<number> {
   const clock = systemClock();
   const ids = randomIds();
-  const bans = new IpBans({ log, clock, ids, say: (line) => console.error(line), config: { enabled: true, threshold: -1 } });
+  const bans = new IpBans({ log, clock, ids, logLine: (line) => console.error(line), config: { enabled: true, threshold: -1 } });
   await restoreArea(log, bans.area);
   if (command === 'bans') {
     for (const b of bans.banned()) console.log(`${b.ip_address} (banned ${new Date(b.banned_at).toISOString()})`);
@@ -140,7 +140,7 @@ async function banCommand(log: EventLog, command: 'bans' | 'unban', address: str
 async function openAuth(log: EventLog) {
   const clock = systemClock();
   const ids = randomIds();
-  const auth = createAuth({ log, clock, ids, config: { say: (line) => console.error(line) } });
+  const auth = createAuth({ log, clock, ids, config: { logLine: (line) => console.error(line) } });
   await restoreArea(log, auth.area);
   const hasher = createPasswordHasher();
 

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openEventLog } from '../store/log.ts';
 import { probeLogSocket } from '../store/log-socket.ts';
-import { isoTime } from '../store/time.ts';
+import { isoformat } from '../machines/python/isoformat.ts';
 import { STATUS_FILE, type ExportStatus } from '../actors/export/export-status.ts';
 
 const USAGE = `usage: hearth export status [--data DIR] [--json]
@@ -70,7 +70,7 @@ export async function exportMain(argv: string[], out: (s: string) => void = (s) 
     }
   }
   const lag = Math.max(0, lastSeq - status.acked_seq);
-  const result = { exporter: status.exporter, stream: status.stream, servers: status.servers, hearth: running ? 'running' : 'stopped', position: status.acked_seq, last_seq: lastSeq, lag, connected: running ? status.connected : false, updated: isoTime(status.updated) };
+  const result = { exporter: status.exporter, stream: status.stream, servers: status.servers, hearth: running ? 'running' : 'stopped', position: status.acked_seq, last_seq: lastSeq, lag, connected: running ? status.connected : false, updated: isoformat(status.updated) };
   if (values.json) out(JSON.stringify(result) + '\n');
   else {
     out(

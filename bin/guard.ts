@@ -6,13 +6,13 @@
  * supervisor to restart it. A rejected promise nobody awaited is logged and Hearth runs on:
  * it unwound through promise code only, which left nothing half-done behind it.
  */
-export function guardProcess(options: { say: (line: string, level: 'critical' | 'error') => void; stop: (code: number) => void }): void {
+export function guardProcess(options: { logLine: (line: string, level: 'critical' | 'error') => void; stop: (code: number) => void }): void {
   process.on('uncaughtException', (err, origin) => {
-    options.say(`Hearth: unexpected error (${origin}), a bug; stopping with code ${UNEXPECTED_EXIT}:\n${describe(err)}`, 'critical');
+    options.logLine(`Hearth: unexpected error (${origin}), a bug; stopping with code ${UNEXPECTED_EXIT}:\n${describe(err)}`, 'critical');
     options.stop(UNEXPECTED_EXIT);
   });
   process.on('unhandledRejection', (reason) => {
-    options.say(`Hearth: a failed promise nobody awaited, a bug; running on:\n${describe(reason)}`, 'error');
+    options.logLine(`Hearth: a failed promise nobody awaited, a bug; running on:\n${describe(reason)}`, 'error');
   });
 }
 

@@ -67,8 +67,8 @@ async function serve(argv: string[]): Promise<void> {
     );
   };
   // into the running instance's log (its file, its system log) when there is one
-  const guardSay = (line: string, level: 'critical' | 'error') => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line));
-  guardProcess({ say: guardSay, stop: (code) => void exit(code) });
+  const guardLogLine = (line: string, level: 'critical' | 'error') => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line));
+  guardProcess({ logLine: guardLogLine, stop: (code) => void exit(code) });
   await boot();
 }
 

@@ -21,8 +21,7 @@ import { ServiceRegistry } from '../actors/services/registry.ts';
 import { ServiceError } from '../actors/services/types.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { IpBans, proxyList } from '../actors/auth/ip-bans.ts';
-import { LoginThrottle } from '../actors/auth/login-throttle.ts';
-import { Registries, REGISTRY_PREFIX } from '../actors/registries/index.ts';
+import { Registries } from '../actors/registries/index.ts';
 import { helperEntries } from '../actors/registries/helper-entries.ts';
 import { Bus } from '../streams/bus.ts';
 import { EntityFanout } from '../streams/entity-fanout.ts';
@@ -32,14 +31,7 @@ import { platformRegistrarOf } from '../actors/registries/platform-registrar.ts'
 import { Router } from '../gateway/router.ts';
 import { listenExclusive } from '../gateway/listen.ts';
 import type { CoreDeps } from '../gateway/core.ts';
-import { registerApiRoutes } from '../gateway/routes/api.ts';
-import { registerStreamRoute, STOP_EVENT } from '../gateway/routes/stream.ts';
-import { registerAuthRoutes } from '../gateway/routes/auth.ts';
-import { registerAuthorizePage } from '../gateway/routes/authorize-page.ts';
-import { registerDashboardRoutes } from '../gateway/routes/dashboard.ts';
-import { registerOnboardingRoutes } from '../gateway/routes/onboarding.ts';
-import { registerWellKnownRoutes } from '../gateway/routes/well-known.ts';
-import { registerHistoryRoutes } from '../gateway/routes/history.ts';
+import { STOP_EVENT } from '../gateway/routes/stream.ts';
 import { History } from '../actors/history/history.ts';
 import { Explorer } from '../actors/explorer/explorer.ts';
 import { SupervisorClient, supervisorFromEnv, type SupervisorEndpoint } from '../actors/supervisor-client/client.ts';
@@ -52,7 +44,6 @@ import { Translations } from '../actors/frontend/translations.ts';
 import { DeviceAutomations } from '../actors/device-automation/index.ts';
 import { Tags } from '../actors/tags/tags.ts';
 import { AppPanels } from '../actors/supervisor-client/app-panels.ts';
-import { registerTemplateRoutes } from '../gateway/routes/template.ts';
 import { registerWebSocket } from '../gateway/ws/server.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
@@ -61,19 +52,14 @@ import type { LineLimit } from '../actors/logging/rate-limited.ts';
 import { RefusalLog } from '../gateway/refusal-log.ts';
 import { loggingConfigOf } from '../actors/logging/config.ts';
 import { loggingServices } from '../actors/logging/services.ts';
-import { registerLoggingRoutes } from '../gateway/routes/logging.ts';
 import { TimerManager } from '../actors/intents/timers/manager.ts';
 import { registerTimerIntents } from '../actors/intents/timers/handlers.ts';
 import { IntentRegistry } from '../actors/intents/registry.ts';
 import { IntentPlatforms } from '../actors/intents/platforms.ts';
 import { builtinIntents, domainIntents } from '../actors/intents/builtin/index.ts';
-import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { Conversation } from '../actors/conversation/index.ts';
-import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 import { Mobile } from '../actors/mobile/index.ts';
 import { MobileSensors } from '../actors/mobile/sensors.ts';
-import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
-import { registerHassioRoutes, supervisorIpOf } from '../gateway/routes/hassio.ts';
 import { Hassio } from '../actors/supervisor-client/hassio.ts';
 import { DiscoveryFlows } from '../actors/supervisor-client/discovery-flows.ts';
 import { readJson } from '../gateway/body.ts';
@@ -81,6 +67,8 @@ import { MobilePush } from '../actors/mobile/push.ts';
 import { NatsExporter, lagWriter, STATUS_FILE } from '../actors/export/nats-exporter.ts';
 import { REPLICA_AREAS } from '../actors/replica/snapshots.ts';
 import { MirroredAuth } from '../actors/auth/mirror.ts';
+import { registerCoreRoutes } from './instance-routes.ts';
+import { saveAreaSnapshots, snapshotEvery, startRecorderPurge } from './instance-snapshots.ts';
 
 /** How to build one Hearth instance. Nothing is read from module-level state. */
 export interface HearthOptions {
@@ -153,7 +141,10 @@ export function assertNativeUws(): void {
   }
 }
 
-/** Builds and starts an instance: restore, services, helpers, gateway. */
+/**
+ * Builds and starts an instance: restore, services, helpers, gateway. Its HTTP routes are
+ * registered by instance-routes.ts; its snapshots and the recorder's purge are instance-snapshots.ts.
+ */
 export async function startHearth(options: HearthOptions): Promise<Hearth> {
   assertNativeUws();
   const clock = options.clock ?? systemClock();
@@ -181,7 +172,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
-  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').info, states: entities });
+  const registries = new Registries({ log, clock, ids, logLine: logs.get('hearth.registries').info, states: entities });
   // policies by device and area ask the registries where an entity sits, when a check runs
   const placement = { deviceOf: (id: string) => registries.deviceOf(id), areaIdOf: (id: string) => registries.areaOf(id)?.area_id };
   const auth = createAuth({
@@ -189,7 +180,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     clock,
     ids,
     config: {
-      say: logs.get('hearth.auth').warning,
+      logLine: logs.get('hearth.auth').warning,
       mfaModules: mfaModulesOfCore(config.core),
       groups: authGroupsOfCore(config.core),
       providers: authProvidersOfCore(config.core),
@@ -197,13 +188,13 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
       placement,
     },
   });
-  const bans = new IpBans({ log, clock, ids, say: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
+  const bans = new IpBans({ log, clock, ids, logLine: logs.get('hearth.http.ban').warning, config: { enabled: config.http.ip_ban_enabled, threshold: config.http.login_attempts_threshold } });
   const areas: Area[] = [entities.area, coreConfig.area, auth.area, bans.area, registries.area];
   // the public side of auth as replicas hold it: kept here only for the replicas' snapshot in NATS
   const authMirror = new MirroredAuth({ clock });
   authMirror.follow(log);
   areas.push(authMirror);
-  const intentTimers = new TimerManager({ log, clock, ids, places: registries, say: logs.get('hearth.intent').warning });
+  const intentTimers = new TimerManager({ log, clock, ids, places: registries, logLine: logs.get('hearth.intent').warning });
   areas.push(intentTimers.area);
   const mobile = new Mobile({ log, clock, ids, registries, readJson, warn: logs.get('hearth.mobile_app').warning, newContext: (userId) => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: userId }) });
   areas.push(mobile.registrations);
@@ -214,12 +205,12 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     registries,
     registrations: mobile.registrations,
     configEntryOf: (webhookId) => mobile.registrations.entries().find((e) => e.registration.webhook_id === webhookId)?.entry_id,
-    say: logs.get('hearth.mobile_app').warning,
+    logLine: logs.get('hearth.mobile_app').warning,
   });
   areas.push(mobileSensors.area);
   const frontendUserData = new FrontendUserData({ log, clock });
   areas.push(frontendUserData);
-  const tags = new Tags({ log, clock, entities, say: logs.get('hearth.tag').warning });
+  const tags = new Tags({ log, clock, entities, logLine: logs.get('hearth.tag').warning });
   areas.push(tags);
 
   const started = performance.now();
@@ -230,7 +221,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   runState = 'STARTING';
 
   const bus = new Bus(log, logs.get('hearth.bus').error);
-  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId), targets: registries, say: logs.get('hearth.services').warning });
+  const services = new ServiceRegistry({ log, clock, entities, caller: (userId) => auth.caller(userId), targets: registries, logLine: logs.get('hearth.services').warning });
   const fireEvent = async (eventType: string, data: Record<string, unknown>, origin: 'LOCAL' | 'REMOTE', context: Context): Promise<EventRecord> => {
     const [record] = await log.append([{ time: clock.now(), stream: 'bus', type: eventType, data, context, origin }]);
     return record;
@@ -323,9 +314,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   const intents = new IntentRegistry(logs.get('hearth.intent').warning);
   const intentPlatforms = new IntentPlatforms(intents, { entities, services, registries, coreConfig, clock, log: logs.get('hearth.intent').warning });
   const deps: CoreDeps = { entities, services, coreConfig, auth, registries, bus, entityFanout, history, explorer, frontendUserData, tags, templates, intents, intentPlatforms, clock, ids, runState: () => runState, fireEvent, log: httpLog.warning, logs };
-  deps.coreBackup = new CoreBackup({ log, dataDir, areas, say: logs.get('hearth.backup').info });
+  deps.coreBackup = new CoreBackup({ log, dataDir, areas, logLine: logs.get('hearth.backup').info });
   if (supervisorEndpoint) deps.supervisor = new SupervisorClient(supervisorEndpoint);
-  deps.panels = new Panels({ fireEvent, say: logs.get('hearth.frontend') });
+  deps.panels = new Panels({ fireEvent, logger: logs.get('hearth.frontend') });
   deps.deviceAutomations = new DeviceAutomations({
     getDevice: (id) => registries.getDevice(id),
     entitiesOfDevice: (id) => registries.entitiesOfDevice(id),
@@ -333,8 +324,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     state: (id) => entities.get(id),
   });
   deps.translations = new Translations({ components: () => coreConfig.components.list(), services: () => services.describe() });
-  const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, say: logs.get('hearth.hassio'), context: systemContext });
-  const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), say: logs.get('hearth.hassio'), context: systemContext });
+  const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, logger: logs.get('hearth.hassio'), context: systemContext });
+  const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), logger: logs.get('hearth.hassio'), context: systemContext });
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   for (const [domain, platform] of Object.entries(domainIntents)) await intentPlatforms.registerIntentPlatform(domain, platform);
@@ -387,20 +378,17 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   // the core's hop of ingress to the supervisor's proxy; without a supervisor the path is unknown (404)
   if (supervisorEndpoint) registerHassioIngress(app, { supervisorUrl: supervisorEndpoint.url, log: httpLog.warning });
   const router = new Router({ authenticator: auth, corsOrigins: config.http.cors_allowed_origins, log: httpLog.error, budget, bans, forwarded, refusals: httpRefusals });
-  registerApiRoutes(router, deps);
-  registerStreamRoute(router, deps, { pingMs: options.streamPingMs });
-  registerAuthRoutes(router, { auth, bans, throttle: new LoginThrottle(clock) });
-  registerAuthorizePage(router);
-  registerDashboardRoutes(router);
-  registerWellKnownRoutes(router, { coreConfig, port: () => port });
-  registerOnboardingRoutes(router, { auth });
-  registerLoggingRoutes(router, { logs });
-  registerHistoryRoutes(router, deps);
-  registerTemplateRoutes(router, deps);
-  registerIntentRoutes(router, deps);
-  registerConversationRoutes(router, { clock, ids, conversation });
-  registerMobileAppRoutes(router, { clock, ids, mobile });
-  if (hassio) registerHassioRoutes(router, { hassio, appPanels, auth, supervisorIp: supervisorIpOf(supervisorEndpoint?.url) });
+  registerCoreRoutes(router, deps, {
+    auth,
+    bans,
+    clock,
+    ids,
+    conversation,
+    mobile,
+    port: () => port,
+    streamPingMs: options.streamPingMs,
+    hassio: hassio ? { hassio, appPanels, supervisorUrl: supervisorEndpoint?.url } : undefined,
+  });
   router.mount(app);
   coreConfig.components.follow(() => router.components());
 
@@ -461,39 +449,8 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   await intentTimers.resume();
 
   // a snapshot of 100k entities blocks the loop ~0.3 s; 200k records of tail replay in under 2 s
-  const snapshotEvery = options.snapshotEvery ?? 200_000;
-  let sinceSnapshot = 0;
-  let snapshotting: Promise<void> | undefined;
-  const snapshot = async () => {
-    const seq = log.lastSeq();
-    const time = clock.now();
-    // every area's projection is exactly the committed log up to seq at this instant
-    const parts = areas.map((a) => ({ name: a.name, version: a.snapshotVersion, data: a.snapshot() }));
-    await Promise.all(parts.map((p) => log.saveSnapshot(p.name, { seq, version: p.version, time, data: p.data })));
-  };
-  log.onCommit((batch) => {
-    sinceSnapshot += batch.length;
-    if (sinceSnapshot >= snapshotEvery && !snapshotting) {
-      sinceSnapshot = 0;
-      snapshotting = snapshot()
-        .catch((err) => coreLog.error('snapshot failed', err))
-        .finally(() => (snapshotting = undefined));
-    }
-  });
-
-  const purgeKeepMs = config.recorder.purge_keep_days * 86_400_000;
-  const purge = async () => {
-    const snaps = await Promise.all(areas.map((a) => log.loadSnapshot(a.name)));
-    if (snaps.some((s) => !s)) return 0;
-    const covered = Math.min(...snaps.map((s) => s!.seq));
-    // users, tokens, core settings and registries live only in their records: retention is for history
-    const kept = (r: EventRecord) => r.stream.startsWith('auth/') || r.stream.startsWith('authpub/') || r.stream.startsWith('core/') || r.stream.startsWith(REGISTRY_PREFIX);
-    const removed = await log.purge(clock.now() - purgeKeepMs, covered, kept);
-    if (removed) logs.get('hearth.recorder').info(`recorder: purged ${removed} events older than ${config.recorder.purge_keep_days} days`);
-    return removed;
-  };
-  const purgeTimer = setInterval(() => purge().catch((err) => logs.get('hearth.recorder').error('purge failed', err)), 3_600_000);
-  purgeTimer.unref();
+  const snapshots = snapshotEvery(log, options.snapshotEvery ?? 200_000, () => saveAreaSnapshots(log, areas, log.lastSeq(), clock.now()), coreLog);
+  const recorder = startRecorderPurge({ log, areas, clock, keepDays: config.recorder.purge_keep_days, logger: logs.get('hearth.recorder') });
 
   Object.assign(instance, {
     port,
@@ -507,19 +464,19 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     mobilePush,
     exporter,
     restore: { ms: restoreMs, records },
-    snapshot,
-    purge,
+    snapshot: snapshots.snapshot,
+    purge: recorder.purge,
     stop: () =>
       (stopping ??= (async () => {
         runState = 'STOPPING';
-        clearInterval(purgeTimer);
+        recorder.stop();
         await fireEvent(STOP_EVENT, {}, 'LOCAL', systemContext());
         uWS.us_listen_socket_close(listenSocket);
         await quiesce();
         await exporter?.stop();
-        await snapshotting;
+        await snapshots.pending;
         await bans.settled();
-        await snapshot();
+        await snapshots.snapshot();
         await logSocket?.close();
         await close();
       })()),

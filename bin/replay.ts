@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { openEventLog } from '../store/log.ts';
 import { LogSocketError, probeLogSocket, readLogRemote, type LogRequest } from '../store/log-socket.ts';
 import { messageOf } from '../store/errors.ts';
-import { isoTime, parseIsoTime } from '../store/time.ts';
+import { isoformat } from '../machines/python/isoformat.ts';
+import { parseIsoTime } from '../store/time.ts';
 import { MAX_SECRET, Redactor } from './redact.ts';
 import type { EventLog, EventRecord } from '../store/types.ts';
 import { StateFold, type StoredState } from '../actors/explorer/state-at.ts';
@@ -329,7 +330,7 @@ function recordPrinter(options: ReplayOptions, secrets: Redactor, out: Output): 
 }
 
 function tableLine(record: EventRecord, secrets: Redactor): string {
-  const prefix = tableRow(String(record.seq), isoTime(record.time), record.type, record.stream, '');
+  const prefix = tableRow(String(record.seq), isoformat(record.time), record.type, record.stream, '');
   const width = summaryWidth(prefix.length);
   // The summary is cut to the width, so only its start is written out; with room for a whole
   // remembered secret past the cut, so it is scrubbed whole rather than shown in part.
@@ -422,7 +423,7 @@ async function printStatesAt(source: Source, options: ReplayOptions, at: number,
   for (const s of selected) {
     let line: string;
     try {
-      const changed = typeof s.last_changed === 'number' ? isoTime(s.last_changed) : shortText(s.last_changed);
+      const changed = typeof s.last_changed === 'number' ? isoformat(s.last_changed) : shortText(s.last_changed);
       line = `${String(s.entity_id).padEnd(idWidth)}  ${stateTexts.get(s)!.padEnd(stateWidth)}  ${changed}`;
     } catch (err) {
       line = `(${cannot(s, err)})`;

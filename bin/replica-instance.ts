@@ -34,6 +34,7 @@ import { replicaCommands } from '../gateway/ws/replica-commands.ts';
 import { OutputBudget, OUTPUT_BUDGET_BYTES } from '../gateway/output-budget.ts';
 import type { WsLimits } from '../gateway/ws/connection.ts';
 import { assertNativeUws } from './instance.ts';
+import { saveAreaSnapshots, snapshotEvery } from './instance-snapshots.ts';
 
 export interface ReplicaOptions {
   nats: FollowConfig;
@@ -85,7 +86,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
   const entities = new EntityActors({ log, clock });
   const coreConfig = new CoreConfig({ log, clock, configDir: dataDir });
   coreConfig.load(config.core, config.coreFromYaml);
-  const registries = new Registries({ log, clock, ids, say: logs.get('hearth.registries').info, states: entities });
+  const registries = new Registries({ log, clock, ids, logLine: logs.get('hearth.registries').info, states: entities });
   const auth = new MirroredAuth({ clock, placement: { deviceOf: (id: string) => registries.deviceOf(id), areaIdOf: (id: string) => registries.areaOf(id)?.area_id } });
   const areas: Area[] = [entities.area, registries.area, coreConfig.area, auth];
   // entities, registries and the auth mirror project what is committed themselves; the core
@@ -112,29 +113,14 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     }
     await saveSnapshots(snapshot.seq, snapshot.time);
   };
-  const saveSnapshots = async (seq: number, time = clock.now()) => {
-    const parts = areas.map((a) => ({ name: a.name, version: a.snapshotVersion, data: a.snapshot() }));
-    await Promise.all(parts.map((p) => log.saveSnapshot(p.name, { seq, version: p.version, time, data: p.data })));
-  };
+  const saveSnapshots = (seq: number, time = clock.now()) => saveAreaSnapshots(log, areas, seq, time);
   const follower = new Follower({ log, config: options.nats, seed, warn: logger.warning, info: logger.info });
   await follower.start();
   // a fresh replica is seeded before it answers, so no client sees the home fill in
   await Promise.race([follower.ready, new Promise((ok) => setTimeout(ok, options.placeTimeoutMs ?? 5000).unref())]);
   await entities.warmJson();
 
-  const snapshotEvery = options.snapshotEvery ?? 200_000;
-  let since = 0;
-  let snapshotting: Promise<void> | undefined;
-  const snapshot = () => saveSnapshots(Math.max(log.lastSeq(), follower.applied));
-  log.onCommit((batch) => {
-    since += batch.length;
-    if (since >= snapshotEvery && !snapshotting) {
-      since = 0;
-      snapshotting = snapshot()
-        .catch((err) => logger.error('snapshot failed', err))
-        .finally(() => (snapshotting = undefined));
-    }
-  });
+  const snapshots = snapshotEvery(log, options.snapshotEvery ?? 200_000, () => saveSnapshots(Math.max(log.lastSeq(), follower.applied)), logger);
 
   const app = uWS.App();
   const httpLog = logs.get('hearth.http');
@@ -184,8 +170,8 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
         uWS.us_listen_socket_close(listenSocket);
         for (const c of ws.connections) c.close();
         await follower.stop();
-        await snapshotting;
-        await snapshot();
+        await snapshots.pending;
+        await snapshots.snapshot();
         await logSocket?.close();
         await close();
       })()),

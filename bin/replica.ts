@@ -43,7 +43,7 @@ export async function replicaMain(argv: string[]): Promise<void> {
   const { startReplica } = await import('./replica-instance.ts');
   let instance: Replica | undefined;
   const exit = orderlyExit('Replica', () => instance?.stop());
-  guardProcess({ say: (line, level) => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line)), stop: (code) => void exit(code) });
+  guardProcess({ logLine: (line, level) => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line)), stop: (code) => void exit(code) });
   instance = await startReplica({ nats: { servers, stream, credentials: values.credentials }, dataDir, port, host });
   const s = instance.status();
   console.log(`Replica listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (stream ${stream} at ${servers.join(', ')}; data in ${instance.dataDir}; at seq ${s.seq})`);

@@ -13,7 +13,8 @@ import { Engine, DEFAULT_DOCKER_SOCKET } from '../actors/supervisor/docker/engin
 import { supervisorUpdate } from '../gateway/supervisor/routes/root.ts';
 import { SupervisorApi } from '../gateway/supervisor/api.ts';
 import { registerSupervisorRoutes, type SupervisorParts } from './supervisor-routes.ts';
-import { CoreRuntime, type CoreHostProcess } from '../actors/supervisor/core/runtime.ts';
+import { CoreRuntime } from '../actors/supervisor/core/runtime.ts';
+import type { CoreHostProcess } from '../actors/supervisor/core/types.ts';
 import { JobTracker } from '../actors/supervisor/jobs/jobs.ts';
 import { ResolutionCenter } from '../actors/supervisor/resolution/center.ts';
 import { assertNativeUws } from './instance.ts';
@@ -146,7 +147,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const logs = new Logs({ clock, lines: options.log, file: join(dataDir, 'supervisor.log') });
-  const say = logs.get('hearth.supervisor');
+  const logger = logs.get('hearth.supervisor');
   let state = 'initialize';
   const context = (): Context => ({ id: ids.ulid(clock.now()), parent_id: null, user_id: null });
 
@@ -159,7 +160,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const updater = new Updater({
     log,
     clock,
-    say: logs.get('hearth.supervisor.updater'),
+    logger: logs.get('hearth.supervisor.updater'),
     channel: () => settings.section('supervisor', SUPERVISOR_DEFAULTS).get().channel,
     source: () => updaterSettings.get().source ?? DEFAULT_UPDATER_SOURCE,
     machine: machineOf(),
@@ -172,7 +173,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
 
   const operator = await tokens.ensureOperator(join(dataDir, 'admin.token'), context());
   const engine = new Engine(options.dockerSocket ?? DEFAULT_DOCKER_SOCKET);
-  if (!(await engine.reachable())) say.warning(`no container engine answers at ${engine.socketPath}: the core cannot run until one does`);
+  if (!(await engine.reachable())) logger.warning(`no container engine answers at ${engine.socketPath}: the core cannot run until one does`);
 
   const supervisorSettings = settings.section('supervisor', SUPERVISOR_DEFAULTS);
   logs.setDefaultLevel(LEVELS[supervisorSettings.get().logging as keyof typeof LEVELS] ?? LEVELS.info);
@@ -184,17 +185,17 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     lookup: (token) => tokens.lookup(token),
     state: () => state,
     v2: supervisorSettings.get().feature_flags.supervisor_v2_api === true,
-    error: say.error,
-    warn: say.warning,
+    error: logger.error,
+    warn: logger.warning,
   });
   let restartApi: () => void = () => {};
   const coreContainer = options.coreContainer ?? 'hearth_core';
   const coreDataDir = join(dataDir, 'core');
   const connectivityUrl = options.connectivityUrl === undefined ? DEFAULT_CONNECTIVITY_URL : options.connectivityUrl;
-  const connectivity = new Connectivity({ url: () => connectivityUrl, now: () => clock.now(), say: logs.get('hearth.supervisor.network').debug });
+  const connectivity = new Connectivity({ url: () => connectivityUrl, now: () => clock.now(), logLine: logs.get('hearth.supervisor.network').debug });
   // apps join the plugins' network once the dns plugin is installed, else the engine's bridge
   const appNetwork = () => options.dockerNetwork ?? (plugins.dns.version() ? (options.pluginNetwork ?? DEFAULT_PLUGIN_NETWORK).name : 'bridge');
-  const network = new Network({ engine, connectivity, dockerNetwork: appNetwork, say: logs.get('hearth.supervisor.network').info });
+  const network = new Network({ engine, connectivity, dockerNetwork: appNetwork, logLine: logs.get('hearth.supervisor.network').info });
   const hostSystem = options.hostSystem ?? new LocalHost();
   const resolution = new ResolutionCenter({
     log, clock, ids, engine, dataDir, coreDataDir, coreContainer, context, host: hostSystem,
@@ -221,9 +222,9 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
       plugins.all().filter((p) => p.version() !== null && p.versionInfo().update_available).map((p) => ({ name: p.name, update: () => p.update(context()) })),
     warn: logs.get('hearth.supervisor.jobs').warning,
   });
-  const os = new OperatingSystem({ swapFiles: options.swapFiles, say: logs.get('hearth.supervisor.os').warning });
+  const os = new OperatingSystem({ swapFiles: options.swapFiles, logLine: logs.get('hearth.supervisor.os').warning });
   let listenPort = 0;
-  const core = new CoreRuntime({ log, clock, ids, say: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: { jobs, resolution, updater }, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone, hostProcess: options.coreHostProcess });
+  const core = new CoreRuntime({ log, clock, ids, logger: logs.get('hearth.supervisor.core'), settings, tokens, engine, containerName: coreContainer, dataDir: coreDataDir, links: { jobs, resolution, updater }, defaultPort: options.corePort, supervisorUrl: () => `http://supervisor:${listenPort}`, timezone: () => supervisorSettings.get().timezone, hostProcess: options.coreHostProcess });
   const coreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock });
   // a session made for a user carries who the core says that user is
   ingress.lookupUser ??= async (id) => {
@@ -232,28 +233,28 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   };
   // the apps as `parts` holds them when asked (built later; a test may stand in its own)
   const services = new Services({ log, clock, apps: () => parts.apps });
-  const discovery = new Discovery({ log, clock, ids, say: logs.get('hearth.supervisor.discovery'), apps: () => parts.apps, store: () => store, push: corePush(coreApi, logs.get('hearth.supervisor.discovery')) });
+  const discovery = new Discovery({ log, clock, ids, logger: logs.get('hearth.supervisor.discovery'), apps: () => parts.apps, store: () => store, push: corePush(coreApi, logs.get('hearth.supervisor.discovery')) });
   for (const area of [services, discovery]) {
     await replayArea(log, area);
     areas.push(area);
   }
-  const mounts = new Mounts({ log, clock, say: logs.get('hearth.supervisor.mounts'), dataDir, system: options.mountSystem ?? new HostMounts(), jobs, resolution, context });
+  const mounts = new Mounts({ log, clock, logger: logs.get('hearth.supervisor.mounts'), dataDir, system: options.mountSystem ?? new HostMounts(), jobs, resolution, context });
   await replayArea(log, mounts);
   areas.push(mounts);
   // as the original does in setup: every configured mount again, failures become issues
   await mounts.load();
-  const authHelper = new AuthHelper({ file: join(dataDir, 'auth.json'), core: coreApi, say: logs.get('hearth.supervisor.auth') });
+  const authHelper = new AuthHelper({ file: join(dataDir, 'auth.json'), core: coreApi, logger: logs.get('hearth.supervisor.auth') });
   // a local document is read before the API answers; a remote one in the background
   const firstRead = updater.reload({ force: true }).catch(() => {});
   if (!/^https?:/i.test(updater.location())) await firstRead;
   const gitRepositories = new GitRepositories({
     dir: join(dataDir, 'apps', 'git'),
     section: settings.section('store', STORE_SETTINGS_DEFAULTS),
-    say: logs.get('hearth.supervisor.store'),
+    logger: logs.get('hearth.supervisor.store'),
     inUse: () => new Set(parts.apps.list().map((app) => app.repository)),
     changed: () => store.reload(),
   });
-  const store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], clones: () => gitRepositories.list(), say: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
+  const store = new AppStore({ localDir: join(dataDir, 'apps', 'local'), directories: () => options.appRepositories ?? [], clones: () => gitRepositories.list(), logger: logs.get('hearth.supervisor.store'), coreVersion: () => core.version() });
   await store.reload();
   const plugins = new Plugins({
     log, clock, ids, logs, settings, engine, dataDir,
@@ -271,7 +272,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   network.dnsAddress = async () => (await plugins.dns.forApps())?.ip ?? null;
   const apps = new AppManager({
     log, clock, ids, tokens, engine, dataDir, coreDataDir,
-    say: logs.get('hearth.supervisor.apps'),
+    logger: logs.get('hearth.supervisor.apps'),
     store: () => store,
     jobs: () => jobs,
     resolution: () => resolution,
@@ -287,7 +288,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const backupCoreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock, timeoutMs: 60 * 60_000 });
   const backups = new BackupManager({
     dataDir, coreDataDir, jobs, resolution, context,
-    say: logs.get('hearth.supervisor.backups'),
+    logger: logs.get('hearth.supervisor.backups'),
     mounts: () => mounts,
     state: { get: () => state, set: (s) => (state = s) },
     options: settings.section('backups', BACKUP_OPTIONS_DEFAULTS),
@@ -307,7 +308,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const backupRestore = new BackupRestorer({
     dataDir, coreDataDir, jobs, backups, core, apps, mounts,
     repositories: gitRepositories,
-    say: logs.get('hearth.supervisor.backups'),
+    logger: logs.get('hearth.supervisor.backups'),
     newId: () => ids.uuidHex().slice(0, 12),
   });
   const parts: SupervisorParts = {
@@ -333,7 +334,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   listenPort = port;
   // supported/healthy are right from the first request; the checks run in the background
   await resolution.evaluate();
-  listener.say = say.error;
+  listener.logLine = logger.error;
   listener.serve(table);
   listener.coreProxy = {
     state: () => state,
@@ -349,7 +350,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   resolution.start();
   mounts.start();
   void connectivity.check();
-  say.info(`supervisor running on port ${port}`);
+  logger.info(`supervisor running on port ${port}`);
   // in the background: the API answers while the image builds
   const coreBooted = options.bootCore !== false ? core.boot(context()) : Promise.resolve();
   // the plugins beside the core: the apps need the dns plugin's resolver
@@ -399,7 +400,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   let restarting: Promise<void> | undefined;
   restartApi = () => {
     if (restarting) return;
-    say.info('supervisor restarting');
+    logger.info('supervisor restarting');
     restarting = handle.restarted = (async () => {
       await new Promise((r) => setImmediate(r));
       keepListener = true;

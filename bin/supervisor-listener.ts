@@ -22,17 +22,17 @@ export class SupervisorListener {
   private socket?: uWS.us_listen_socket;
   port = 0;
   /** where the router tells unexpected failures (the serving generation's logger) */
-  say: (line: string) => void = () => {};
+  logLine: (line: string) => void = () => {};
   /** the serving generation's ingress proxy: where `/ingress/<token>/...` goes (HTTP and WebSocket) */
   ingress?: (incoming: ProxyIncoming) => Promise<ProxyPlan>;
   /** the serving generation's proxy of the core's API for apps (`/core/api/...`, `/core/websocket`) */
   coreProxy?: CoreProxyDeps;
 
   constructor() {
-    this.router = new Router({ authenticator: { authenticate: () => undefined } as never, log: (line) => this.say(line) });
+    this.router = new Router({ authenticator: { authenticate: () => undefined } as never, log: (line) => this.logLine(line) });
     // the proxy streams bodies and upgrades WebSockets, which the router's handlers do not
     for (const pattern of ['/ingress/*', '/v2/ingress/*']) {
-      serveProxy(this.app, { pattern, matches: isIngressProxyPath, plan: (i) => this.ingress?.(i) ?? { refuse: plainError(503) }, log: (l) => this.say(l) });
+      serveProxy(this.app, { pattern, matches: isIngressProxyPath, plan: (i) => this.ingress?.(i) ?? { refuse: plainError(503) }, log: (l) => this.logLine(l) });
     }
     for (const pattern of ['/core/*', '/homeassistant/*', '/v2/core/*']) serveCoreProxy(this.app, pattern, () => this.coreProxy);
     this.router.mount(this.app);

@@ -50,7 +50,7 @@ export async function supervisorMain(argv: string[]): Promise<void> {
   let instance: Supervisor | undefined;
   const exit = orderlyExit('Supervisor', () => instance?.stop());
   // into the supervisor's own log (its file, which /supervisor/logs serves) once it runs
-  guardProcess({ say: (line, level) => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line)), stop: (code) => void exit(code) });
+  guardProcess({ logLine: (line, level) => (instance ? instance.logs.get('hearth.guard')[level](line) : console.error(line)), stop: (code) => void exit(code) });
   instance = await startSupervisor({ dataDir, port, host, dockerSocket, updaterUrl, appRepositories, connectivityUrl, bootPlugins: true, onStop: () => void exit(0) });
   console.log(`Supervisor listening on http://${host === '0.0.0.0' ? 'localhost' : host}:${instance.port} (data in ${instance.dataDir}; operator token in ${instance.dataDir}/admin.token)`);
 }

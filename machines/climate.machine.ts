@@ -1,5 +1,5 @@
 import { assign, emit, setup } from 'xstate';
-import { pyFloat } from './input_number.machine.ts';
+import { floatRepr } from './python/float.ts';
 
 /** ClimateEntityFeature. */
 export const CLIMATE_TARGET_TEMPERATURE = 1;
@@ -117,7 +117,7 @@ export function climateProblem(context: ClimateContext, event: ClimateEvent): Pr
       }
       for (const t of [event.temperature, event.target_temp_high, event.target_temp_low]) {
         if (t !== undefined && (t < config.min_temp || t > config.max_temp)) {
-          const placeholders = { check_temp: pyFloat(t), min_temp: String(config.min_temp), max_temp: String(config.max_temp) };
+          const placeholders = { check_temp: floatRepr(t), min_temp: String(config.min_temp), max_temp: String(config.max_temp) };
           return { key: 'temp_out_of_range', placeholders, message: `Provided temperature ${placeholders.check_temp} is not valid. Accepted range is ${placeholders.min_temp} to ${placeholders.max_temp}.` };
         }
       }

@@ -1,4 +1,5 @@
 import { assertEvent, assign, emit, setup } from 'xstate';
+import { floatFormat, floatRepr } from './python/float.ts';
 
 /** An input_number item of configuration.yaml, validated (min < max, initial within them). */
 export interface InputNumberConfig {
@@ -33,47 +34,11 @@ export type InputNumberEvent =
 
 export type InputNumberEmitted = { type: 'rejected'; message: string; code: 'invalid_format' };
 
-function digitsOf(n: number, precision?: number): { sign: string; digits: string; exp: number } {
-  const text = precision === undefined ? Math.abs(n).toExponential() : Math.abs(n).toExponential(precision - 1);
-  const [mantissa, exponent] = text.split('e');
-  const digits = mantissa.replace('.', '').replace(/0+$/, '') || '0';
-  return { sign: n < 0 || Object.is(n, -0) ? '-' : '', digits, exp: Number(exponent) };
-}
-
-function layout({ sign, digits, exp }: { sign: string; digits: string; exp: number }, scientific: boolean): string {
-  if (scientific) {
-    const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  }
-  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1) : digits.padEnd(exp + 1, '0');
-  return `${sign}${whole}.${digits.slice(exp + 1) || '0'}`;
-}
-
-function nonFinite(n: number): string | undefined {
-  if (Number.isNaN(n)) return 'nan';
-  if (!Number.isFinite(n)) return n > 0 ? 'inf' : '-inf';
-  return undefined;
-}
-
-/** Python's repr() of a float: `50.0`, `0.1`, `1e-05`, `1e+16`. */
-export function pyFloat(n: number): string {
-  const special = nonFinite(n);
-  if (special) return special;
-  const parts = digitsOf(n);
-  return layout(parts, parts.exp < -4 || parts.exp >= 16);
-}
-
 /**
  * The state string the original gives a float state: `f"{value:.15}"` (15 significant digits,
  * so 2.4 + 1.2 shows as `3.6`; fixed notation keeps a `.0`).
  */
-export function pyFloatState(n: number): string {
-  const special = nonFinite(n);
-  if (special) return special;
-  const parts = digitsOf(n, 15);
-  return layout(parts, parts.exp < -4 || parts.exp >= 14);
-}
+export const pyFloatState = (n: number): string => floatFormat(n, 15);
 
 /** A numeric value the user sets with a slider or a box, kept within [min, max]. */
 export const inputNumberMachine = setup({
@@ -98,7 +63,7 @@ export const inputNumberMachine = setup({
       return {
         type: 'rejected' as const,
         code: 'invalid_format' as const,
-        message: `Invalid value for ${context.entityId}: ${pyFloat(event.value)} (range ${pyFloat(min)} - ${pyFloat(max)})`,
+        message: `Invalid value for ${context.entityId}: ${floatRepr(event.value)} (range ${floatRepr(min)} - ${floatRepr(max)})`,
       };
     }),
     // a reload keeps the value, moved inside the new limits

@@ -1,4 +1,5 @@
 import { assertEvent, assign, emit, not, setup } from 'xstate';
+import { pyRepr } from './python/repr.ts';
 
 /** An input_select item of configuration.yaml, validated (options unique and non-empty, initial among them). */
 export interface InputSelectConfig {
@@ -34,28 +35,6 @@ export type InputSelectEvent =
   | { type: 'configure'; config: InputSelectConfig };
 
 export type InputSelectEmitted = { type: 'rejected'; message: string; code: 'home_assistant_error' };
-
-/** Python's repr() of a str. */
-export function pyRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = '';
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return quote + out + quote;
-}
-
-/** Python's repr() of a list of str: `['a', 'b']`. */
-export function pyListRepr(items: string[]): string {
-  return `[${items.map(pyRepr).join(', ')}]`;
-}
 
 function offsetIndex(context: InputSelectContext, offset: number, cycle: boolean): string {
   const { options, current } = context;
@@ -113,7 +92,7 @@ export const inputSelectMachine = setup({
     }),
     rejectDuplicates: emit(({ event }) => {
       assertEvent(event, 'set_options');
-      return { type: 'rejected' as const, code: 'home_assistant_error' as const, message: `Duplicated options: ${pyListRepr(event.options)}` };
+      return { type: 'rejected' as const, code: 'home_assistant_error' as const, message: `Duplicated options: ${pyRepr(event.options)}` };
     }),
     // a reload offers the configured options again and keeps the selection, even one no longer offered
     applyConfig: assign(({ event }) => {

@@ -1,4 +1,5 @@
 import { assign, emit, setup } from 'xstate';
+import { isoformat } from './python/isoformat.ts';
 
 /** What a timer starts from: configured, or restored from its last state. */
 export interface TimerInput {
@@ -34,14 +35,6 @@ export type TimerEmitted =
 
 /** The original's times: utcnow().replace(microsecond=0). */
 const wholeSecond = (ms: number) => Math.floor(ms / 1000) * 1000;
-
-/** An epoch-ms time as Python's isoformat() of a UTC datetime. */
-export function isoUtc(ms: number): string {
-  const whole = Math.floor(ms);
-  const micros = Math.round((ms - whole) * 1000) + (whole % 1000) * 1000;
-  const base = new Date(whole - (whole % 1000)).toISOString().slice(0, 19);
-  return `${base}${micros ? `.${String(micros).padStart(6, '0')}` : ''}+00:00`;
-}
 
 const timeOf = (event: TimerEvent | { type: string }) => ('time' in event && typeof event.time === 'number' ? event.time : undefined);
 
@@ -90,7 +83,7 @@ export const timerMachine = setup({
     announceFinished: emit(({ context }) => ({
       type: 'bus_event' as const,
       event_type: 'timer.finished',
-      data: { entity_id: context.entityId, finished_at: isoUtc(context.end ?? context.now) },
+      data: { entity_id: context.entityId, finished_at: isoformat(context.end ?? context.now) },
     })),
     rejectChange: emit(({ context, event }, params: { running: boolean }) => ({
       type: 'rejected' as const,

@@ -23,7 +23,7 @@ export interface HistoryStreamOptions {
   send(eventJson: string): void;
   /** who the stream is for, in log lines */
   who: string;
-  say(line: string): void;
+  logLine(line: string): void;
   coalesceMs?: number;
 }
 
@@ -57,7 +57,7 @@ export function openHistoryStream(options: HistoryStreamOptions): { stop(): void
       (answers) => {
         if (!stopped) options.send(historyEvent(answers, q, q.start, q.end!));
       },
-      (err) => options.say(`history/stream of ${options.who} failed reading the history: ${(err as Error)?.stack ?? err}`),
+      (err) => options.logLine(`history/stream of ${options.who} failed reading the history: ${(err as Error)?.stack ?? err}`),
     );
     return { stop: () => void (stopped = true), started };
   }
@@ -88,7 +88,7 @@ export function openHistoryStream(options: HistoryStreamOptions): { stop(): void
     if (lastSeqs && r.seq <= (lastSeqs.get(entityId) ?? 0)) return;
     buffered.push({ seq: r.seq, entityId, state: next! });
     if (buffered.length > MAX_PENDING) {
-      options.say(`history/stream of ${options.who} ended: more than ${MAX_PENDING} changes were waiting to be sent`);
+      options.logLine(`history/stream of ${options.who} ended: more than ${MAX_PENDING} changes were waiting to be sent`);
       return stop();
     }
     // until the history part is out, changes wait; then the first of a burst opens a window
@@ -125,7 +125,7 @@ export function openHistoryStream(options: HistoryStreamOptions): { stop(): void
   return {
     stop,
     started: started.catch((err) => {
-      options.say(`history/stream of ${options.who} failed reading the history: ${(err as Error)?.stack ?? err}`);
+      options.logLine(`history/stream of ${options.who} failed reading the history: ${(err as Error)?.stack ?? err}`);
       stop();
     }),
   };

@@ -48,7 +48,7 @@ export interface AuthConfig {
   /** the `auth_groups:` of the core section (checked): groups beside the system ones */
   groups?: Group[];
   /** where the auth system reports what an operator should know (default: stdout) */
-  say?: (line: string) => void;
+  logLine?: (line: string) => void;
 }
 
 /** Dependencies of the auth system. */
@@ -108,13 +108,13 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
       users,
       hasher,
       trustedProxies: config.trustedProxies ?? [],
-      say: config.say ?? ((line) => console.log(line)),
+      logLine: config.logLine ?? ((line) => console.log(line)),
       coreTitle: config.providerName ?? 'Hearth Local',
     }),
   );
 
   const tokens = createTokenService({ ...shared, issuer, policy });
-  const login = createLoginService({ ...shared, issuer, policy, codes, mfa: mfaModules, fetchPage: fetchClientPage, report: config.say, maxOpenFlows: config.maxOpenLoginFlows });
+  const login = createLoginService({ ...shared, issuer, policy, codes, mfa: mfaModules, fetchPage: fetchClientPage, report: config.logLine, maxOpenFlows: config.maxOpenLoginFlows });
   const onboarding = createOnboardingService({ ...shared, progress, hasher, codes, refreshToken: (id) => issuer.store.get(id), fetchPage: fetchClientPage });
   const mfa = createMfaSetup({ ...shared, modules: mfaModules });
   const admin = createUserAdmin({

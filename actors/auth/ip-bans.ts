@@ -86,7 +86,7 @@ export interface IpBanDeps {
   clock: Clock;
   ids: Ids;
   config: IpBanConfig;
-  say: (line: string) => void;
+  logLine: (line: string) => void;
   /** reverse lookup of an address (tests replace it) */
   resolveHost?: (ip: string) => Promise<string>;
 }
@@ -98,7 +98,7 @@ export class IpBans implements LoginAttempts {
   private readonly log: EventLog;
   private readonly clock: Clock;
   private readonly ids: Ids;
-  private readonly say: (line: string) => void;
+  private readonly logLine: (line: string) => void;
   private readonly resolveHost: (ip: string) => Promise<string>;
   private readonly enabled: boolean;
   private readonly threshold: number;
@@ -110,7 +110,7 @@ export class IpBans implements LoginAttempts {
     this.log = deps.log;
     this.clock = deps.clock;
     this.ids = deps.ids;
-    this.say = deps.say;
+    this.logLine = deps.logLine;
     this.resolveHost = deps.resolveHost ?? hostOf;
     this.enabled = deps.config.enabled;
     this.threshold = deps.config.threshold;
@@ -179,7 +179,7 @@ export class IpBans implements LoginAttempts {
         const host = await this.resolveHost(ip);
         const base = `Login attempt or request with invalid authentication from ${host} (${ip}).`;
         // the user agent is the client's own words: in the log only, as the original has it
-        this.say(`${base} Requested URL: '${url}'. (${userAgent ?? 'None'})`);
+        this.logLine(`${base} Requested URL: '${url}'. (${userAgent ?? 'None'})`);
         const events: NewEvent[] = [
           loginAttemptRecords.make(
             LOGIN_ATTEMPT_STREAM,
@@ -192,7 +192,7 @@ export class IpBans implements LoginAttempts {
           ),
         ];
         if (ban) {
-          this.say(`Banned IP ${ip} for too many login attempts`);
+          this.logLine(`Banned IP ${ip} for too many login attempts`);
           events.push(
             ipBanRecords.make(
               IP_BAN_STREAM,
@@ -222,7 +222,7 @@ export class IpBans implements LoginAttempts {
   }
 
   private track(work: Promise<unknown>): void {
-    const p = work.catch((err) => this.say(`recording a failed login failed: ${(err as Error).message}`)).finally(() => this.pending.delete(p));
+    const p = work.catch((err) => this.logLine(`recording a failed login failed: ${(err as Error).message}`)).finally(() => this.pending.delete(p));
     this.pending.add(p);
   }
 

@@ -250,8 +250,8 @@ export class LoginFlows {
       this.dropped++;
     }
     if (now - this.droppedSaidAt < DROP_LINE_MS) return;
-    const say = this.deps.log ?? ((line: string) => console.log(line));
-    say(`Login flows: more than ${this.maxOpen} open; dropped ${this.dropped} unfinished, oldest first`);
+    const logLine = this.deps.log ?? ((line: string) => console.log(line));
+    logLine(`Login flows: more than ${this.maxOpen} open; dropped ${this.dropped} unfinished, oldest first`);
     this.dropped = 0;
     this.droppedSaidAt = now;
   }

@@ -1,5 +1,5 @@
 import type { EventLog, EventRecord } from '../../store/types.ts';
-import type { Area } from '../area.ts';
+import { evolveOnCommit, type Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS } from '../../machines/refresh-token.machine.ts';
 import { AccessTokens } from './jwt.ts';
@@ -97,9 +97,7 @@ export class MirroredAuth implements Area, Authenticator {
 
   /** Projects the authpub/ records committed on `log` (the replica's copy of the primary's) from now on. */
   follow(log: EventLog): () => void {
-    return log.onCommit((records) => {
-      for (const record of records) if (this.owns(record)) this.evolve(record);
-    });
+    return evolveOnCommit(log, this);
   }
 
   snapshot(): MirrorSnapshot {

@@ -57,7 +57,7 @@ export interface ProviderContext {
   users: Users;
   hasher: PasswordHasher;
   trustedProxies: readonly string[];
-  say: (line: string) => void;
+  logLine: (line: string) => void;
   /** the title of the `core` provider when the configuration names none */
   coreTitle: string;
 }
@@ -86,7 +86,7 @@ export function createProviders(configs: ProviderConfig[] | undefined, ctx: Prov
       case 'command_line':
         return commandLineProvider(config, ctx);
       case 'insecure_example':
-        ctx.say(
+        ctx.logLine(
           `Auth provider insecure_example${config.id ? ` (${config.id})` : ''} is enabled: its passwords sit in configuration.yaml in plain text; use it for development only`,
         );
         return insecureExampleProvider(config, ctx);
@@ -159,7 +159,7 @@ function commandLineProvider(config: Extract<ProviderConfig, { type: 'command_li
       const username = fields.username.trim();
       const result = await checkCommandLogin(config, username, fields.password);
       if (!result.ok) {
-        ctx.say(`User ${JSON.stringify(username)} failed to authenticate: ${result.reason}`);
+        ctx.logLine(`User ${JSON.stringify(username)} failed to authenticate: ${result.reason}`);
         return { kind: 'invalid' };
       }
       if (config.meta) metas.set(username, result.meta);

@@ -1,4 +1,4 @@
-import { isoTime } from '../../store/time.ts';
+import { isoformat as isoTime } from '../../machines/python/isoformat.ts';
 import type { RefreshTokenType } from '../../machines/refresh-token.machine.ts';
 import type { Clock } from '../clock.ts';
 import type { AccessAuth, GrantOutcome } from './types.ts';

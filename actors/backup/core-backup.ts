@@ -20,12 +20,12 @@ export class CoreBackup {
   /** set from the start of an export to the matching end */
   #open: Promise<ExportManifest> | undefined;
 
-  constructor(options: { log: EventLog; dataDir: string; areas: readonly Area[]; say: (line: string) => void }) {
+  constructor(options: { log: EventLog; dataDir: string; areas: readonly Area[]; logLine: (line: string) => void }) {
     this.#log = options.log;
     this.#dir = join(options.dataDir, CORE_EXPORT_DIR);
     // read at each start: the instance adds areas after this is made
     this.#areas = options.areas;
-    this.#logLine = options.say;
+    this.#logLine = options.logLine;
   }
 
   /** The export of the backup in progress, if one is. */

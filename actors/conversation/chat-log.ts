@@ -1,3 +1,4 @@
+import { isoformat } from '../../machines/python/isoformat.ts';
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog } from '../../store/types.ts';
 import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
@@ -49,7 +50,8 @@ export interface ChatLogEvent {
   data: Record<string, unknown>;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace('Z', '+00:00');
+// three digits, as Hearth's chat logs have always shown them (the original's show six)
+const iso = (ms: number) => isoformat(ms, 'milliseconds');
 
 const contentJson = (c: ChatContent) => ({ role: c.role, ...(c.agent_id !== undefined ? { agent_id: c.agent_id } : {}), content: c.content, created: iso(c.created) });
 

@@ -1,7 +1,7 @@
 // The core section's auth keys, checked as the original checks them: `auth_mfa_modules`,
 // `auth_providers` (each provider's own schema), and Hearth's `auth_groups`; and the checked
 // values as the auth actors take them.
-import { toBool } from '../entities/domains/config.ts';
+import * as cv from '../voluptuous/cv.ts';
 import type { Group } from '../auth/groups.ts';
 import type { ProviderConfig } from '../auth/providers.ts';
 import { listOf, shown } from './config-error.ts';
@@ -85,7 +85,7 @@ export function validateAuthProviders(value: unknown, refuse: (reason: string) =
     const bool = (field: string): boolean => {
       if (item[field] === undefined) return false;
       try {
-        return toBool(item[field]);
+        return cv.convert(cv.boolean, item[field]);
       } catch {
         return bad(`expected boolean @ data['${field}']`);
       }

@@ -1,7 +1,7 @@
 // The core section (`core:`, or the original's `homeassistant:`) checked as the original checks
 // it, in the wording of its validators, and put in the form it is reported in.
 import { statSync } from 'node:fs';
-import { toBool } from '../entities/domains/config.ts';
+import * as cv from '../voluptuous/cv.ts';
 import { GroupConfigError, checkGroups } from '../auth/groups.ts';
 import { validateAuthProviders, validateMfaModules } from './auth-config.ts';
 import { ConfigurationError, listOf, shown } from './config-error.ts';
@@ -146,7 +146,7 @@ export function validateCore(section: Record<string, unknown>, where = 'core'): 
         break;
       case 'debug':
         try {
-          out.debug = toBool(value);
+          out.debug = cv.convert(cv.boolean, value);
         } catch {
           refuse(key, 'invalid boolean value');
         }

@@ -1,7 +1,7 @@
 // The http section's bans and reverse proxies, checked as the original's HTTP_SCHEMA checks
 // them, and IP networks read as its ip_network() reads them.
 import { isIP } from 'node:net';
-import { toBool } from '../entities/domains/config.ts';
+import * as cv from '../voluptuous/cv.ts';
 import { ConfigurationError, listOf, shown } from './config-error.ts';
 
 /**
@@ -20,7 +20,7 @@ export function validateHttpSecurity(
     const value = section[key];
     if (value === undefined) return fallback;
     try {
-      return toBool(value);
+      return cv.convert(cv.boolean, value);
     } catch {
       return refuse(key, 'invalid boolean value');
     }

@@ -1,4 +1,5 @@
-import { isoTime, parseIsoTime } from '../../store/time.ts';
+import { isoformat } from '../../machines/python/isoformat.ts';
+import { parseIsoTime } from '../../store/time.ts';
 import type { EntityState } from './types.ts';
 
 const DOMAIN = /^(?!.+__)(?!_)[\da-z_]+(?<!_)$/;
@@ -46,9 +47,9 @@ export function stateDict(s: EntityState) {
     entity_id: s.entity_id,
     state: s.state,
     attributes: s.attributes,
-    last_changed: isoTime(s.last_changed),
-    last_reported: isoTime(s.last_reported),
-    last_updated: isoTime(s.last_updated),
+    last_changed: isoformat(s.last_changed),
+    last_reported: isoformat(s.last_reported),
+    last_updated: isoformat(s.last_updated),
     context: s.context,
   };
 }

@@ -20,7 +20,7 @@ export interface Panel {
 
 export interface PanelsDeps {
   fireEvent(eventType: string, data: Record<string, unknown>, origin: 'LOCAL', context: Context): Promise<unknown>;
-  say: Logger;
+  logger: Logger;
 }
 
 /** A panel as the original's `async_register_built_in_panel` fills it: unset fields are null. */
@@ -82,7 +82,7 @@ export class Panels {
   /** Removes a panel; an unknown one is a warning, and nothing changes, as in the original. */
   async remove(urlPath: string, context: Context): Promise<void> {
     if (this.builtIn.has(urlPath) || !this.panels.delete(urlPath)) {
-      this.deps.say.warning(`Removing unknown panel ${urlPath}`);
+      this.deps.logger.warning(`Removing unknown panel ${urlPath}`);
       return;
     }
     await this.deps.fireEvent('panels_updated', {}, 'LOCAL', context);

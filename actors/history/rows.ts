@@ -3,7 +3,7 @@
  * the compressed rows of the WebSocket commands (`s`, `a`, `lu`, `lc`, epoch seconds), as the
  * original's recorder shapes them (recorder/history/modern.py, recorder/models/state.py).
  */
-import { isoTime } from '../../store/time.ts';
+import { isoformat } from '../../machines/python/isoformat.ts';
 import { domainOf, toJson } from '../entities/state.ts';
 import type { EntityState } from '../entities/types.ts';
 
@@ -63,7 +63,7 @@ export function isSignificant(entityId: string, state: EntityState | null): bool
 export function restRowsJson(entityId: string, points: Point[], shape: Shape): string {
   const full = (p: Point) =>
     `{"entity_id":${JSON.stringify(entityId)},"state":${JSON.stringify(p.state)},"attributes":${shape.noAttributes ? '{}' : toJson(p.attributes)},` +
-    `"last_changed":"${isoTime(p.lastChanged ?? p.lastUpdated)}","last_updated":"${isoTime(p.lastUpdated)}"}`;
+    `"last_changed":"${isoformat(p.lastChanged ?? p.lastUpdated)}","last_updated":"${isoformat(p.lastUpdated)}"}`;
   if (!shape.minimal || NEED_ATTRIBUTE_DOMAINS.has(domainOf(entityId))) return `[${points.map(full).join(',')}]`;
   // minimal: the first row whole, then only changes of the state string, each with its time
   const parts = [full(points[0])];
@@ -72,7 +72,7 @@ export function restRowsJson(entityId: string, points: Point[], shape: Shape): s
     const p = points[i];
     if (p.state === previous) continue;
     previous = p.state;
-    parts.push(`{"state":${JSON.stringify(p.state)},"last_changed":"${isoTime(p.lastUpdated)}"}`);
+    parts.push(`{"state":${JSON.stringify(p.state)},"last_changed":"${isoformat(p.lastUpdated)}"}`);
   }
   return `[${parts.join(',')}]`;
 }

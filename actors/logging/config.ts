@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/config-error.ts';
-import { toBool } from '../entities/domains/config.ts';
+import * as cv from '../voluptuous/cv.ts';
 import { LEVELS, SEVERITY_REFUSAL, severityOf } from './levels.ts';
 
 /** `logger:` and `system_log:` of configuration.yaml, checked. */
@@ -84,7 +84,7 @@ export function loggingConfigOf(sections: Record<string, unknown>, file: string)
     }
     if (section.fire_event !== undefined) {
       try {
-        out.systemLog.fireEvent = toBool(section.fire_event);
+        out.systemLog.fireEvent = cv.convert(cv.boolean, section.fire_event);
       } catch {
         refuse('system_log', 'fire_event', 'invalid boolean value', section.fire_event);
       }

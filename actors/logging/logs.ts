@@ -8,7 +8,7 @@ import { LogFile } from './log-file.ts';
 import { describeError, logLine, messageText } from './format.ts';
 import { DEFAULT_LOGGING, type LoggingConfig } from './config.ts';
 
-/** A named logger (`hearth.auth`). Each method is bound, so it can be handed on as a `say`. */
+/** A named logger (`hearth.auth`). Each method is bound, so it can be handed on as a `logLine`. */
 export interface Logger {
   readonly name: string;
   debug(message: string, err?: unknown): void;
@@ -17,7 +17,7 @@ export interface Logger {
   error(message: string, err?: unknown): void;
   critical(message: string, err?: unknown): void;
   /** the line-logging function modules took before there were levels: info */
-  say(line: string): void;
+  logLine(line: string): void;
 }
 
 /** How records leave the process, besides the capture. */
@@ -180,7 +180,7 @@ function loggerOn(name: string, child: Pino): Logger {
     };
   };
   const info = at('info');
-  return { name, debug: at('debug'), info, warning: at('warning'), error: at('error'), critical: at('critical'), say: (line) => info(line) };
+  return { name, debug: at('debug'), info, warning: at('warning'), error: at('error'), critical: at('critical'), logLine: (line) => info(line) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { BINARY_SENSOR_DEVICE_CLASSES, SENSOR_DEVICE_CLASSES, STATE_CLASSES } from '../entities/platforms/sensor.ts';
 import { isObject } from '../json-object.ts';
+import { pyRepr } from '../../machines/python/repr.ts';
 
 /**
  * The data schemas of the sensor and location webhook actions (the original's voluptuous
@@ -72,18 +73,6 @@ function toFloat(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
   if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
   return undefined;
-}
-
-/** Python's repr of a JSON value, as voluptuous shows what it got. */
-export function pyRepr(v: unknown): string {
-  if (v === null || v === undefined) return 'None';
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
-  if (typeof v === 'string') return v.includes("'") && !v.includes('"') ? `"${v}"` : `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
-  return String(v);
 }
 
 /** voluptuous' humanize_error over every problem, sorted as the original joins them. */

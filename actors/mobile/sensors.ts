@@ -1,3 +1,4 @@
+import { isoformatMicros } from '../../machines/python/isoformat.ts';
 import type { TypedArea } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { EntityActors } from '../entities/registry.ts';
@@ -53,7 +54,7 @@ export interface MobileSensorsDeps {
   configEntryOf?(webhookId: string): string | undefined;
   /** the user's overrides of an entity (name, icon, device class) */
   overrides?: OverridesOf;
-  say?(line: string): void;
+  logLine?(line: string): void;
 }
 
 /** The entity-registry unique id of a sensor. */
@@ -78,9 +79,7 @@ export function utcTimestamp(text: string): string | undefined {
   }
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)) - offsetMin * 60_000;
   if (!Number.isFinite(ms)) return undefined;
-  const iso = new Date(ms).toISOString().slice(0, 19);
-  const micro = frac.padEnd(6, '0');
-  return `${iso}${/^0+$/.test(micro) ? '' : `.${micro}`}+00:00`;
+  return isoformatMicros(BigInt(ms) * 1000n + BigInt(frac.padEnd(6, '0')));
 }
 
 /** How a sensor's value shows as a state (the original's sensor and binary_sensor entities). */
@@ -132,9 +131,9 @@ export class MobileSensors implements EntryFollower {
     this.deps.registrations.onChange?.((change) => {
       if (change.type === 'created') {
         const reg = this.deps.registrations.get(change.webhookId);
-        if (reg) void this.onRegistration(reg, deps.newContext()).catch((err) => this.deps.say?.(`device tracker of ${reg.device_name} not made: ${(err as Error).message}`));
+        if (reg) void this.onRegistration(reg, deps.newContext()).catch((err) => this.deps.logLine?.(`device tracker of ${reg.device_name} not made: ${(err as Error).message}`));
       } else if (change.type === 'deleted') {
-        void this.onRemoved(change.webhookId, deps.newContext()).catch((err) => this.deps.say?.(`entities of a removed registration not removed: ${(err as Error).message}`));
+        void this.onRemoved(change.webhookId, deps.newContext()).catch((err) => this.deps.logLine?.(`entities of a removed registration not removed: ${(err as Error).message}`));
       }
     });
     for (const reg of this.deps.registrations.list()) await this.onRegistration(reg, deps.newContext());

@@ -74,12 +74,12 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 /** Starts the embedded broker; it refuses a port in use, and a username without a password or the reverse. */
-export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
-  const host = o.host ?? '127.0.0.1';
-  if ((o.username === undefined) !== (o.password === undefined)) {
+export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
+  const host = options.host ?? '127.0.0.1';
+  if ((options.username === undefined) !== (options.password === undefined)) {
     throw new EmbeddedBrokerError('the embedded MQTT broker needs both a username and a password, or neither');
   }
-  const broker = await Aedes.createBroker(o.username !== undefined && o.password !== undefined ? { authenticate: singleLogin(o.username, o.password) } : {});
+  const broker = await Aedes.createBroker(options.username !== undefined && options.password !== undefined ? { authenticate: singleLogin(options.username, options.password) } : {});
   // a socket that never sent CONNECT is no aedes client yet: kept here so close() ends it too
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -88,16 +88,16 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Emb
     broker.handle(socket);
   });
   try {
-    await listen(server, o.port, host);
+    await listen(server, options.port, host);
   } catch (err) {
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     throw err;
   }
-  server.on('error', (err) => o.onError?.(err));
+  server.on('error', (err) => options.onError?.(err));
   const address = server.address();
   let closing: Promise<void> | undefined;
   return {
-    port: typeof address === 'object' && address ? address.port : o.port,
+    port: typeof address === 'object' && address ? address.port : options.port,
     close: () =>
       (closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -36,7 +36,7 @@ export interface RegistriesDeps {
   log: EventLog;
   clock: Clock;
   ids: Ids;
-  say?: (line: string) => void;
+  logLine?: (line: string) => void;
   /** current states: an area's sensors are checked against them, and a rename may not take an id in use */
   states?: places.StatesView;
 }
@@ -306,7 +306,7 @@ export class Registries implements TargetResolver {
   ensureEntity(info: EntityInfo, context?: Context): Promise<EntityEntry> {
     return this.change(context, (p) => {
       const entry = entities.ensureEntity(this.state, p, info, () => this.deps.ids.uuidHex());
-      if (p.newEntityIds.has(entry.entity_id)) this.deps.say?.(`Registered new ${entry.entity_id.split('.')[0]}.${entry.platform} entity: ${entry.entity_id}`);
+      if (p.newEntityIds.has(entry.entity_id)) this.deps.logLine?.(`Registered new ${entry.entity_id.split('.')[0]}.${entry.platform} entity: ${entry.entity_id}`);
       return entry;
     });
   }

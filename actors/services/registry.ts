@@ -4,7 +4,8 @@ import type { EntityState } from '../entities/types.ts';
 import { entityRecords, type EntityActors } from '../entities/registry.ts';
 import { domainOf, validEntityId } from '../entities/state.ts';
 import { ServiceError, Unauthorized, type ServiceDescription, type ServiceSpec } from './types.ts';
-import { validate, pyRepr } from './validate.ts';
+import { validate } from './validate.ts';
+import { pyRepr } from '../../machines/python/repr.ts';
 import type { EntityPermissions } from '../auth/permissions.ts';
 import type { TargetRefs, TargetResolver } from './targets.ts';
 
@@ -54,7 +55,7 @@ export class ServiceRegistry {
       caller?: (userId: string) => Caller | undefined;
       /** the registries, which turn device, area, floor and label targets into entities */
       targets?: TargetResolver;
-      say?: (line: string) => void;
+      logLine?: (line: string) => void;
     },
   ) {
     deps.log.onCommit((records) => {
@@ -242,7 +243,7 @@ export class ServiceRegistry {
     ).filter(([, items]) => items.length > 0);
     if (parts.length) {
       const listed = parts.map(([what, items]) => `${what} ${[...items].sort().join(', ')}`).join(', ');
-      this.deps.say?.(`Referenced ${listed} are missing or not currently available`);
+      this.deps.logLine?.(`Referenced ${listed} are missing or not currently available`);
     }
     return [...ids];
   }

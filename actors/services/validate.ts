@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
+import { pyRepr } from '../../machines/python/repr.ts';
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
@@ -57,17 +58,3 @@ export function schemaErrorText(e: { type: ValueErrorType; path: string; message
   return `${e.message.toLowerCase()} for dictionary value ${where}`;
 }
 
-/** A value as the original's messages show it (Python repr). */
-export function pyRepr(v: unknown): string {
-  if (v === null || v === undefined) return 'None';
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (typeof v === 'string') return `'${v}'`;
-  if (typeof v === 'number') return String(v);
-  try {
-    return JSON.stringify(v) ?? typeof v;
-  } catch {
-    // a value that cannot be shown (a cycle, a BigInt) is named by its kind
-    return Array.isArray(v) ? 'list' : typeof v;
-  }
-}

@@ -20,7 +20,7 @@ export interface IngressPanelData {
 export interface AppPanelsDeps {
   client: SupervisorClient;
   panels: Panels;
-  say: Logger;
+  logger: Logger;
   context(): Context;
 }
 
@@ -38,7 +38,7 @@ export class AppPanels {
   async pushed(slug: string): Promise<boolean> {
     const data = (await this.list())[slug];
     if (!data?.enable) {
-      this.deps.say.error(`Panel is not enable for ${slug}`);
+      this.deps.logger.error(`Panel is not enable for ${slug}`);
       return false;
     }
     await this.register(slug, data);
@@ -60,7 +60,7 @@ export class AppPanels {
       return validPanels(data.panels);
     } catch (err) {
       if (!(err instanceof SupervisorApiError)) throw err;
-      this.deps.say.error(`Can't read panel info: ${err.message}`);
+      this.deps.logger.error(`Can't read panel info: ${err.message}`);
       return {};
     }
   }

@@ -21,7 +21,7 @@ export interface HassioDeps {
   /** the system user "Supervisor" and its refresh token */
   auth: SystemUsers;
   flows: DiscoveryFlows;
-  say: Logger;
+  logger: Logger;
   context(): Context;
 }
 
@@ -43,10 +43,10 @@ export class Hassio {
     try {
       await this.deps.client.send('/core/options', { method: 'post', data: { refresh_token: refreshToken }, source: 'core.hassio' });
     } catch (err) {
-      this.deps.say.error(`cannot hand the supervisor its access to the core: ${(err as Error).message}`);
+      this.deps.logger.error(`cannot hand the supervisor its access to the core: ${(err as Error).message}`);
       return;
     }
-    await this.loadDiscovery().catch((err) => this.deps.say.warning(`cannot read the supervisor's discovery messages: ${(err as Error).message}`));
+    await this.loadDiscovery().catch((err) => this.deps.logger.warning(`cannot read the supervisor's discovery messages: ${(err as Error).message}`));
   }
 
   private async loadDiscovery(): Promise<void> {

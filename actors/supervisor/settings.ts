@@ -1,4 +1,4 @@
-import type { Area } from '../area.ts';
+import { evolveOnCommit, type Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
@@ -24,9 +24,7 @@ export class Settings implements Area<RecordOf<SettingsRecord>> {
   private readonly stored = new Map<string, Record<string, unknown>>();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock }) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   owns(record: EventRecord): record is RecordOf<SettingsRecord> {

@@ -1,5 +1,5 @@
 import { chmod, writeFile, readFile } from 'node:fs/promises';
-import type { Area } from '../area.ts';
+import { evolveOnCommit, type Area } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
@@ -40,9 +40,7 @@ export class Tokens implements Area<RecordOf<TokenRecord>> {
   private readonly byToken = new Map<string, TokenEntry>();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; ids: Ids }) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   owns(record: EventRecord): record is RecordOf<TokenRecord> {

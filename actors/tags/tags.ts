@@ -2,7 +2,7 @@ import type { Area } from '../area.ts';
 import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord, Origin } from '../../store/types.ts';
-import { isoTime } from '../../store/time.ts';
+import { isoformat } from '../../machines/python/isoformat.ts';
 import { parseDatetime, toEpochMs } from '../history/time.ts';
 import { slugify, uniqueId } from '../entities/slug.ts';
 import type { EntityActors } from '../entities/registry.ts';
@@ -89,7 +89,7 @@ export interface TagsDeps {
   clock: Clock;
   entities: EntityActors;
   /** where a scan that could not be recorded is told of */
-  say?: (line: string) => void;
+  logLine?: (line: string) => void;
 }
 
 /** The tag collection: its records' projection, its changes, and the scans it follows. */
@@ -114,7 +114,7 @@ export class Tags implements Area<RecordOf<TagRecord>> {
           const change = this.apply(r);
           if (change) changes.push(change);
         } else if (r.stream === 'bus' && r.type === 'tag_scanned' && typeof r.data?.tag_id === 'string') {
-          const followed = this.serially(() => this.scanned(r)).catch((err) => deps.say?.(`tag ${r.data.tag_id}: scan not recorded: ${(err as Error).message}`));
+          const followed = this.serially(() => this.scanned(r)).catch((err) => deps.logLine?.(`tag ${r.data.tag_id}: scan not recorded: ${(err as Error).message}`));
           this.following.set(r.seq, followed);
           // nobody waits for a scan a client fired itself
           void followed.then(() => setTimeout(() => this.following.delete(r.seq), 0));
@@ -241,7 +241,7 @@ export class Tags implements Area<RecordOf<TagRecord>> {
 
   /** A committed scan: the tag's last scan (and scanner) moved on, the tag made if it is new. */
   private async scanned(r: EventRecord): Promise<void> {
-    const fields: TagFields = { last_scanned: isoTime(r.time) };
+    const fields: TagFields = { last_scanned: isoformat(r.time) };
     if (typeof r.data.device_id === 'string' && r.data.device_id) fields.device_id = r.data.device_id;
     const context: Context = { id: r.context.id, parent_id: r.context.parent_id, user_id: r.context.user_id };
     const current = this.tags.get(r.data.tag_id);
@@ -254,7 +254,7 @@ export class Tags implements Area<RecordOf<TagRecord>> {
 function entityState(tag: TagItem): string {
   const p = tag.last_scanned === undefined ? undefined : parseDatetime(tag.last_scanned);
   if (!p) return 'unknown';
-  return `${new Date(Math.floor(toEpochMs(p, 'UTC'))).toISOString().slice(0, 23)}+00:00`;
+  return isoformat(toEpochMs(p, 'UTC'), 'milliseconds');
 }
 
 function entityAttributes(tag: TagItem): Record<string, unknown> {

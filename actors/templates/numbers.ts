@@ -1,3 +1,4 @@
+import { cvBoolean } from '../../machines/python/boolean.ts';
 import { TemplateError, noDefault, typeError, undefinedError } from './errors.ts';
 import { budget } from './budget.ts';
 import { argument, fn, type FilterFn, type RenderEnv, type TestFn } from './render-env.ts';
@@ -83,13 +84,9 @@ function forgivingFloat(r: RenderEnv, v: unknown, args: unknown[], kwargs: Map<s
 
 /** The original's boolean(): on/off, yes/no, true/false, 1/0, enable/disable, or a number. */
 export function toBoolean(v: unknown): boolean {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string') {
-    budget().chargeText(v.length);
-    const t = v.toLowerCase().trim();
-    if (['1', 'true', 'yes', 'on', 'enable'].includes(t)) return true;
-    if (['0', 'false', 'no', 'off', 'disable'].includes(t)) return false;
-  } else if (isNumber(v)) return numberOf(v) !== 0;
+  if (typeof v === 'string') budget().chargeText(v.length);
+  const b = cvBoolean(isNumber(v) ? numberOf(v) : v);
+  if (b !== undefined) return b;
   throw new TemplateError('ValueError', `invalid boolean value ${str(v)}`);
 }
 

@@ -4,10 +4,11 @@ import { RenderLimitError, TemplateError } from './errors.ts';
 import { argument, type FilterFn, type RenderEnv, type TestFn } from './render-env.ts';
 import { TextBuilder, budget } from './budget.ts';
 import { str, tuple } from './values.ts';
+import { UnsupportedPattern, pythonPattern } from '../../machines/python/regex.ts';
 
 /**
  * The original's regex functions on JavaScript's RegExp, with Python's pattern syntax translated
- * where it differs (`(?P<name>...)`, `\A`, `\Z`, leading inline flags, `{,n}`) and Python's
+ * (machines/python/regex.ts: `(?P<name>...)`, `\A`, `\Z`, leading inline flags, `{,n}`) and Python's
  * answers (match anchors at the start, findall gives groups, `\1` and `\g<name>` in
  * replacements).
  *
@@ -41,21 +42,14 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Compiled {
   const hit = cache.get(key);
   if (hit) return hit;
   budget().chargeText(pattern.length);
-  let src = pattern;
-  let flags = ignoreCase ? 'i' : '';
-  const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
-  if (inline) {
-    src = src.slice(inline[0].length);
-    for (const f of inline[1]) if ('ims'.includes(f) && !flags.includes(f)) flags += f;
-    if (inline[1].includes('x')) src = verbose(src);
+  let translated: { source: string; flags: string };
+  try {
+    translated = pythonPattern(pattern, ignoreCase);
+  } catch (err) {
+    if (err instanceof UnsupportedPattern) throw regexError(err.message);
+    throw err;
   }
-  if (/\(\?[aiLmsux-]+:|\(\?\(/.test(src)) throw regexError('scoped inline flags and conditional groups are not supported');
-  src = src
-    .replace(/\(\?P<(\w+)>/g, '(?<$1>')
-    .replace(/\(\?P=(\w+)\)/g, '\\k<$1>')
-    .replace(/(^|[^\\])((?:\\\\)*)\\A/g, '$1$2^')
-    .replace(/(^|[^\\])((?:\\\\)*)\\Z/g, '$1$2$(?![\\s\\S])')
-    .replace(/\{,(\d+)\}/g, '{0,$1}');
+  const { source: src, flags } = translated;
   let re: RegExp;
   try {
     re = new RegExp(src, flags);
@@ -68,32 +62,6 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Compiled {
   if (cache.size >= 128) cache.delete(cache.keys().next().value!);
   cache.set(key, compiled);
   return compiled;
-}
-
-/** Python's verbose mode: whitespace and `#` comments outside classes are not part of the pattern. */
-function verbose(src: string): string {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < src.length; i++) {
-    const c = src[i];
-    if (c === '\\') {
-      out += c + (src[++i] ?? '');
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      out += c;
-      continue;
-    }
-    if (c === '[') inClass = true;
-    if (/\s/.test(c)) continue;
-    if (c === '#') {
-      while (i < src.length && src[i] !== '\n') i++;
-      continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 const sandbox = vm.createContext({ job: null as null | (() => unknown), result: null as unknown });

@@ -1,6 +1,7 @@
 import { TemplateError, typeError } from './errors.ts';
 import type { Zone } from './zones.ts';
-import { strRepr } from '../python-repr.ts';
+import { floatRepr, intStr, parseFloatText } from '../../machines/python/float.ts';
+import { strRepr } from '../../machines/python/repr.ts';
 import { TextBuilder, budget } from './budget.ts';
 
 /**
@@ -226,37 +227,7 @@ export function typeRepr(x: unknown): string {
 
 // ---- printing ----
 
-/** Python's repr() of a float: shortest round trip, exponent outside 1e-4 ≤ |x| < 1e16. */
-export function floatRepr(x: number): string {
-  if (Number.isNaN(x)) return 'nan';
-  if (x === Infinity) return 'inf';
-  if (x === -Infinity) return '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const [mant, expText] = x.toExponential().split('e');
-  const exp = Number(expText);
-  const neg = mant.startsWith('-');
-  const digits = mant.replace('-', '').replace('.', '');
-  let out: string;
-  if (exp < -4 || exp >= 16) {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    out = `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  } else if (exp >= 0) {
-    const int = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
-    const frac = digits.slice(exp + 1);
-    out = `${int}.${frac || '0'}`;
-  } else {
-    out = `0.${'0'.repeat(-exp - 1)}${digits}`;
-  }
-  return neg ? `-${out}` : out;
-}
-
-/** Python's str() of an int (exact digits past 1e21 too). */
-export function intStr(x: number): string {
-  if (Number.isFinite(x) && Math.abs(x) >= 1e21 && Number.isInteger(x)) return BigInt(x).toString();
-  return String(x);
-}
-
-export { strRepr };
+export { floatRepr, intStr, strRepr };
 
 /** Python's repr(); a nested value is printed piece by piece, refused once it passes the value limit. */
 export function repr(x: unknown): string {
@@ -392,9 +363,8 @@ export function toFloat(x: unknown): number {
   if (isNumber(x)) return numberOf(x);
   if (typeof x === 'string') {
     budget().chargeText(x.length);
-    const t = x.trim();
-    if (/^[+-]?(inf(inity)?|nan)$/i.test(t)) return t.toLowerCase().includes('nan') ? NaN : t.startsWith('-') ? -Infinity : Infinity;
-    if (/^[+-]?(\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?$/.test(t)) return Number(t.replace(/_/g, ''));
+    const n = parseFloatText(x);
+    if (n !== undefined) return n;
     throw new TemplateError('ValueError', `could not convert string to float: ${strRepr(x)}`);
   }
   if (x instanceof PyObject && 'toFloat' in x) return (x as unknown as { toFloat(): number }).toFloat();

@@ -5,7 +5,8 @@ import { CommandError, type Connection } from './connection.ts';
 import { stateJson } from '../../actors/entities/state.ts';
 import type { EntityState } from '../../actors/entities/types.ts';
 import { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, type Explorer, type LogQuery } from '../../actors/explorer/explorer.ts';
-import { isoTime, parseIsoTime } from '../../store/time.ts';
+import { isoformat } from '../../machines/python/isoformat.ts';
+import { parseIsoTime } from '../../store/time.ts';
 
 /** The log holds everyone's doings: only an admin (as the user is now, not when the connection opened) reads it. */
 function explorerOf(conn: Connection, deps: CoreDeps): Explorer {
@@ -33,7 +34,7 @@ export const explorerCommands: Record<string, Command> = {
       const { seq, states } = await explorer.stateAt(at);
       // the states are joined as they are serialised: 10k of them are one string, built once
       const parts = states.map((s) => stateJson(s as unknown as EntityState));
-      conn.result(msg.id, `{"time":${JSON.stringify(isoTime(at))},"seq":${seq},"states":[${parts.join(',')}]}`);
+      conn.result(msg.id, `{"time":${JSON.stringify(isoformat(at))},"seq":${seq},"states":[${parts.join(',')}]}`);
     },
   },
 

@@ -44,7 +44,7 @@ export const historyCommands: Record<string, Command<ReadDeps>> = {
         canRead: (id) => permissions.readAll || permissions.canRead(id),
         send: (event) => conn.event(msg.id, event),
         who: conn.ip,
-        say: deps.log,
+        logLine: deps.log,
       });
       conn.subscribe(msg.id, stream.stop);
       conn.result(msg.id, 'null');

@@ -5,7 +5,7 @@ import type { Context } from '../../store/types.ts';
 import { CommandError, type Connection } from './connection.ts';
 import { commandSchema, type Command } from './command.ts';
 import { validEntityId } from '../../actors/entities/state.ts';
-import { pyRepr } from '../../actors/services/validate.ts';
+import { pyRepr } from '../../machines/python/repr.ts';
 import { RegistryError, wire, type EntityChanges } from '../../actors/registries/index.ts';
 
 /**

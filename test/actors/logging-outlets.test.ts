@@ -26,7 +26,7 @@ t.test('stdout as JSON lines: pino records with the level by name', async (t) =>
   const out: string[] = [];
   const logs = new Logs({ clock: manualClock(T0), format: 'json', stdout: (l) => out.push(l) });
   logs.get('hearth.http').warning('slow client dropped');
-  logs.get('hearth.http').say('said as before: info');
+  logs.get('hearth.http').logLine('said as before: info');
   const [warning, info] = out.map((l) => JSON.parse(l));
   t.match(warning, { level: 'warning', time: T0, name: 'hearth.http', msg: 'slow client dropped' });
   t.equal(warning.source[0], 'test/actors/logging-outlets.test.ts', 'where it was logged from');

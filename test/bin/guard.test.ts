@@ -8,7 +8,7 @@ const guard = fileURLToPath(new URL('../../bin/guard.ts', import.meta.url));
 function run(body: string) {
   const program = `
     import { guardProcess } from ${JSON.stringify(guard)};
-    guardProcess({ say: (l) => console.error(l), stop: (code) => { console.error('stopping ' + code); process.exit(code); } });
+    guardProcess({ logLine: (l) => console.error(l), stop: (code) => { console.error('stopping ' + code); process.exit(code); } });
     ${body}
   `;
   return spawnSync(process.execPath, ['--import=tsx', '--input-type=module', '-e', program], { encoding: 'utf8', timeout: 30_000 });

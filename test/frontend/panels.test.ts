@@ -10,8 +10,8 @@ const ctx = { id: 'c', parent_id: null, user_id: null };
 function registry() {
   const fired: string[] = [];
   const warnings: string[] = [];
-  const logger = { name: 'test', debug() {}, info() {}, error() {}, critical() {}, say() {}, warning: (m: string) => void warnings.push(m) };
-  const panels = new Panels({ fireEvent: async (type) => void fired.push(type), say: logger });
+  const logger = { name: 'test', debug() {}, info() {}, error() {}, critical() {}, logLine() {}, warning: (m: string) => void warnings.push(m) };
+  const panels = new Panels({ fireEvent: async (type) => void fired.push(type), logger });
   return { panels, fired, warnings };
 }
 

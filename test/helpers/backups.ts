@@ -10,7 +10,7 @@ import { freePort } from './ports.ts';
 import { startTestSupervisor, type TestSupervisor } from './supervisor.ts';
 import { startSupervisedCore, eventually, type SupervisedCore } from './supervised-core.ts';
 import { onboard, api } from './hearth.ts';
-import type { CoreHostProcess } from '../../actors/supervisor/core/runtime.ts';
+import type { CoreHostProcess } from '../../actors/supervisor/core/types.ts';
 import type { SupervisorOptions } from '../../bin/supervisor-instance.ts';
 
 export const OWNER = { name: 'Owner', username: 'owner', password: 'correct horse battery' };

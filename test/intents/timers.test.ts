@@ -43,7 +43,7 @@ async function harness(t: Test, hook?: TimerCommandHook) {
   const clock = manualClock(T0);
   const lines: string[] = [];
   // the wait is the manual clock's: tests call finishDue() after moving it
-  const timers = new TimerManager({ log, clock, ids: sequentialIds(), places, schedule: () => () => {}, say: (l) => lines.push(l) });
+  const timers = new TimerManager({ log, clock, ids: sequentialIds(), places, schedule: () => () => {}, logLine: (l) => lines.push(l) });
   timers.setCommandHook(hook);
   const registry = new IntentRegistry();
   registerTimerIntents(registry, timers, places);

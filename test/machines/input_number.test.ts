@@ -4,7 +4,8 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { inputNumberDomain as domain } from '../../actors/entities/domains/input_number.ts';
-import { pyFloat, pyFloatState } from '../../machines/input_number.machine.ts';
+import { pyFloatState } from '../../machines/input_number.machine.ts';
+import { floatRepr as pyFloat } from '../../machines/python/float.ts';
 import { TEST_ENV, givenHelper } from '../helpers/helper-domain.ts';
 
 const given = (section: unknown, restored?: string) => givenHelper(domain, section, restored);

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { inputSelectDomain as domain } from '../../actors/entities/domains/input_select.ts';
-import { pyListRepr } from '../../machines/input_select.machine.ts';
+import { pyRepr as pyListRepr } from '../../machines/python/repr.ts';
 import { TEST_ENV, givenHelper } from '../helpers/helper-domain.ts';
 
 const given = (section: unknown, restored?: string) => givenHelper(domain, section, restored);

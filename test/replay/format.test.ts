@@ -1,7 +1,7 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { openEventLog } from '../../store/log.ts';
-import { isoTime } from '../../store/time.ts';
+import { isoformat as isoTime } from '../../machines/python/isoformat.ts';
 import type { EventRecord } from '../../store/types.ts';
 import { runEach } from './fixtures/cli.ts';
 import { JWT_KEY, SECRETS, T0, writeFixtureLog } from './fixtures/log.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { isoTime } from '../../store/time.ts';
+import { isoformat as isoTime } from '../../machines/python/isoformat.ts';
 import { jsonLines, runEach } from './fixtures/cli.ts';
 import { SECRETS, T0, writeFixtureLog } from './fixtures/log.ts';
 

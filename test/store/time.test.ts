@@ -1,5 +1,6 @@
 import t from 'tap';
-import { isoTime, parseIsoTime } from '../../store/time.ts';
+import { parseIsoTime } from '../../store/time.ts';
+import { isoformat as isoTime } from '../../machines/python/isoformat.ts';
 
 t.test('times are written as the original writes them', async (t) => {
   const base = Date.UTC(2025, 0, 2, 3, 4, 5);

@@ -23,7 +23,7 @@ const sh = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8
 const quiet = { info() {}, warning() {} };
 
 async function builtinApps(localDir?: string): Promise<AppStore> {
-  const store = new AppStore({ localDir: localDir ?? (await mkdtemp(join(tmpdir(), 'hearth-local-apps-'))), say: quiet, arch: 'amd64', machine: 'qemux86-64' });
+  const store = new AppStore({ localDir: localDir ?? (await mkdtemp(join(tmpdir(), 'hearth-local-apps-'))), logger: quiet, arch: 'amd64', machine: 'qemux86-64' });
   await store.reload();
   return store;
 }
@@ -59,7 +59,7 @@ t.test('the echo app: its page shows the ingress user headers, its WebSocket ech
   const store = await builtinApps();
   const app = store.app('core_hearth_echo');
   const lines: string[] = [];
-  const { ref } = await buildAppImage(docker, app, { arch: 'amd64', say: (l) => lines.push(l) });
+  const { ref } = await buildAppImage(docker, app, { arch: 'amd64', logLine: (l) => lines.push(l) });
   t.equal(ref, 'core/amd64-addon-hearth_echo:1.0.0', "the original's name for a locally built app");
   t.ok(sh('image', 'inspect', APP_BASE_IMAGE, '--format', '{{.Id}}'), 'the base was made on the engine');
   const labels = JSON.parse(sh('image', 'inspect', ref, '--format', '{{json .Config.Labels}}'));
@@ -133,7 +133,7 @@ t.test('build failures are the original errors', async (t) => {
   const store = await builtinApps(dir);
   const failure = async (app: RepositoryApp) => {
     try {
-      await buildAppImage(docker, app, { arch: 'amd64', say: () => {} });
+      await buildAppImage(docker, app, { arch: 'amd64', logLine: () => {} });
     } catch (err) {
       return err as SupervisorError;
     }
@@ -149,7 +149,7 @@ t.test('build failures are the original errors', async (t) => {
   t.equal(arch.status, 400);
   t.match(arch.message, "Cannot build app 'local_armonly' because its supported architectures (aarch64) do not match the system supported architectures (amd64)");
   const lines: string[] = [];
-  const badBase = await buildAppImage(docker, store.app('local_badbase'), { arch: 'amd64', say: (l) => lines.push(l) }).catch((err) => err as SupervisorError);
+  const badBase = await buildAppImage(docker, store.app('local_badbase'), { arch: 'amd64', logLine: (l) => lines.push(l) }).catch((err) => err as SupervisorError);
   t.match(badBase, { status: 500, message: 'An unknown error occurred while trying to build the image for app local_badbase. Check Supervisor logs for details' });
   t.match(lines.join('\n'), /build\.yaml: build_from is neither an image nor a map of images by arch/, 'the log says what is wrong with build.yaml');
   t.equal(appImageName(store.app('local_broken'), 'amd64'), 'local/amd64-addon-broken');

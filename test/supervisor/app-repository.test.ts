@@ -152,7 +152,7 @@ t.test('the store: built-in, local and more directories; reload picks up changes
   const extra = await mkdtemp(join(tmpdir(), 'hearth-repo-'));
   await writeFile(join(extra, 'repository.yaml'), 'name: Extra\n');
   const lines: string[] = [];
-  const store = new AppStore({ localDir: join(data, 'local'), directories: () => [extra], say: { info: () => {}, warning: (l) => lines.push(l) }, arch: 'amd64', machine: 'qemux86-64' });
+  const store = new AppStore({ localDir: join(data, 'local'), directories: () => [extra], logger: { info: () => {}, warning: (l) => lines.push(l) }, arch: 'amd64', machine: 'qemux86-64' });
   await store.reload();
   t.same(store.repositories().map((r) => r.slug), ['core', 'local', repositorySlug(extra)]);
   t.equal(store.apps().length, 3);
@@ -168,7 +168,7 @@ t.test('the store: built-in, local and more directories; reload picks up changes
   await store.reload();
   // as the original: a machine list that does not name this machine excludes it
   t.throws(() => store.checkAvailable(store.app('local_mine')), { errorKey: 'app_not_supported_machine_type_error', message: 'App Mine not supported on this machine, supported machine types: !raspberrypi4' });
-  const versioned = new AppStore({ localDir: join(data, 'local'), say: { info: () => {}, warning: () => {} }, arch: 'amd64', machine: 'raspberrypi4', coreVersion: () => '1.5.0' });
+  const versioned = new AppStore({ localDir: join(data, 'local'), logger: { info: () => {}, warning: () => {} }, arch: 'amd64', machine: 'raspberrypi4', coreVersion: () => '1.5.0' });
   await versioned.reload();
   t.throws(() => versioned.checkAvailable(versioned.app('local_mine')), { errorKey: 'app_not_supported_machine_type_error', message: /supported machine types: !raspberrypi4$/ }, 'a negated machine');
   await writeFile(join(data, 'local', 'mine', 'config.yaml'), 'name: Mine\nversion: "0.1"\nslug: mine\ndescription: local\narch: [amd64]\nhomeassistant: "2.0.0"\n');

@@ -123,7 +123,7 @@ t.test('the core answering its API but failing the check: 500 without extra_fiel
   sup.supervisor.deps.authHelper = new AuthHelper({
     file: `${sup.dataDir}/auth-failing.json`,
     core: { up: async () => true, request: async () => { throw new CoreApiError('timeout'); }, users: async () => [] },
-    say: sup.supervisor.logs.get('test'),
+    logger: sup.supervisor.logs.get('test'),
   });
   const res = await fetch(`${sup.base}/auth`, { method: 'POST', headers: { 'X-Supervisor-Token': tokens.local_web, Authorization: basic('owner', 'pw') } });
   t.same([res.status, await res.text()], [500, JSON.stringify({ result: 'error', message: 'Unable to validate authentication details with Home Assistant. Check Supervisor logs for details', error_key: 'auth_home_assistant_api_validation_error' })]);

@@ -223,7 +223,7 @@ t.test('an unprivileged supervisor powers the host off only where logind allows 
   for (const [answer, allowed] of [['s "yes"', true], ['s "challenge"', false], ['s "no"', false]] as const) {
     const host = scriptedHost(SYSTEMD_HOST, (command) => (command === 'busctl' ? answer : ''));
     let stopped = 0;
-    const control = new HostControl({ host, services: () => host.services(), migrationRunning: async () => false, stopManaged: async () => void stopped++, say: { info() {}, warning() {} }, uid: () => 1000 });
+    const control = new HostControl({ host, services: () => host.services(), migrationRunning: async () => false, stopManaged: async () => void stopped++, logger: { info() {}, warning() {} }, uid: () => 1000 });
     const result = await control.power('shutdown', false).then(() => 'done', (err: Error) => err.message);
     if (allowed) {
       t.equal(result, 'done', answer);

@@ -2,7 +2,8 @@ import t from 'tap';
 import { startTestSupervisor, supervisorDataDir } from '../helpers/supervisor.ts';
 import { startSupervisor } from '../../bin/supervisor-instance.ts';
 import { manualClock } from '../../actors/clock.ts';
-import { runInBackground, isoTime, INTERRUPTED_MESSAGE, FINISHED_VISIBLE_MS } from '../../actors/supervisor/jobs/jobs.ts';
+import { runInBackground, INTERRUPTED_MESSAGE, FINISHED_VISIBLE_MS } from '../../actors/supervisor/jobs/jobs.ts';
+import { isoformat as isoTime } from '../../machines/python/isoformat.ts';
 import { SupervisorError } from '../../actors/supervisor/errors.ts';
 import type { EventRecord } from '../../store/types.ts';
 

@@ -1,17 +1,16 @@
+import { KeyReader } from '../../voluptuous/reader.ts';
 import type { HelperItem } from '../types.ts';
 
 /**
- * Validation of the helper domains' configuration.yaml sections, with the original's coercions
- * (cv.string, cv.boolean, cv.icon, vol.Coerce) and, where it has one, its wording of the problem.
+ * Validation of the helper domains' configuration.yaml sections: each value through the
+ * original's validator as a TypeBox schema (actors/voluptuous/cv.ts: cv.string, cv.boolean,
+ * cv.icon, vol.Coerce), a problem named with the domain, the item and the key.
  */
 
 /** A configuration.yaml section or item that the original would refuse. */
 export class HelperConfigError extends Error {
   readonly code = 'HEARTH_INVALID_CONFIG';
 }
-
-/** A value of one key that cannot be used; the item parser adds the domain, item and key. */
-export class InvalidValue extends Error {}
 
 // cv.slug: the key must be its own slugify() (lower-case ascii words joined by single underscores)
 const SLUG = /^[a-z0-9]+(?:_[a-z0-9]+)*$/;
@@ -29,113 +28,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Python's str() of a YAML scalar (numbers parsed by YAML lose a trailing `.0`; we cannot see it). */
-function pyStr(value: string | number | boolean): string {
-  if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
-  return value;
-}
-
-/** cv.string: scalars become their str(); null, lists and dicts are refused. */
-export function toStr(value: unknown): string {
-  if (value === null || value === undefined) throw new InvalidValue('string value is None');
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return pyStr(value);
-  throw new InvalidValue('value should be a string');
-}
-
-/** cv.icon: any string holding a `prefix:name`. */
-export function toIcon(value: unknown): string {
-  const text = toStr(value);
-  if (!text.includes(':')) throw new InvalidValue('Icons should be specified in the form "prefix:name"');
-  return text;
-}
-
-const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on', 'enable']);
-const FALSE_WORDS = new Set(['0', 'false', 'no', 'off', 'disable']);
-
-/** cv.boolean: booleans, numbers (non-zero is true) and the words on/off, yes/no, true/false, enable/disable. */
-export function toBool(value: unknown): boolean {
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  if (typeof value === 'string') {
-    const word = value.toLowerCase().trim();
-    if (TRUE_WORDS.has(word)) return true;
-    if (FALSE_WORDS.has(word)) return false;
-  }
-  throw new InvalidValue(`invalid boolean value ${typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value)}`);
-}
-
-// Python float() literals: optional sign, digits with single underscores, fraction, exponent, inf/nan
-const PY_FLOAT = /^[+-]?(?:(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?|inf(?:inity)?|nan)$/i;
-const PY_INT = /^[+-]?\d(?:_?\d)*$/;
-
-/** Python's float() of a string; NaN when float() would raise. */
-export function parsePyFloat(text: string): number {
-  const t = text.trim();
-  if (!PY_FLOAT.test(t)) return NaN;
-  const lower = t.toLowerCase().replace(/_/g, '');
-  if (lower.endsWith('nan')) return NaN;
-  if (lower.endsWith('inf') || lower.endsWith('infinity')) return lower.startsWith('-') ? -Infinity : Infinity;
-  return Number(lower);
-}
-
-/** Python's int() of a string; undefined when int() would raise. */
-export function parsePyInt(text: string): number | undefined {
-  const t = text.trim();
-  return PY_INT.test(t) ? Number(t.replace(/_/g, '')) : undefined;
-}
-
-/** vol.Coerce(float). */
-export function toFloat(value: unknown): number {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (typeof value === 'string') {
-    const n = parsePyFloat(value);
-    // float('nan') succeeds in Python, but a NaN limit makes no sense; refuse it with the same words
-    if (!Number.isNaN(n)) return n;
-  }
-  throw new InvalidValue('expected float');
-}
-
-/** vol.Coerce(int): floats are truncated as Python's int() does. */
-export function toInt(value: unknown): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (typeof value === 'string') {
-    const n = parsePyInt(value);
-    if (n !== undefined) return n;
-  }
-  throw new InvalidValue('expected int');
-}
-
-/** cv.positive_int. */
-export function toPositiveInt(value: unknown): number {
-  const n = toInt(value);
-  if (n < 0) throw new InvalidValue('value must be at least 0');
-  return n;
-}
-
-/** vol.In. */
-export function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T {
-  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-  throw new InvalidValue(`value must be one of [${allowed.map((a) => `'${a}'`).join(', ')}]`);
-}
-
-/** cv.ensure_list + vol.Length(min=1) + [cv.string]. */
-export function toStringList(value: unknown): string[] {
-  const list = value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
-  if (list.length < 1) throw new InvalidValue('length of value must be at least 1');
-  return list.map((entry) => toStr(entry));
-}
-
 /** Reads one item: checks its keys against the schema's and wraps every problem with its place. */
-export class ItemReader {
+export class ItemReader extends KeyReader<HelperConfigError> {
   constructor(
     readonly domain: string,
     readonly objectId: string,
-    readonly raw: Record<string, unknown>,
+    raw: Record<string, unknown>,
     allowedKeys: readonly string[],
   ) {
+    super(raw);
     for (const key of Object.keys(raw)) {
       if (!allowedKeys.includes(key)) throw this.error(key, 'extra keys not allowed');
     }
@@ -145,28 +46,6 @@ export class ItemReader {
   error(key: string | undefined, message: string): HelperConfigError {
     const where = key === undefined ? '' : `, key '${key}'`;
     return new HelperConfigError(`Invalid config for '${this.domain}' item '${this.objectId}'${where}: ${message}`);
-  }
-
-  has(key: string): boolean {
-    return this.raw[key] !== undefined;
-  }
-
-  /** The key's value through `convert`, or `fallback` when the key is absent. */
-  optional<T>(key: string, convert: (value: unknown) => T): T | undefined;
-  optional<T>(key: string, convert: (value: unknown) => T, fallback: T): T;
-  optional<T>(key: string, convert: (value: unknown) => T, fallback?: T): T | undefined {
-    if (!(key in this.raw)) return fallback;
-    try {
-      return convert(this.raw[key]);
-    } catch (err) {
-      if (err instanceof InvalidValue) throw this.error(key, err.message);
-      throw err;
-    }
-  }
-
-  required<T>(key: string, convert: (value: unknown) => T): T {
-    if (!(key in this.raw)) throw this.error(key, 'required key not provided');
-    return this.optional(key, convert) as T;
   }
 }
 

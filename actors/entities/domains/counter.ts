@@ -1,23 +1,25 @@
+import { parseIntText } from '../../../machines/python/float.ts';
 import { Type } from '@sinclair/typebox';
 import { clampCount, counterMachine, type CounterConfig } from '../../../machines/counter.machine.ts';
 import type { HelperDomain } from '../types.ts';
-import { ItemReader, commonAttributes, parsePyInt, parseSection, targetOf, toBool, toIcon, toInt, toPositiveInt, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf } from './config.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'counter';
 
-const optionalInt = (value: unknown): number | null => (value === null ? null : toInt(value));
+const optionalInt = cv.maybe(cv.coerceInt);
 
 function parseItem(raw: Record<string, unknown>, objectId: string): CounterConfig {
   const item = new ItemReader(DOMAIN, objectId, raw, ['icon', 'initial', 'name', 'maximum', 'minimum', 'restore', 'step']);
   const config: CounterConfig = {
-    initial: item.optional('initial', toPositiveInt, 0),
+    initial: item.optional('initial', cv.positiveInt, 0),
     maximum: item.optional('maximum', optionalInt, null),
     minimum: item.optional('minimum', optionalInt, null),
-    restore: item.optional('restore', toBool, true),
-    step: item.optional('step', toPositiveInt, 1),
+    restore: item.optional('restore', cv.boolean, true),
+    step: item.optional('step', cv.positiveInt, 1),
   };
-  if (item.has('name')) config.name = item.required('name', toStr);
-  if (item.has('icon')) config.icon = item.required('icon', toIcon);
+  if (item.has('name')) config.name = item.required('name', cv.string);
+  if (item.has('icon')) config.icon = item.required('icon', cv.icon);
   return config;
 }
 
@@ -40,7 +42,7 @@ export const counterDomain: HelperDomain<CounterConfig> = {
     if (config.restore && restored) {
       // the original's int() raises on a state that is no integer and the counter is not set up;
       // we start from `initial` instead
-      const last = parsePyInt(restored.state);
+      const last = parseIntText(restored.state);
       if (last !== undefined) value = clampCount(config, last);
     }
     return { entityId: `${DOMAIN}.${item.objectId}`, config, value };
@@ -95,7 +97,7 @@ export const counterDomain: HelperDomain<CounterConfig> = {
       schema: Type.Object({ value: Type.Union([Type.Number(), Type.String({ pattern: INT_TEXT })]) }, { additionalProperties: false }),
       toEvent: (data) => ({
         type: 'set_value',
-        value: typeof data.value === 'number' ? Math.trunc(data.value) : (parsePyInt(String(data.value)) as number),
+        value: typeof data.value === 'number' ? Math.trunc(data.value) : (parseIntText(String(data.value)) as number),
       }),
     },
   ],

@@ -1,16 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { inputBooleanMachine, type InputBooleanConfig } from '../../../machines/input_boolean.machine.ts';
 import type { HelperDomain, HelperService } from '../types.ts';
-import { ItemReader, commonAttributes, parseSection, targetOf, toBool, toIcon, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf } from './config.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'input_boolean';
 
 function parseItem(raw: Record<string, unknown>, objectId: string): InputBooleanConfig {
   const item = new ItemReader(DOMAIN, objectId, raw, ['name', 'initial', 'icon']);
   const config: InputBooleanConfig = {};
-  if (item.has('name')) config.name = item.required('name', toStr);
-  if (item.has('initial')) config.initial = item.required('initial', toBool);
-  if (item.has('icon')) config.icon = item.required('icon', toIcon);
+  if (item.has('name')) config.name = item.required('name', cv.string);
+  if (item.has('initial')) config.initial = item.required('initial', cv.boolean);
+  if (item.has('icon')) config.icon = item.required('icon', cv.icon);
   return config;
 }
 

@@ -1,16 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { inputButtonMachine, type InputButtonConfig } from '../../../machines/input_button.machine.ts';
-import { isoTime } from '../../../store/time.ts';
+import { isoformat } from '../../../machines/python/isoformat.ts';
 import type { HelperDomain } from '../types.ts';
-import { ItemReader, commonAttributes, parseSection, targetOf, toIcon, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf } from './config.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'input_button';
 
 function parseItem(raw: Record<string, unknown>, objectId: string): InputButtonConfig {
   const item = new ItemReader(DOMAIN, objectId, raw, ['name', 'icon']);
   const config: InputButtonConfig = {};
-  if (item.has('name')) config.name = item.required('name', toStr);
-  if (item.has('icon')) config.icon = item.required('icon', toIcon);
+  if (item.has('name')) config.name = item.required('name', cv.string);
+  if (item.has('icon')) config.icon = item.required('icon', cv.icon);
   return config;
 }
 
@@ -28,7 +29,7 @@ export const inputButtonDomain: HelperDomain<InputButtonConfig> = {
   render: (snapshot) => {
     const { pressedAt, restored, config } = snapshot.context as { pressedAt: number | null; restored: string | null; config: InputButtonConfig };
     return {
-      state: pressedAt !== null ? isoTime(pressedAt) : (restored ?? 'unknown'),
+      state: pressedAt !== null ? isoformat(pressedAt) : (restored ?? 'unknown'),
       // editable is false: these items come from configuration.yaml, not the UI's storage
       attributes: { editable: false, ...commonAttributes(config) },
     };

@@ -1,9 +1,11 @@
+import { parseFloatText, parseIntText } from '../../../machines/python/float.ts';
 import { Type } from '@sinclair/typebox';
 import { inputDatetimeMachine, type DateTimeValue, type InputDatetimeConfig } from '../../../machines/input_datetime.machine.ts';
 import type { HelperDomain, HelperEnv } from '../types.ts';
-import { ItemReader, commonAttributes, parsePyFloat, parsePyInt, parseSection, targetOf, toBool, toIcon, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf } from './config.ts';
 import { parseDatetime, toEpochMs, type ParsedDatetime } from '../../history/time.ts';
 import { daysIn, wallAt, wallToEpochMs } from '../../wall-clock.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'input_datetime';
 
@@ -28,8 +30,8 @@ export function parseDate(text: string): DatePart | undefined {
 export function parseTimeOfDay(text: string): TimePart | undefined {
   const parts = text.split(':');
   if (parts.length < 2) return undefined;
-  const [hour, minute] = [parsePyInt(parts[0]), parsePyInt(parts[1])];
-  const second = parts.length > 2 ? parsePyInt(parts[2]) : 0;
+  const [hour, minute] = [parseIntText(parts[0]), parseIntText(parts[1])];
+  const second = parts.length > 2 ? parseIntText(parts[2]) : 0;
   if (hour === undefined || minute === undefined || second === undefined) return undefined;
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
   return { hour, minute, second };
@@ -74,10 +76,10 @@ function restoredValue(config: InputDatetimeConfig, state: string, today: DatePa
 
 function parseItem(raw: Record<string, unknown>, objectId: string): InputDatetimeConfig {
   const item = new ItemReader(DOMAIN, objectId, raw, ['name', 'has_date', 'has_time', 'icon', 'initial']);
-  const config: InputDatetimeConfig = { has_date: item.optional('has_date', toBool, false), has_time: item.optional('has_time', toBool, false) };
-  if (item.has('name')) config.name = item.required('name', toStr);
-  if (item.has('icon')) config.icon = item.required('icon', toIcon);
-  if (item.has('initial')) config.initial = item.required('initial', toStr);
+  const config: InputDatetimeConfig = { has_date: item.optional('has_date', cv.boolean, false), has_time: item.optional('has_time', cv.boolean, false) };
+  if (item.has('name')) config.name = item.required('name', cv.string);
+  if (item.has('icon')) config.icon = item.required('icon', cv.icon);
+  if (item.has('initial')) config.initial = item.required('initial', cv.string);
   if (!config.has_date && !config.has_time) throw item.error(undefined, 'Entity needs at least a date or a time');
   // only whether it can be read matters here: a time alone is put on whichever day it is
   if (config.initial) {
@@ -130,7 +132,7 @@ function setDatetimeProblem(data: Record<string, unknown>): string | undefined {
 /** vol.Coerce(float) of a timestamp; NaN when it is not one. */
 function timestampSeconds(value: unknown): number {
   if (typeof value === 'number') return value;
-  if (typeof value === 'string') return parsePyFloat(value);
+  if (typeof value === 'string') return parseFloatText(value) ?? NaN;
   return NaN;
 }
 

@@ -1,34 +1,36 @@
 import { Type } from '@sinclair/typebox';
-import { inputNumberMachine, pyFloat, pyFloatState, type InputNumberConfig } from '../../../machines/input_number.machine.ts';
+import { floatRepr, parseFloatText } from '../../../machines/python/float.ts';
+import { inputNumberMachine, pyFloatState, type InputNumberConfig } from '../../../machines/input_number.machine.ts';
 import type { HelperDomain } from '../types.ts';
-import { InvalidValue, ItemReader, commonAttributes, oneOf, parsePyFloat, parseSection, targetOf, toFloat, toIcon, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf } from './config.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, refine } from '../../voluptuous/schema.ts';
 
 const DOMAIN = 'input_number';
 
-function positiveStep(value: unknown): number {
-  const step = toFloat(value);
-  if (!(step >= 1e-9)) throw new InvalidValue('value must be at least 1e-09');
+const positiveStep = refine(cv.coerceFloat, (step) => {
+  if (!(step >= 1e-9)) throw new Refusal('value must be at least 1e-09');
   return step;
-}
+});
 
 function parseItem(raw: Record<string, unknown>, objectId: string): InputNumberConfig {
   const item = new ItemReader(DOMAIN, objectId, raw, ['name', 'min', 'max', 'initial', 'step', 'icon', 'unit_of_measurement', 'mode']);
   const config: InputNumberConfig = {
-    min: item.required('min', toFloat),
-    max: item.required('max', toFloat),
+    min: item.required('min', cv.coerceFloat),
+    max: item.required('max', cv.coerceFloat),
     step: item.optional('step', positiveStep, 1),
-    mode: item.optional('mode', (v) => oneOf(v, ['box', 'slider'] as const), 'slider'),
+    mode: item.optional('mode', cv.oneOf(['box', 'slider'] as const), 'slider'),
   };
-  if (item.has('name')) config.name = item.required('name', toStr);
-  if (item.has('initial')) config.initial = item.required('initial', toFloat);
-  if (item.has('icon')) config.icon = item.required('icon', toIcon);
-  if (item.has('unit_of_measurement')) config.unit_of_measurement = item.required('unit_of_measurement', toStr);
+  if (item.has('name')) config.name = item.required('name', cv.string);
+  if (item.has('initial')) config.initial = item.required('initial', cv.coerceFloat);
+  if (item.has('icon')) config.icon = item.required('icon', cv.icon);
+  if (item.has('unit_of_measurement')) config.unit_of_measurement = item.required('unit_of_measurement', cv.string);
   // (the original's message names the two values the other way round)
   if (config.min >= config.max) {
-    throw item.error(undefined, `Maximum (${pyFloat(config.max)}) is not greater than minimum (${pyFloat(config.min)})`);
+    throw item.error(undefined, `Maximum (${floatRepr(config.max)}) is not greater than minimum (${floatRepr(config.min)})`);
   }
   if (config.initial !== undefined && (config.initial < config.min || config.initial > config.max)) {
-    throw item.error('initial', `Initial value ${pyFloat(config.initial)} not in range ${pyFloat(config.min)}-${pyFloat(config.max)}`);
+    throw item.error('initial', `Initial value ${floatRepr(config.initial)} not in range ${floatRepr(config.min)}-${floatRepr(config.max)}`);
   }
   return config;
 }
@@ -49,7 +51,7 @@ export const inputNumberDomain: HelperDomain<InputNumberConfig> = {
     const { initial, min, max } = item.config;
     let value = initial;
     if (value === undefined) {
-      const last = restored ? parsePyFloat(restored.state) : NaN;
+      const last = restored ? (parseFloatText(restored.state) ?? NaN) : NaN;
       value = last >= min && last <= max ? last : min;
     }
     return { entityId: `${DOMAIN}.${item.objectId}`, config: item.config, value };
@@ -88,7 +90,7 @@ export const inputNumberDomain: HelperDomain<InputNumberConfig> = {
       },
       // vol.Coerce(float): numbers, and strings holding one
       schema: Type.Object({ value: Type.Union([Type.Number(), Type.String({ pattern: FLOAT_TEXT })]) }, { additionalProperties: false }),
-      toEvent: (data) => ({ type: 'set_value', value: typeof data.value === 'number' ? data.value : parsePyFloat(String(data.value)) }),
+      toEvent: (data) => ({ type: 'set_value', value: typeof data.value === 'number' ? data.value : (parseFloatText(String(data.value)) ?? NaN) }),
     },
     {
       service: 'increment',

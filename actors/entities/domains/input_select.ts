@@ -1,17 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { inputSelectMachine, type InputSelectConfig } from '../../../machines/input_select.machine.ts';
 import type { HelperDomain, HelperService } from '../types.ts';
-import { ItemReader, commonAttributes, parseSection, targetOf, toIcon, toStr, toStringList } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf } from './config.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'input_select';
 
 function parseItem(raw: Record<string, unknown>, objectId: string): InputSelectConfig {
   const item = new ItemReader(DOMAIN, objectId, raw, ['name', 'options', 'initial', 'icon']);
-  const options = item.required('options', toStringList);
+  const options = item.required('options', cv.nonEmptyStringList);
   const config: InputSelectConfig = { options };
-  if (item.has('name')) config.name = item.required('name', toStr);
-  if (item.has('initial')) config.initial = item.required('initial', toStr);
-  if (item.has('icon')) config.icon = item.required('icon', toIcon);
+  if (item.has('name')) config.name = item.required('name', cv.string);
+  if (item.has('initial')) config.initial = item.required('initial', cv.string);
+  if (item.has('icon')) config.icon = item.required('icon', cv.icon);
   if (config.initial !== undefined && !options.includes(config.initial)) {
     throw item.error('initial', `initial state ${config.initial} is not part of the options: ${options.join(',')}`);
   }
@@ -79,7 +80,7 @@ export const inputSelectDomain: HelperDomain<InputSelectConfig> = {
         target,
       },
       schema: Type.Object({ option: SCALAR }, { additionalProperties: false }),
-      toEvent: (data) => ({ type: 'select_option', option: toStr(data.option) }),
+      toEvent: (data) => ({ type: 'select_option', option: cv.convert(cv.string, data.option) }),
     },
     cycleService(
       'select_previous',
@@ -105,7 +106,7 @@ export const inputSelectDomain: HelperDomain<InputSelectConfig> = {
       },
       // cv.ensure_list, at least one, each a cv.string
       schema: Type.Object({ options: Type.Union([Type.Array(SCALAR, { minItems: 1 }), SCALAR]) }, { additionalProperties: false }),
-      toEvent: (data) => ({ type: 'set_options', options: toStringList(data.options) }),
+      toEvent: (data) => ({ type: 'set_options', options: cv.convert(cv.nonEmptyStringList, data.options) }),
     },
   ],
 };

@@ -1,33 +1,34 @@
 import { Type } from '@sinclair/typebox';
 import { inputTextMachine, matchesPattern, textLength, type InputTextConfig } from '../../../machines/input_text.machine.ts';
 import type { HelperDomain } from '../types.ts';
-import { InvalidValue, ItemReader, commonAttributes, oneOf, parseSection, targetOf, toIcon, toInt, toStr } from './config.ts';
+import { ItemReader, commonAttributes, parseSection, targetOf } from './config.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, refine } from '../../voluptuous/schema.ts';
 
 const DOMAIN = 'input_text';
 
-function regexSource(value: unknown): string {
-  const pattern = toStr(value);
+const regexSource = refine(cv.string, (pattern) => {
   try {
     matchesPattern('', pattern);
   } catch {
     // the original stores any string and never compiles it; a pattern no value can be checked
     // against is refused here instead of failing every set_value later
-    throw new InvalidValue(`invalid regular expression ${pattern}`);
+    throw new Refusal(`invalid regular expression ${pattern}`);
   }
   return pattern;
-}
+});
 
 function parseItem(raw: Record<string, unknown>, objectId: string): InputTextConfig {
   const item = new ItemReader(DOMAIN, objectId, raw, ['name', 'min', 'max', 'initial', 'icon', 'unit_of_measurement', 'pattern', 'mode']);
   const config: InputTextConfig = {
-    min: item.optional('min', toInt, 0),
-    max: item.optional('max', toInt, 100),
-    mode: item.optional('mode', (v) => oneOf(v, ['text', 'password'] as const), 'text'),
+    min: item.optional('min', cv.coerceInt, 0),
+    max: item.optional('max', cv.coerceInt, 100),
+    mode: item.optional('mode', cv.oneOf(['text', 'password'] as const), 'text'),
   };
-  if (item.has('name')) config.name = item.required('name', toStr);
-  if (item.has('initial')) config.initial = item.required('initial', toStr);
-  if (item.has('icon')) config.icon = item.required('icon', toIcon);
-  if (item.has('unit_of_measurement')) config.unit_of_measurement = item.required('unit_of_measurement', toStr);
+  if (item.has('name')) config.name = item.required('name', cv.string);
+  if (item.has('initial')) config.initial = item.required('initial', cv.string);
+  if (item.has('icon')) config.icon = item.required('icon', cv.icon);
+  if (item.has('unit_of_measurement')) config.unit_of_measurement = item.required('unit_of_measurement', cv.string);
   if (item.has('pattern')) config.pattern = item.required('pattern', regexSource);
   // (the original's message names the two lengths the other way round)
   if (config.min > config.max) throw item.error(undefined, `Max len (${config.max}) is not greater than min len (${config.min})`);
@@ -89,7 +90,7 @@ export const inputTextDomain: HelperDomain<InputTextConfig> = {
       },
       // cv.string: any scalar, as its str()
       schema: Type.Object({ value: Type.Union([Type.String(), Type.Number(), Type.Boolean()]) }, { additionalProperties: false }),
-      toEvent: (data) => ({ type: 'set_value', value: toStr(data.value) }),
+      toEvent: (data) => ({ type: 'set_value', value: cv.convert(cv.string, data.value) }),
     },
   ],
 };

@@ -15,10 +15,11 @@ import {
   type HvacMode,
 } from '../../../machines/climate.machine.ts';
 import { pyRound } from '../../../machines/color.ts';
-import { oneOf, toFloat, toStr } from '../domains/config.ts';
-import { toFeatures, toStrList, type EntryReader } from './config.ts';
+import { supportedFeatures, type EntryReader } from './config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
 import { lastKnown, numberAttribute, stringAttribute } from './restore.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { refine } from '../../voluptuous/schema.ts';
 
 const DOMAIN = 'climate';
 
@@ -41,15 +42,16 @@ export interface ClimateOptions {
   current_humidity: number | null;
 }
 
-const toModes = (v: unknown) => toStrList(v).map((m) => oneOf(m, HVAC_MODES));
-const optionalFloat = (v: unknown) => (v === null ? null : toFloat(v));
+const HVAC_MODE = cv.oneOf(HVAC_MODES);
+const toModes = refine(cv.stringList, (list) => list.map((m) => cv.convert(HVAC_MODE, m)));
+const optionalFloat = cv.maybe(cv.coerceFloat);
 
 function parseOptions(entry: EntryReader): ClimateOptions {
   const hvacModes = entry.optional('hvac_modes', toModes, ['off', 'heat'] as HvacMode[]);
   if (hvacModes.length === 0) throw entry.error('hvac_modes', 'length of value must be at least 1');
-  const fanModes = entry.optional('fan_modes', toStrList, []);
-  const presetModes = entry.optional('preset_modes', toStrList, []);
-  const swingModes = entry.optional('swing_modes', toStrList, []);
+  const fanModes = entry.optional('fan_modes', cv.stringList, []);
+  const presetModes = entry.optional('preset_modes', cv.stringList, []);
+  const swingModes = entry.optional('swing_modes', cv.stringList, []);
   const humidity = entry.optional('target_humidity', optionalFloat, null);
   const defaults =
     CLIMATE_TARGET_TEMPERATURE |
@@ -59,14 +61,14 @@ function parseOptions(entry: EntryReader): ClimateOptions {
     (presetModes.length ? CLIMATE_PRESET_MODE : 0) |
     (swingModes.length ? CLIMATE_SWING_MODE : 0) |
     (hvacModes.includes('off') && hvacModes.length > 1 ? CLIMATE_TURN_OFF | CLIMATE_TURN_ON : 0);
-  const features = entry.optional('supported_features', (v) => toFeatures(v, FEATURES), defaults);
-  const minTemp = entry.optional('min_temp', toFloat, 7);
-  const maxTemp = entry.optional('max_temp', toFloat, 35);
+  const features = entry.optional('supported_features', supportedFeatures(FEATURES), defaults);
+  const minTemp = entry.optional('min_temp', cv.coerceFloat, 7);
+  const maxTemp = entry.optional('max_temp', cv.coerceFloat, 35);
   if (minTemp >= maxTemp) throw entry.error('min_temp', `must be below max_temp (${maxTemp})`);
-  const initialMode = entry.optional('initial', (v) => oneOf(v, HVAC_MODES), hvacModes[0]);
+  const initialMode = entry.optional('initial', HVAC_MODE, hvacModes[0]);
   if (!hvacModes.includes(initialMode)) throw entry.error('initial', `must be one of hvac_modes (${hvacModes.join(', ')})`);
   const firstOf = (list: string[], key: string) => {
-    const value = entry.optional(key, toStr, list[0] ?? '');
+    const value = entry.optional(key, cv.string, list[0] ?? '');
     if (list.length && !list.includes(value)) throw entry.error(key, `must be one of ${list.join(', ')}`);
     return list.length ? value : null;
   };

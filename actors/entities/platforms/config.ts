@@ -1,4 +1,7 @@
-import { InvalidValue, oneOf, toIcon, toStr } from '../domains/config.ts';
+import { Type } from '@sinclair/typebox';
+import { KeyReader } from '../../voluptuous/reader.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, refine } from '../../voluptuous/schema.ts';
 import { slugify, uniqueId } from '../slug.ts';
 import type { PlatformDomain, PlatformEntry } from './types.ts';
 
@@ -23,39 +26,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** One entry being read: its keys checked, every problem named with domain, index and key. */
-export class EntryReader {
+export class EntryReader extends KeyReader<PlatformConfigError> {
   constructor(
     readonly domain: string,
     readonly index: number,
-    readonly raw: Record<string, unknown>,
-  ) {}
+    raw: Record<string, unknown>,
+  ) {
+    super(raw);
+  }
 
   /** An error naming the domain, the entry (`light[2]`) and, when given, the key. */
   error(key: string | undefined, message: string): PlatformConfigError {
     const where = key === undefined ? '' : `, key '${key}'`;
     return new PlatformConfigError(`Invalid config for '${this.domain}' at ${this.domain}[${this.index}] (platform ${VIRTUAL})${where}: ${message}`);
-  }
-
-  has(key: string): boolean {
-    return Object.hasOwn(this.raw, key) && this.raw[key] !== undefined;
-  }
-
-  /** The key's value through `convert`, or `fallback` when the key is absent. */
-  optional<T>(key: string, convert: (value: unknown) => T): T | undefined;
-  optional<T>(key: string, convert: (value: unknown) => T, fallback: T): T;
-  optional<T>(key: string, convert: (value: unknown) => T, fallback?: T): T | undefined {
-    if (!this.has(key)) return fallback;
-    try {
-      return convert(this.raw[key]);
-    } catch (err) {
-      if (err instanceof InvalidValue) throw this.error(key, err.message);
-      throw err;
-    }
-  }
-
-  required<T>(key: string, convert: (value: unknown) => T): T {
-    if (!this.has(key)) throw this.error(key, 'required key not provided');
-    return this.optional(key, convert) as T;
   }
 }
 
@@ -86,7 +69,7 @@ export function parsePlatformSection<O>(domain: PlatformDomain<O>, section: unkn
     for (const key of Object.keys(raw)) {
       if (!allowed.includes(key) || (key === 'device_class' && !domain.deviceClasses)) throw entry.error(key, 'extra keys not allowed');
     }
-    const name = entry.required('name', toStr);
+    const name = entry.required('name', cv.string);
     const parsed: PlatformEntry<O> = {
       domain: domain.domain,
       index,
@@ -95,9 +78,9 @@ export function parsePlatformSection<O>(domain: PlatformDomain<O>, section: unkn
       entityId: '',
       options: undefined as O,
     };
-    if (entry.has('unique_id')) parsed.uniqueId = entry.required('unique_id', toStr);
-    if (entry.has('icon')) parsed.icon = entry.required('icon', toIcon);
-    if (entry.has('device_class')) parsed.deviceClass = entry.required('device_class', (v) => oneOf(v, domain.deviceClasses!));
+    if (entry.has('unique_id')) parsed.uniqueId = entry.required('unique_id', cv.string);
+    if (entry.has('icon')) parsed.icon = entry.required('icon', cv.icon);
+    if (entry.has('device_class')) parsed.deviceClass = entry.required('device_class', cv.oneOf(domain.deviceClasses!));
     parsed.options = domain.parseOptions(entry);
     const objectId = uniqueId(slugify(name), (id) => taken.has(id));
     taken.add(objectId);
@@ -113,23 +96,26 @@ export function parsePlatformSection<O>(domain: PlatformDomain<O>, section: unkn
   return entries;
 }
 
-/** A list of strings (a single string counts as a list of one), as `vol.All(cv.ensure_list, [cv.string])`. */
-export function toStrList(value: unknown): string[] {
-  const list = value === null ? [] : Array.isArray(value) ? value : [value];
-  return list.map((v) => toStr(v));
-}
+/** `open` (100), `closed` (0) or a position from 0 to 100: a cover's or a valve's `initial`. */
+export const initialPosition = Type.Transform(
+  Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Integer({ minimum: 0, maximum: 100 })], { refusal: 'expected open, closed or a position from 0 to 100' }),
+)
+  .Decode((v) => (v === 'open' ? 100 : v === 'closed' ? 0 : v))
+  .Encode((n) => n);
 
 /**
  * Names of supported features (`[open, close, set_position]`) as a bit mask; `names` maps each
  * name the domain knows to its bit value in the original's `<Domain>EntityFeature`.
  */
-export function toFeatures(value: unknown, names: Record<string, number>): number {
-  let mask = 0;
-  for (const name of toStrList(value)) {
-    // own keys only: `constructor` or `__proto__` is no feature
-    const bit = Object.hasOwn(names, name) ? names[name] : undefined;
-    if (bit === undefined) throw new InvalidValue(`unknown feature '${name}' (expected some of ${Object.keys(names).join(', ')})`);
-    mask |= bit;
-  }
-  return mask;
+export function supportedFeatures(names: Record<string, number>) {
+  return refine(cv.stringList, (list) => {
+    let mask = 0;
+    for (const name of list) {
+      // own keys only: `constructor` or `__proto__` is no feature
+      const bit = Object.hasOwn(names, name) ? names[name] : undefined;
+      if (bit === undefined) throw new Refusal(`unknown feature '${name}' (expected some of ${Object.keys(names).join(', ')})`);
+      mask |= bit;
+    }
+    return mask;
+  });
 }

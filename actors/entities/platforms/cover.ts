@@ -11,10 +11,10 @@ import {
   coverMachine,
   type CoverConfig,
 } from '../../../machines/cover.machine.ts';
-import { InvalidValue, toBool, toFloat } from '../domains/config.ts';
-import { toFeatures, type EntryReader } from './config.ts';
+import { initialPosition, supportedFeatures, type EntryReader } from './config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
 import { lastKnown, numberAttribute } from './restore.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'cover';
 
@@ -37,22 +37,13 @@ export interface CoverOptions {
   config: CoverConfig;
 }
 
-/** `open`, `closed` or a position 0..100. */
-function toInitialPosition(value: unknown): number {
-  if (value === 'open') return 100;
-  if (value === 'closed') return 0;
-  const n = typeof value === 'number' ? value : NaN;
-  if (Number.isInteger(n) && n >= 0 && n <= 100) return n;
-  throw new InvalidValue("expected open, closed or a position from 0 to 100");
-}
-
 function parseOptions(entry: EntryReader): CoverOptions {
-  const tilt = entry.optional('tilt', toBool, false);
-  const travel = entry.optional('travel_seconds', toFloat, 0);
+  const tilt = entry.optional('tilt', cv.boolean, false);
+  const travel = entry.optional('travel_seconds', cv.coerceFloat, 0);
   if (!(travel >= 0 && travel <= 3600)) throw entry.error('travel_seconds', 'value must be between 0 and 3600');
-  const features = entry.optional('supported_features', (v) => toFeatures(v, FEATURES), COVER_OPEN | COVER_CLOSE | COVER_STOP | COVER_SET_POSITION | (tilt ? TILT : 0));
+  const features = entry.optional('supported_features', supportedFeatures(FEATURES), COVER_OPEN | COVER_CLOSE | COVER_STOP | COVER_SET_POSITION | (tilt ? TILT : 0));
   if (features & TILT && !tilt) throw entry.error('supported_features', 'tilt features need tilt: true');
-  return { initial: entry.optional('initial', toInitialPosition, 0), config: { features, travel_seconds: travel, tilt } };
+  return { initial: entry.optional('initial', initialPosition, 0), config: { features, travel_seconds: travel, tilt } };
 }
 
 const target = { entity: [{ domain: [DOMAIN] }] };

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { FAN_DIRECTION, FAN_OSCILLATE, FAN_PRESET_MODE, FAN_SET_SPEED, FAN_TURN_OFF, FAN_TURN_ON, fanMachine, type FanConfig, type FanSettings } from '../../../machines/fan.machine.ts';
-import { InvalidValue, toBool, toInt } from '../domains/config.ts';
-import { toFeatures, toStrList, type EntryReader } from './config.ts';
+import { supportedFeatures, type EntryReader } from './config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
 import { lastKnown } from './restore.ts';
 import type { EntityState } from '../types.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal } from '../../voluptuous/schema.ts';
 
 const DOMAIN = 'fan';
 
@@ -17,13 +18,13 @@ export interface FanOptions {
 }
 
 function parseOptions(entry: EntryReader): FanOptions {
-  const presetModes = entry.optional('preset_modes', toStrList, []);
-  const speedCount = entry.optional('speed_count', toInt, 100);
+  const presetModes = entry.optional('preset_modes', cv.stringList, []);
+  const speedCount = entry.optional('speed_count', cv.coerceInt, 100);
   if (speedCount < 1 || speedCount > 100) throw entry.error('speed_count', 'value must be between 1 and 100');
   const all = FAN_SET_SPEED | FAN_OSCILLATE | FAN_DIRECTION | FAN_TURN_ON | FAN_TURN_OFF | (presetModes.length ? FAN_PRESET_MODE : 0);
-  const features = entry.optional('supported_features', (v) => toFeatures(v, FEATURES), all);
+  const features = entry.optional('supported_features', supportedFeatures(FEATURES), all);
   if (features & FAN_PRESET_MODE && presetModes.length === 0) throw entry.error('supported_features', 'preset_mode needs preset_modes');
-  return { initial: entry.optional('initial', toBool, false), config: { speed_count: speedCount, preset_modes: presetModes, features } };
+  return { initial: entry.optional('initial', cv.boolean, false), config: { speed_count: speedCount, preset_modes: presetModes, features } };
 }
 
 function restoredSettings(last: EntityState | undefined, config: FanConfig): FanSettings {
@@ -46,10 +47,10 @@ const noData = Type.Object({}, { additionalProperties: false });
 function booleanProblem(key: string) {
   return (data: Record<string, unknown>) => {
     try {
-      toBool(data[key]);
+      cv.convert(cv.boolean, data[key]);
       return undefined;
     } catch (err) {
-      if (err instanceof InvalidValue) return `${err.message} for dictionary value @ data['${key}']`;
+      if (err instanceof Refusal) return `${err.message} for dictionary value @ data['${key}']`;
       throw err;
     }
   };
@@ -93,7 +94,7 @@ const services: PlatformService[] = [
     schema: Type.Object({ oscillating: Type.Union([Type.Boolean(), Type.Number(), Type.String()]) }, { additionalProperties: false }),
     requiredFeatures: [FAN_OSCILLATE],
     refine: booleanProblem('oscillating'),
-    toEvent: (d) => ({ type: 'oscillate', oscillating: toBool(d.oscillating) }),
+    toEvent: (d) => ({ type: 'oscillate', oscillating: cv.convert(cv.boolean, d.oscillating) }),
   },
   {
     service: 'set_direction',

@@ -1,5 +1,5 @@
 import { inputButtonMachine } from '../../../machines/input_button.machine.ts';
-import { isoTime } from '../../../store/time.ts';
+import { isoformat } from '../../../machines/python/isoformat.ts';
 import type { PlatformDomain } from './types.ts';
 import { lastKnown } from './restore.ts';
 
@@ -16,6 +16,6 @@ export const lastPressParts: Omit<PlatformDomain<Record<string, never>>, 'domain
   input: (entry, restored) => ({ entityId: entry.entityId, config: {}, restored: lastKnown(restored)?.state ?? null }),
   render: (snapshot) => {
     const { pressedAt, restored } = snapshot.context as { pressedAt: number | null; restored: string | null };
-    return { state: pressedAt !== null ? isoTime(pressedAt) : (restored ?? 'unknown'), attributes: {} };
+    return { state: pressedAt !== null ? isoformat(pressedAt) : (restored ?? 'unknown'), attributes: {} };
   },
 };

@@ -2,11 +2,12 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { lightMachine, type LightConfig, type LightSettings } from '../../../machines/light.machine.ts';
 import { LIGHT_EFFECT, LIGHT_FLASH, LIGHT_TRANSITION, brightnessSupported, colorSupported, usesBrightness, type ColorMode, type LightParams } from '../../../machines/light-params.ts';
 import { hsToRgb, hsToXy, kelvinToHs, pyRound, rgbToHs, rgbToXy, xyToHs, xyToRgb } from '../../../machines/color.ts';
-import { InvalidValue, toBool, toInt } from '../domains/config.ts';
-import { toStrList, type EntryReader } from './config.ts';
+import { type EntryReader } from './config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
 import { lastKnown } from './restore.ts';
 import type { EntityState } from '../types.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, refine } from '../../voluptuous/schema.ts';
 
 const DOMAIN = 'light';
 const MODES: ColorMode[] = ['onoff', 'brightness', 'color_temp', 'hs', 'xy', 'rgb'];
@@ -21,27 +22,27 @@ export interface LightOptions {
 }
 
 /** The original's valid_supported_color_modes, over the modes a virtual light can have. */
-function toColorModes(value: unknown): ColorMode[] {
-  const modes = [...new Set(toStrList(value))];
+const toColorModes = refine(cv.stringList, (list): ColorMode[] => {
+  const modes = [...new Set(list)];
   for (const m of modes) {
-    if (!(MODES as string[]).includes(m)) throw new InvalidValue(`color mode '${m}' is not one of ${MODES.join(', ')}`);
+    if (!(MODES as string[]).includes(m)) throw new Refusal(`color mode '${m}' is not one of ${MODES.join(', ')}`);
   }
-  if (modes.length === 0) throw new InvalidValue('supported_color_modes must name at least one color mode');
+  if (modes.length === 0) throw new Refusal('supported_color_modes must name at least one color mode');
   // the original's filter_supported_color_modes: onoff and brightness only stand alone, and a
   // colour mode implies brightness, so `[brightness, color_temp, hs]` means `[color_temp, hs]`
   const colour = modes.filter((m) => m !== 'onoff' && m !== 'brightness');
   if (colour.length) return colour as ColorMode[];
   return (modes.includes('brightness') ? ['brightness'] : ['onoff']) as ColorMode[];
-}
+});
 
 function parseOptions(entry: EntryReader): LightOptions {
   const modes = entry.optional('supported_color_modes', toColorModes, ['brightness'] as ColorMode[]);
-  const effects = entry.optional('effect_list', toStrList, []);
-  const min = entry.optional('min_color_temp_kelvin', toInt, DEFAULT_MIN_KELVIN);
-  const max = entry.optional('max_color_temp_kelvin', toInt, DEFAULT_MAX_KELVIN);
+  const effects = entry.optional('effect_list', cv.stringList, []);
+  const min = entry.optional('min_color_temp_kelvin', cv.coerceInt, DEFAULT_MIN_KELVIN);
+  const max = entry.optional('max_color_temp_kelvin', cv.coerceInt, DEFAULT_MAX_KELVIN);
   if (min <= 0 || min >= max) throw entry.error('min_color_temp_kelvin', `must be above 0 and below max_color_temp_kelvin (${max})`);
   return {
-    initial: entry.optional('initial', toBool, false),
+    initial: entry.optional('initial', cv.boolean, false),
     config: {
       supported_color_modes: modes,
       effect_list: effects,

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { LOCK_OPEN, lockMachine, type LockConfig, type LockRest } from '../../../machines/lock.machine.ts';
-import { InvalidValue, oneOf, toBool, toFloat, toStr } from '../domains/config.ts';
 import type { EntryReader } from './config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
 import { lastKnown } from './restore.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, refine } from '../../voluptuous/schema.ts';
 
 const DOMAIN = 'lock';
 
@@ -13,26 +14,25 @@ export interface LockOptions {
   config: LockConfig;
 }
 
-function toPattern(value: unknown): string {
-  const pattern = toStr(value);
+const toPattern = refine(cv.string, (pattern) => {
   try {
     new RegExp(pattern);
   } catch {
-    throw new InvalidValue(`invalid regular expression ${pattern}`);
+    throw new Refusal(`invalid regular expression ${pattern}`);
   }
   return pattern;
-}
+});
 
 function parseOptions(entry: EntryReader): LockOptions {
-  const seconds = entry.optional('operation_seconds', toFloat, 0);
+  const seconds = entry.optional('operation_seconds', cv.coerceFloat, 0);
   if (!(seconds >= 0 && seconds <= 600)) throw entry.error('operation_seconds', 'value must be between 0 and 600');
   return {
-    initial: entry.optional('initial', (v) => oneOf(v, ['locked', 'unlocked', 'open', 'jammed'] as const), 'locked'),
+    initial: entry.optional('initial', cv.oneOf(['locked', 'unlocked', 'open', 'jammed'] as const), 'locked'),
     config: {
-      features: entry.optional('supports_open', toBool, false) ? LOCK_OPEN : 0,
+      features: entry.optional('supports_open', cv.boolean, false) ? LOCK_OPEN : 0,
       operation_seconds: seconds,
-      jam: entry.optional('jam', toBool, false),
-      code_format: entry.optional('code_format', toPattern, null as string | null),
+      jam: entry.optional('jam', cv.boolean, false),
+      code_format: entry.optional('code_format', toPattern, null),
     },
   };
 }

@@ -16,10 +16,11 @@ import {
   type MediaPlayerRest,
   type MediaPlayerSettings,
 } from '../../../machines/media_player.machine.ts';
-import { InvalidValue, oneOf, toBool, toFloat, toStr } from '../domains/config.ts';
-import { toFeatures, toStrList, type EntryReader } from './config.ts';
+import { supportedFeatures, type EntryReader } from './config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
 import { lastKnown, numberAttribute, stringAttribute } from './restore.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, refine } from '../../voluptuous/schema.ts';
 
 const DOMAIN = 'media_player';
 
@@ -45,22 +46,21 @@ export interface MediaPlayerOptions {
   source: string | null;
 }
 
-function toVolume(value: unknown): number {
-  const v = toFloat(value);
-  if (!(v >= 0 && v <= 1)) throw new InvalidValue('value must be between 0 and 1');
+const toVolume = refine(cv.coerceFloat, (v) => {
+  if (!(v >= 0 && v <= 1)) throw new Refusal('value must be between 0 and 1');
   return v;
-}
+});
 
 function parseOptions(entry: EntryReader): MediaPlayerOptions {
-  const sources = entry.optional('source_list', toStrList, []);
+  const sources = entry.optional('source_list', cv.stringList, []);
   const defaults =
     MEDIA_TURN_ON | MEDIA_TURN_OFF | MEDIA_VOLUME_SET | MEDIA_VOLUME_MUTE | MEDIA_VOLUME_STEP | MEDIA_PLAY | MEDIA_PAUSE | MEDIA_STOP |
     MEDIA_NEXT_TRACK | MEDIA_PREVIOUS_TRACK | (sources.length ? MEDIA_SELECT_SOURCE : 0);
-  const source = entry.optional('source', toStr, sources[0] ?? '');
+  const source = entry.optional('source', cv.string, sources[0] ?? '');
   if (sources.length && !sources.includes(source)) throw entry.error('source', `must be one of ${sources.join(', ')}`);
   return {
-    initial: entry.optional('initial', (v) => oneOf(v, ['off', 'on', 'playing', 'paused'] as const), 'off'),
-    config: { features: entry.optional('supported_features', (v) => toFeatures(v, FEATURES), defaults), source_list: sources, volume_step: entry.optional('volume_step', toVolume, 0.1) },
+    initial: entry.optional('initial', cv.oneOf(['off', 'on', 'playing', 'paused'] as const), 'off'),
+    config: { features: entry.optional('supported_features', supportedFeatures(FEATURES), defaults), source_list: sources, volume_step: entry.optional('volume_step', toVolume, 0.1) },
     volume: entry.optional('volume_level', toVolume, 0.5),
     source: sources.length ? source : null,
   };
@@ -100,14 +100,14 @@ const services: PlatformService[] = [
     requiredFeatures: [MEDIA_VOLUME_MUTE],
     refine: (d) => {
       try {
-        toBool(d.is_volume_muted);
+        cv.convert(cv.boolean, d.is_volume_muted);
         return undefined;
       } catch (err) {
-        if (err instanceof InvalidValue) return `${err.message} for dictionary value @ data['is_volume_muted']`;
+        if (err instanceof Refusal) return `${err.message} for dictionary value @ data['is_volume_muted']`;
         throw err;
       }
     },
-    toEvent: (d) => ({ type: 'volume_mute', is_volume_muted: toBool(d.is_volume_muted) }),
+    toEvent: (d) => ({ type: 'volume_mute', is_volume_muted: cv.convert(cv.boolean, d.is_volume_muted) }),
   },
   {
     service: 'select_source',

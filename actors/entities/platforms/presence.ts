@@ -1,11 +1,12 @@
 import { personMachine, whereabouts, type PersonContext, type Whereabouts } from '../../../machines/person.machine.ts';
 import { personsIn, zoneMachine, type ZoneContext } from '../../../machines/zone.machine.ts';
-import { InvalidValue, toBool, toFloat, toIcon, toStr } from '../domains/config.ts';
 import { validEntityId } from '../state.ts';
 import { slugify, uniqueId } from '../slug.ts';
-import { EntryReader, PlatformConfigError, toStrList } from './config.ts';
+import { EntryReader, PlatformConfigError } from './config.ts';
 import type { PlatformDomain, PlatformEntry } from './types.ts';
 import { lastKnown, numberAttribute, stringAttribute } from './restore.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, refine } from '../../voluptuous/schema.ts';
 
 /**
  * Reads a section in the original's own list form (persons, zones: entries without a
@@ -19,11 +20,11 @@ function parseList<O>(domain: string, section: unknown, keys: string[], parse: (
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new PlatformConfigError(`Invalid config for '${domain}' at ${domain}[${index}]: expected a dictionary`);
     const entry = new EntryReader(domain, index, raw as Record<string, unknown>);
     for (const key of Object.keys(raw)) if (!keys.includes(key)) throw entry.error(key, 'extra keys not allowed');
-    const name = entry.required('name', toStr);
+    const name = entry.required('name', cv.string);
     const objectId = uniqueId(slugify(name), (id) => taken.has(id));
     taken.add(objectId);
     const parsed: PlatformEntry<O> = { domain, index, platform: 'virtual', name, entityId: `${domain}.${objectId}`, options: parse(entry) };
-    if (entry.has('icon')) parsed.icon = entry.required('icon', toIcon);
+    if (entry.has('icon')) parsed.icon = entry.required('icon', cv.icon);
     return parsed;
   });
 }
@@ -37,12 +38,12 @@ export interface PersonOptions {
   device_trackers: string[];
 }
 
-function toTrackers(value: unknown): string[] {
-  return toStrList(value).map((id) => {
-    if (!validEntityId(id) || !id.startsWith('device_tracker.')) throw new InvalidValue(`Entity ID ${id} does not belong to domain device_tracker`);
+const toTrackers = refine(cv.stringList, (ids) =>
+  ids.map((id) => {
+    if (!validEntityId(id) || !id.startsWith('device_tracker.')) throw new Refusal(`Entity ID ${id} does not belong to domain device_tracker`);
     return id;
-  });
-}
+  }),
+);
 
 /** person: where their device trackers say they are (`home`, `not_home`, a zone), or `unknown`. */
 export const personDomain: PlatformDomain<PersonOptions> = {
@@ -51,8 +52,8 @@ export const personDomain: PlatformDomain<PersonOptions> = {
   parseOptions: () => ({ id: '', user_id: null, device_trackers: [] }),
   parseSection: (section) =>
     parseList('person', section, ['name', 'id', 'user_id', 'device_trackers'], (entry) => ({
-      id: entry.required('id', toStr),
-      user_id: entry.optional('user_id', toStr, null as string | null),
+      id: entry.required('id', cv.string),
+      user_id: entry.optional('user_id', cv.string, null as string | null),
       device_trackers: entry.optional('device_trackers', toTrackers, []),
     })),
   supportedFeatures: () => undefined,
@@ -97,11 +98,10 @@ export interface ZoneOptions {
 }
 
 function toCoordinate(limit: number) {
-  return (value: unknown) => {
-    const n = toFloat(value);
-    if (n < -limit || n > limit) throw new InvalidValue(`invalid coordinate, must be between -${limit} and ${limit}`);
+  return refine(cv.coerceFloat, (n) => {
+    if (n < -limit || n > limit) throw new Refusal(`invalid coordinate, must be between -${limit} and ${limit}`);
     return n;
-  };
+  });
 }
 
 /** The entry of zone.home, from the core location. */
@@ -126,8 +126,8 @@ export const zoneDomain: PlatformDomain<ZoneOptions> = {
     parseList('zone', section, ['name', 'latitude', 'longitude', 'radius', 'icon', 'passive'], (entry) => ({
       latitude: entry.required('latitude', toCoordinate(90)),
       longitude: entry.required('longitude', toCoordinate(180)),
-      radius: entry.optional('radius', toFloat, 100),
-      passive: entry.optional('passive', toBool, false),
+      radius: entry.optional('radius', cv.coerceFloat, 100),
+      passive: entry.optional('passive', cv.boolean, false),
       home: false,
     })).map((e) => ({ ...e, icon: e.icon ?? 'mdi:map-marker' })),
   supportedFeatures: () => undefined,

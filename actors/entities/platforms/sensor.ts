@@ -1,9 +1,10 @@
 import { sensorMachine } from '../../../machines/sensor.machine.ts';
-import { InvalidValue, oneOf, toBool, toStr } from '../domains/config.ts';
 import { stateString } from '../state.ts';
 import type { EntryReader } from './config.ts';
 import type { PlatformDomain } from './types.ts';
 import { lastKnown } from './restore.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, anything, refine } from '../../voluptuous/schema.ts';
 
 /** SensorDeviceClass. */
 export const SENSOR_DEVICE_CLASSES = [
@@ -34,20 +35,20 @@ export interface SensorOptions {
 }
 
 /** A scalar as the state it shows (a YAML number as its text). */
-function toStateText(value: unknown): string {
+const toStateText = refine(anything, (value) => {
   if (value === null) return 'unknown';
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
     const text = typeof value === 'string' ? value : stateString(value);
-    if (text.length > 255) throw new InvalidValue('a state is at most 255 characters');
+    if (text.length > 255) throw new Refusal('a state is at most 255 characters');
     return text;
   }
-  throw new InvalidValue('expected a number or a text');
-}
+  throw new Refusal('expected a number or a text');
+});
 
 function parseSensor(entry: EntryReader): SensorOptions {
   const options: SensorOptions = { initial: entry.optional('initial', toStateText, 'unknown') };
-  if (entry.has('unit_of_measurement')) options.unit_of_measurement = entry.required('unit_of_measurement', toStr);
-  if (entry.has('state_class')) options.state_class = entry.required('state_class', (v) => oneOf(v, STATE_CLASSES));
+  if (entry.has('unit_of_measurement')) options.unit_of_measurement = entry.required('unit_of_measurement', cv.string);
+  if (entry.has('state_class')) options.state_class = entry.required('state_class', cv.oneOf(STATE_CLASSES));
   return options;
 }
 
@@ -73,7 +74,7 @@ export const binarySensorDomain: PlatformDomain<{ initial: string }> = {
   domain: 'binary_sensor',
   optionKeys: ['initial'],
   deviceClasses: BINARY_SENSOR_DEVICE_CLASSES,
-  parseOptions: (entry) => ({ initial: entry.has('initial') ? (entry.required('initial', toBool) ? 'on' : 'off') : 'unknown' }),
+  parseOptions: (entry) => ({ initial: entry.has('initial') ? (entry.required('initial', cv.boolean) ? 'on' : 'off') : 'unknown' }),
   supportedFeatures: () => undefined,
   machine: sensorMachine,
   input: (entry, restored) => {

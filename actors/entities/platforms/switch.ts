@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { switchMachine } from '../../../machines/switch.machine.ts';
-import { toBool } from '../domains/config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
 import { lastKnown } from './restore.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'switch';
 
@@ -24,7 +24,7 @@ export const switchDomain: PlatformDomain<SwitchOptions> = {
   domain: DOMAIN,
   optionKeys: ['initial'],
   deviceClasses: ['outlet', 'switch'],
-  parseOptions: (entry) => ({ initial: entry.optional('initial', toBool, false) }),
+  parseOptions: (entry) => ({ initial: entry.optional('initial', cv.boolean, false) }),
   supportedFeatures: () => undefined,
   machine: switchMachine,
   input: (entry, restored) => {

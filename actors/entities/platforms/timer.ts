@@ -1,8 +1,12 @@
+import { parseFloatText } from '../../../machines/python/float.ts';
 import { Type } from '@sinclair/typebox';
-import { isoUtc, timerMachine, type TimerInput } from '../../../machines/timer.machine.ts';
-import { InvalidValue, ItemReader, parsePyFloat, parseSection, toBool, toIcon, toStr } from '../domains/config.ts';
+import { isoformat } from '../../../machines/python/isoformat.ts';
+import { timerMachine, type TimerInput } from '../../../machines/timer.machine.ts';
+import { ItemReader, parseSection } from '../domains/config.ts';
 import type { PlatformDomain, PlatformEntry, PlatformService } from './types.ts';
 import { lastKnown, stringAttribute } from './restore.ts';
+import * as cv from '../../voluptuous/cv.ts';
+import { Refusal, anything, refine } from '../../voluptuous/schema.ts';
 
 const DOMAIN = 'timer';
 
@@ -23,17 +27,17 @@ export function toTimePeriod(value: unknown): number {
     let ms = 0;
     let any = false;
     for (const [key, v] of Object.entries(value)) {
-      if (!Object.hasOwn(units, key)) throw new InvalidValue(`extra keys not allowed @ data['${key}']`);
-      const n = typeof v === 'number' ? v : typeof v === 'string' ? parsePyFloat(v) : NaN;
-      if (!Number.isFinite(n)) throw new InvalidValue(`expected float for dictionary value @ data['${key}']`);
+      if (!Object.hasOwn(units, key)) throw new Refusal(`extra keys not allowed @ data['${key}']`);
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? (parseFloatText(v) ?? NaN) : NaN;
+      if (!Number.isFinite(n)) throw new Refusal(`expected float for dictionary value @ data['${key}']`);
       ms += n * units[key];
       any = true;
     }
-    if (!any) throw new InvalidValue('must contain at least one of days, hours, minutes, seconds, milliseconds.');
+    if (!any) throw new Refusal('must contain at least one of days, hours, minutes, seconds, milliseconds.');
     return ms;
   }
-  if (typeof value !== 'string') throw new InvalidValue('expected a time period');
-  const seconds = parsePyFloat(value);
+  if (typeof value !== 'string') throw new Refusal('expected a time period');
+  const seconds = parseFloatText(value) ?? NaN;
   if (Number.isFinite(seconds) && !value.includes(':')) return seconds * 1000;
   let text = value;
   let sign = 1;
@@ -41,10 +45,13 @@ export function toTimePeriod(value: unknown): number {
   else if (text.startsWith('+')) text = text.slice(1);
   const parts = text.split(':');
   const int = (p: string) => (/^\s*\d+\s*$/.test(p) ? Number(p) : NaN);
-  const [h, m, s] = [int(parts[0]), int(parts[1] ?? ''), parts.length === 3 ? parsePyFloat(parts[2]) : 0];
-  if ((parts.length !== 2 && parts.length !== 3) || ![h, m, s].every(Number.isFinite)) throw new InvalidValue(PERIOD_ERROR(text));
+  const [h, m, s] = [int(parts[0]), int(parts[1] ?? ''), parts.length === 3 ? (parseFloatText(parts[2]) ?? NaN) : 0];
+  if ((parts.length !== 2 && parts.length !== 3) || ![h, m, s].every(Number.isFinite)) throw new Refusal(PERIOD_ERROR(text));
   return sign * ((h * 60 + m) * 60 + s) * 1000;
 }
+
+/** cv.time_period as a schema: its forms are too many for TypeBox's keywords, so the reading is ours. */
+const TIME_PERIOD = refine(anything, toTimePeriod);
 
 /** The original's _format_timedelta: `H:MM:SS`, whole seconds. */
 export function formatDuration(ms: number): string {
@@ -58,12 +65,12 @@ export function formatDuration(ms: number): string {
 function parseItem(raw: Record<string, unknown>, objectId: string): TimerOptions & { name?: string; icon?: string } {
   const item = new ItemReader(DOMAIN, objectId, raw, ['name', 'icon', 'duration', 'restore']);
   const options: TimerOptions & { name?: string; icon?: string } = {
-    duration: item.optional('duration', toTimePeriod, 0),
-    restore: item.optional('restore', toBool, false),
+    duration: item.optional('duration', TIME_PERIOD, 0),
+    restore: item.optional('restore', cv.boolean, false),
   };
   if (options.duration < 0) throw item.error('duration', 'a duration cannot be negative');
-  if (item.has('name')) options.name = item.required('name', toStr);
-  if (item.has('icon')) options.icon = item.required('icon', toIcon);
+  if (item.has('name')) options.name = item.required('name', cv.string);
+  if (item.has('icon')) options.icon = item.required('icon', cv.icon);
   return options;
 }
 
@@ -78,7 +85,7 @@ function periodProblem(data: Record<string, unknown>): string | undefined {
     toTimePeriod(data.duration);
     return undefined;
   } catch (err) {
-    if (err instanceof InvalidValue) return `${err.message} for dictionary value @ data['duration']`;
+    if (err instanceof Refusal) return `${err.message} for dictionary value @ data['duration']`;
     throw err;
   }
 }
@@ -149,7 +156,7 @@ export const timerDomain: PlatformDomain<TimerOptions> = {
   render: (snapshot, entry) => {
     const { running, end, remaining } = snapshot.context as { running: number; end: number | null; remaining: number | null };
     const a: Record<string, unknown> = { duration: formatDuration(running), editable: false };
-    if (end !== null) a.finishes_at = isoUtc(end);
+    if (end !== null) a.finishes_at = isoformat(end);
     if (remaining !== null) a.remaining = formatDuration(remaining);
     if (entry.options.restore) a.restore = true;
     return { state: String(snapshot.value), attributes: a };

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { COVER_CLOSE, COVER_OPEN, COVER_SET_POSITION, COVER_STOP, coverMachine } from '../../../machines/cover.machine.ts';
-import { InvalidValue, toBool, toFloat } from '../domains/config.ts';
-import { toFeatures, type EntryReader } from './config.ts';
+import { initialPosition, supportedFeatures, type EntryReader } from './config.ts';
 import type { PlatformDomain, PlatformService } from './types.ts';
 import { lastKnown } from './restore.ts';
 import { restoredPosition, wholePercent } from './cover.ts';
 import type { CoverConfig } from '../../../machines/cover.machine.ts';
+import * as cv from '../../voluptuous/cv.ts';
 
 const DOMAIN = 'valve';
 
@@ -19,20 +19,13 @@ export interface ValveOptions {
   config: CoverConfig;
 }
 
-function toInitialPosition(value: unknown): number {
-  if (value === 'open') return 100;
-  if (value === 'closed') return 0;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 100) return value;
-  throw new InvalidValue('expected open, closed or a position from 0 to 100');
-}
-
 function parseOptions(entry: EntryReader): ValveOptions {
-  const reportsPosition = entry.optional('reports_position', toBool, false);
-  const travel = entry.optional('travel_seconds', toFloat, 0);
+  const reportsPosition = entry.optional('reports_position', cv.boolean, false);
+  const travel = entry.optional('travel_seconds', cv.coerceFloat, 0);
   if (!(travel >= 0 && travel <= 3600)) throw entry.error('travel_seconds', 'value must be between 0 and 3600');
-  const features = entry.optional('supported_features', (v) => toFeatures(v, FEATURES), COVER_OPEN | COVER_CLOSE | COVER_STOP | (reportsPosition ? COVER_SET_POSITION : 0));
+  const features = entry.optional('supported_features', supportedFeatures(FEATURES), COVER_OPEN | COVER_CLOSE | COVER_STOP | (reportsPosition ? COVER_SET_POSITION : 0));
   if (features & COVER_SET_POSITION && !reportsPosition) throw entry.error('supported_features', 'set_position needs reports_position: true');
-  const initial = entry.optional('initial', toInitialPosition, 0);
+  const initial = entry.optional('initial', initialPosition, 0);
   if (!reportsPosition && initial !== 0 && initial !== 100) throw entry.error('initial', 'a valve without reports_position is open or closed');
   return { initial, reports_position: reportsPosition, config: { features, travel_seconds: travel, tilt: false } };
 }

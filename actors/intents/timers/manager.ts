@@ -90,7 +90,7 @@ export interface TimerManagerDeps {
   places?: TimerPlaces;
   /** waits `ms` then calls `fn`; returns a cancel (tests with a manual clock may pass a no-op) */
   schedule?: (ms: number, fn: () => void) => () => void;
-  say?: (line: string) => void;
+  logLine?: (line: string) => void;
 }
 
 /** Trimmed and case-folded (strip().casefold()), as the original compares timer and area names. */
@@ -322,12 +322,12 @@ export class TimerManager {
   private runCommand(info: TimerInfo, context: Context): void {
     const hook = this.commandHook;
     if (!hook) {
-      this.deps.say?.(`Timer ${info.id} finished with command "${info.conversation_command}", but no conversation agent runs commands`);
+      this.deps.logLine?.(`Timer ${info.id} finished with command "${info.conversation_command}", but no conversation agent runs commands`);
       return;
     }
     const run = hook
       .run(info.conversation_command!, { language: info.language, agentId: info.conversation_agent_id, deviceId: info.device_id, context })
-      .catch((err) => this.deps.say?.(`Timer ${info.id}: its command "${info.conversation_command}" failed: ${(err as Error)?.message ?? err}`));
+      .catch((err) => this.deps.logLine?.(`Timer ${info.id}: its command "${info.conversation_command}" failed: ${(err as Error)?.message ?? err}`));
     this.track(run);
   }
 
@@ -359,7 +359,7 @@ export class TimerManager {
       const left = timerEnd(t.actor.getSnapshot().context) - this.deps.clock.now();
       // a timer that fires a little early waits the rest
       if (left > 0) return this.wait(id);
-      this.track(this.finishDue().catch((err) => this.deps.say?.(`Timer ${id} could not finish: ${(err as Error)?.message ?? err}`)));
+      this.track(this.finishDue().catch((err) => this.deps.logLine?.(`Timer ${id} could not finish: ${(err as Error)?.message ?? err}`)));
     });
   }
 

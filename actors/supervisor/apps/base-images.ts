@@ -9,7 +9,7 @@ import { MOSQUITTO_BASE_IMAGE, ensureMosquittoBase } from './mosquitto-base.ts';
  */
 
 // the bases made here, by the name an app's build.yaml gives them
-const LOCAL_BASES = new Map<string, (docker: Docker, say: (line: string) => void) => Promise<void>>([
+const LOCAL_BASES = new Map<string, (docker: Docker, logLine: (line: string) => void) => Promise<void>>([
   [APP_BASE_IMAGE, ensureBaseImage],
   [MOSQUITTO_BASE_IMAGE, ensureMosquittoBase],
 ]);
@@ -18,6 +18,6 @@ const LOCAL_BASES = new Map<string, (docker: Docker, say: (line: string) => void
  * Makes sure the base an app builds from is on the engine when it is one made here; any other
  * name is left to the engine's builder (which finds it loaded by hand, or fails the build).
  */
-export async function ensureLocalBase(docker: Docker, ref: string, say: (line: string) => void): Promise<void> {
-  await LOCAL_BASES.get(ref)?.(docker, say);
+export async function ensureLocalBase(docker: Docker, ref: string, logLine: (line: string) => void): Promise<void> {
+  await LOCAL_BASES.get(ref)?.(docker, logLine);
 }

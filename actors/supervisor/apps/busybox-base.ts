@@ -24,7 +24,7 @@ let basePending: Promise<void> | undefined;
  * Makes sure the base image exists: the host's static busybox (Debian's `busybox-static`) in an
  * otherwise empty root, each applet a link to it, with /etc/passwd, /tmp and a shell.
  */
-export function ensureBaseImage(docker: Docker, say: (line: string) => void = () => {}): Promise<void> {
+export function ensureBaseImage(docker: Docker, logLine: (line: string) => void = () => {}): Promise<void> {
   return (basePending ??= (async () => {
     if (await imageExists(docker, APP_BASE_IMAGE)) return;
     try {
@@ -51,7 +51,7 @@ export function ensureBaseImage(docker: Docker, say: (line: string) => void = ()
       await done;
       const { error } = readProgress(answer);
       if (error) throw new Error(`the engine refused the apps' base image: ${error}`);
-      say(`made the apps' base image ${APP_BASE_IMAGE} from ${BUSYBOX} (${applets.length} applets)`);
+      logLine(`made the apps' base image ${APP_BASE_IMAGE} from ${BUSYBOX} (${applets.length} applets)`);
     } finally {
       await rm(root, { recursive: true, force: true });
     }

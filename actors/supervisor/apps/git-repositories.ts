@@ -34,7 +34,7 @@ export interface GitRepositoriesOptions {
   /** where clones live (`<data>/apps/git`) */
   dir: string;
   section: SettingsSection<typeof STORE_SETTINGS_DEFAULTS>;
-  say: { info(line: string): void; warning(line: string): void };
+  logger: { info(line: string): void; warning(line: string): void };
   /** the slugs of the repositories installed apps come from: those are not removed */
   inUse(): ReadonlySet<string>;
   /** the set or a clone changed: the store reads its repositories again */
@@ -83,7 +83,7 @@ export class GitRepositories {
       throw new SupervisorError(`Can't add ${wanted}: ${gitMessage(err)}`);
     }
     await this.options.section.set({ repositories: [...this.options.section.get().repositories, wanted] }, context);
-    this.options.say.info(`store: repository ${wanted} added (${repo.slug})`);
+    this.options.logger.info(`store: repository ${wanted} added (${repo.slug})`);
   }
 
   #removable(repo: GitRepository): void {
@@ -93,7 +93,7 @@ export class GitRepositories {
   async #remove(repo: GitRepository, context: Context): Promise<void> {
     await this.options.section.set({ repositories: this.options.section.get().repositories.filter((s) => s !== repo.source) }, context);
     await rm(repo.dir, { recursive: true, force: true });
-    this.options.say.info(`store: repository ${repo.source} removed`);
+    this.options.logger.info(`store: repository ${repo.source} removed`);
   }
 
   /**
@@ -102,7 +102,7 @@ export class GitRepositories {
    * an installed app comes from them. What fails is told and skipped, as the original goes on.
    */
   async restoreFrom(sources: readonly string[], replace: boolean, context: Context): Promise<void> {
-    for (const err of await this.#sync(sources, replace, context)) this.options.say.warning(`restore: ${(err as Error).message}`);
+    for (const err of await this.#sync(sources, replace, context)) this.options.logger.warning(`restore: ${(err as Error).message}`);
   }
 
   /**
@@ -155,7 +155,7 @@ export class GitRepositories {
       }
       await this.options.changed();
     } catch (err) {
-      this.options.say.warning(`store: repairing ${repo.source} failed: ${gitMessage(err)}`);
+      this.options.logger.warning(`store: repairing ${repo.source} failed: ${gitMessage(err)}`);
       throw keyedError(500, 'store_repository_unknown_error', 'An unknown error occurred with app repository {repo}. Check supervisor logs for details', { repo: repo.slug });
     }
   }
@@ -166,7 +166,7 @@ export class GitRepositories {
       try {
         await this.update(repo);
       } catch (err) {
-        this.options.say.warning(`store: pulling ${repo.source} failed (kept as it was): ${gitMessage(err)}`);
+        this.options.logger.warning(`store: pulling ${repo.source} failed (kept as it was): ${gitMessage(err)}`);
       }
     }
   }

@@ -47,13 +47,13 @@ const building = new Map<string, Promise<{ ref: string; built: boolean }>>();
  * Builds `<name>:<version>` from the app's folder with the engine's builder (or makes sure an
  * image-based app's image is on the engine), unless it exists and `rebuild` is not asked.
  * Labels and build arguments as the original gives them. Failures are the original's errors;
- * the builder's output goes to `say`.
+ * the builder's output goes to `logLine`.
  */
-export function buildAppImage(docker: Docker, app: RepositoryApp, options: { arch: string; say?: (line: string) => void; rebuild?: boolean }): Promise<{ ref: string; built: boolean }> {
+export function buildAppImage(docker: Docker, app: RepositoryApp, options: { arch: string; logLine?: (line: string) => void; rebuild?: boolean }): Promise<{ ref: string; built: boolean }> {
   const ref = `${appImageName(app, options.arch)}:${app.config.version}`;
   const pending = building.get(ref);
   if (pending) return pending;
-  const logLine = options.say ?? (() => {});
+  const logLine = options.logLine ?? (() => {});
   const work = (async () => {
     if (!options.rebuild && (await imageExists(docker, ref))) return { ref, built: false };
     if (!builtLocally(app)) {

@@ -43,18 +43,18 @@ async function recipeDigest(): Promise<string> {
 let pending: Promise<void> | undefined;
 
 /** Makes sure the Mosquitto base is on the engine, made from this host's programs; a missing one names its package. */
-export function ensureMosquittoBase(docker: Docker, say: (line: string) => void = () => {}): Promise<void> {
+export function ensureMosquittoBase(docker: Docker, logLine: (line: string) => void = () => {}): Promise<void> {
   return (pending ??= (async () => {
     const digest = await recipeDigest();
     if ((await sourceLabel(docker, MOSQUITTO_BASE_IMAGE)) === digest) return;
-    await ensureBaseImage(docker, say);
+    await ensureBaseImage(docker, logLine);
     const dir = await mkdtemp(join(tmpdir(), 'hearth-mosquitto-base-'));
     try {
       const libraries = await addHostPrograms(join(dir, 'rootfs'), PROGRAMS, `the Mosquitto app's base image ${MOSQUITTO_BASE_IMAGE}`);
       await writeFile(join(dir, 'Dockerfile'), `${DOCKERFILE}\n`);
       const { error } = await buildFolder(docker, dir, { t: MOSQUITTO_BASE_IMAGE, labels: { 'io.hass.type': 'base', 'hearth.base': 'mosquitto', 'hearth.source': digest } });
       if (error || !(await imageExists(docker, MOSQUITTO_BASE_IMAGE))) throw new Error(`the engine could not make the Mosquitto app's base image ${MOSQUITTO_BASE_IMAGE}: ${error ?? 'it kept no image'}`);
-      say(`made the Mosquitto app's base image ${MOSQUITTO_BASE_IMAGE} from this host's ${PROGRAMS.map((p) => p.path).join(', ')} (${libraries} libraries)`);
+      logLine(`made the Mosquitto app's base image ${MOSQUITTO_BASE_IMAGE} from this host's ${PROGRAMS.map((p) => p.path).join(', ')} (${libraries} libraries)`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -10,7 +10,10 @@
  * Failures carry the message the original's API shows: `<reason>. Got <Python repr of the options>`.
  */
 import { createHash } from 'node:crypto';
-import { strRepr } from '../../python-repr.ts';
+import { volBoolean, pyTruthy } from '../../../machines/python/boolean.ts';
+import { floatRepr, parseFloatText, parseIntText } from '../../../machines/python/float.ts';
+import { pyRepr, pyStr } from '../../../machines/python/repr.ts';
+import { pythonPattern } from '../../../machines/python/regex.ts';
 
 export type SchemaElement = string | SchemaElement[] | { [key: string]: SchemaElement };
 export type SchemaDict = { [key: string]: SchemaElement };
@@ -89,35 +92,6 @@ export function parseSchema(schema: unknown): Schema {
 
 // ---------------------------------------------------------------- Python-like helpers
 
-function pyFloat(n: number): string {
-  if (Number.isNaN(n)) return 'nan';
-  if (!Number.isFinite(n)) return n > 0 ? 'inf' : '-inf';
-  if (Number.isInteger(n) && Math.abs(n) < 1e16) return `${n}.0`;
-  return String(n).replace(/e([+-])(\d)$/, 'e$10$2');
-}
-
-function pyNumber(n: number): string {
-  return Number.isInteger(n) ? String(n) : pyFloat(n);
-}
-
-
-/** A value as Python's repr() shows it (how the original's messages quote data). */
-export function pyRepr(v: unknown): string {
-  if (v === null || v === undefined) return 'None';
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (typeof v === 'number') return pyNumber(v);
-  if (typeof v === 'string') return strRepr(v);
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  if (isDict(v)) return `{${Object.entries(v).map(([k, x]) => `${strRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
-  return strRepr(String(v));
-}
-
-/** Python's str(): strings as they are, everything else as its repr. */
-function pyStr(v: unknown): string {
-  return typeof v === 'string' ? v : pyRepr(v);
-}
-
 const MAX_ITEM = 500;
 
 /** voluptuous' humanize_error for an error without a path: `<reason>. Got <repr(data)>`. */
@@ -133,21 +107,17 @@ class TypeFault extends Error {}
 function coerceInt(v: unknown): number {
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
-  if (typeof v === 'string' && /^\s*[+-]?\d+(?:_\d+)*\s*$/.test(v)) return Number.parseInt(v.replace(/_/g, '').trim(), 10);
-  throw new Invalid('expected int');
+  const n = typeof v === 'string' ? parseIntText(v) : undefined;
+  if (n === undefined) throw new Invalid('expected int');
+  return n;
 }
 
 function coerceFloat(v: unknown): number {
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'number') return v;
-  if (typeof v === 'string') {
-    const s = v.trim();
-    const digits = /^[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+(?:_\d+)*)?$/;
-    if (digits.test(s)) return Number(s.replace(/_/g, ''));
-    const word = /^([+-]?)(inf|infinity|nan)$/i.exec(s);
-    if (word) return word[2]!.toLowerCase() === 'nan' ? Number.NaN : word[1] === '-' ? -Infinity : Infinity;
-  }
-  throw new Invalid('expected float');
+  const n = typeof v === 'string' ? parseFloatText(v) : undefined;
+  if (n === undefined) throw new Invalid('expected float');
+  return n;
 }
 
 function range(n: number, min: number | undefined, max: number | undefined, show: (x: number) => string): number {
@@ -156,20 +126,10 @@ function range(n: number, min: number | undefined, max: number | undefined, show
   return n;
 }
 
-function pyTruthy(v: unknown): boolean {
-  if (Array.isArray(v)) return v.length > 0;
-  if (isDict(v)) return Object.keys(v).length > 0;
-  return Boolean(v);
-}
-
 function pyBool(v: unknown): boolean {
-  if (typeof v === 'string') {
-    const s = v.toLowerCase();
-    if (['1', 'true', 'yes', 'on', 'enable'].includes(s)) return true;
-    if (['0', 'false', 'no', 'off', 'disable'].includes(s)) return false;
-    throw new Invalid('expected boolean');
-  }
-  return pyTruthy(v);
+  const b = volBoolean(v);
+  if (b === undefined) throw new Invalid('expected boolean');
+  return b;
 }
 
 const EMAIL_USER =
@@ -197,14 +157,10 @@ function url(v: unknown): string {
 
 /** Python's re.match on a pattern written for Python: anchored at the start only. */
 function pyMatch(pattern: string, text: string): boolean {
-  const js = pattern
-    .replace(/\(\?P<([A-Za-z_]\w*)>/g, '(?<$1>')
-    .replace(/\(\?P=([A-Za-z_]\w*)\)/g, '\\k<$1>')
-    .replace(/\\A/g, '^')
-    .replace(/\\Z/g, '$(?![\\s\\S])');
   let re: RegExp;
   try {
-    re = new RegExp(js, 'y');
+    const { source, flags } = pythonPattern(pattern);
+    re = new RegExp(source, `${flags}y`);
   } catch {
     return false;
   }
@@ -300,12 +256,12 @@ class Validator {
       if (typ.startsWith('password') && pyTruthy(value)) this.pwned.add(createHash('sha1').update(pyStr(value)).digest('hex'));
       if (typeof value !== 'string') throw new Invalid('expected str');
       const length = [...value].length;
-      if (bounds.min !== undefined && length < bounds.min) throw new Invalid(`length of value must be at least ${pyFloat(bounds.min)}`);
-      if (bounds.max !== undefined && length > bounds.max) throw new Invalid(`length of value must be at most ${pyFloat(bounds.max)}`);
+      if (bounds.min !== undefined && length < bounds.min) throw new Invalid(`length of value must be at least ${floatRepr(bounds.min)}`);
+      if (bounds.max !== undefined && length > bounds.max) throw new Invalid(`length of value must be at most ${floatRepr(bounds.max)}`);
       return value;
     }
-    if (typ.startsWith('int')) return range(coerceInt(value), bounds.min, bounds.max, pyFloat);
-    if (typ.startsWith('float')) return range(coerceFloat(value), bounds.min, bounds.max, pyFloat);
+    if (typ.startsWith('int')) return range(coerceInt(value), bounds.min, bounds.max, floatRepr);
+    if (typ.startsWith('float')) return range(coerceFloat(value), bounds.min, bounds.max, floatRepr);
     if (typ.startsWith('bool')) return pyBool(value);
     if (typ.startsWith('email')) return email(value);
     if (typ.startsWith('url')) return url(value);

@@ -401,7 +401,7 @@ async function readDocument(path: string): Promise<unknown> {
 /**
  * Reads one repository directory. `source` is `core`, `local` or the directory's own path (its
  * slug follows from it). Never throws for what the directory holds: a missing or unreadable
- * repository.yaml and each invalid app are told to `say`.
+ * repository.yaml and each invalid app are told to `logLine`.
  */
 export async function readRepository(dir: string, source: string, logLine: (line: string) => void): Promise<ReadRepository> {
   const slug = repositorySlug(source);

@@ -59,7 +59,7 @@ export interface AppStoreOptions {
   directories?: () => string[];
   /** the added repositories' clones, each with its source URL (the slug follows from it) */
   clones?: () => Array<{ dir: string; source: string }>;
-  say: { info(line: string): void; warning(line: string): void };
+  logger: { info(line: string): void; warning(line: string): void };
   /** this system's architecture (`amd64`, `aarch64`) and machine; default from the host */
   arch?: string;
   machine?: string;
@@ -178,7 +178,7 @@ export class AppStore implements AppStoreView {
   }
 
   private async readAll(): Promise<void> {
-    const warn = (line: string) => this.options.say.warning(line);
+    const warn = (line: string) => this.options.logger.warning(line);
     const sources: Array<[dir: string, source: string]> = [
       [this.options.builtinDir ?? BUILTIN_REPOSITORY_DIR, 'core'],
       [this.options.localDir, 'local'],
@@ -195,7 +195,7 @@ export class AppStore implements AppStoreView {
     }
     this.repos = repos;
     this.byKey = byKey;
-    this.options.say.info(`Loaded ${byKey.size} apps from ${repos.length} repositories`);
+    this.options.logger.info(`Loaded ${byKey.size} apps from ${repos.length} repositories`);
   }
 }
 

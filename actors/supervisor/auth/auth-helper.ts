@@ -21,7 +21,7 @@ export function rehash(value: string, salt = ''): string {
 export interface AuthHelperDeps {
   file: string;
   core: Pick<CoreApi, 'up' | 'request' | 'users'>;
-  say: Logger;
+  logger: Logger;
 }
 
 /** One user as GET /auth/list shows it. */
@@ -49,7 +49,7 @@ export class AuthHelper {
           if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) this.cache = parsed;
         } catch {
           // a damaged cache is an empty one: the core is asked again
-          this.deps.say.warning(`${this.deps.file} is not a credential cache: starting an empty one`);
+          this.deps.logger.warning(`${this.deps.file} is not a credential cache: starting an empty one`);
         }
       },
       () => {},
@@ -76,7 +76,7 @@ export class AuthHelper {
     await this.load();
     const hit = this.cached(username, password);
     if (!(await this.deps.core.up())) {
-      this.deps.say.info('the core is not running: the credential cache decides');
+      this.deps.logger.info('the core is not running: the credential cache decides');
       return hit === true;
     }
     if (hit === undefined) return this.ask(slug, username, password);
@@ -90,20 +90,20 @@ export class AuthHelper {
       try {
         res = await this.deps.core.request('POST', '/api/hassio_auth', { username, password, addon: slug });
       } catch (err) {
-        this.deps.say.error(`cannot ask the core about a login: ${(err as Error).message}`);
+        this.deps.logger.error(`cannot ask the core about a login: ${(err as Error).message}`);
         throw keyedError(500, 'auth_home_assistant_api_validation_error', 'Unable to validate authentication details with Home Assistant. Check Supervisor logs for details');
       }
       const key = rehash(username);
       const value = rehash(password, username);
       if (res.status === 200) {
-        this.deps.say.info(`Successful login for '${username}'`);
+        this.deps.logger.info(`Successful login for '${username}'`);
         if (this.cache[key] !== value) {
           this.cache[key] = value;
           await this.save();
         }
         return true;
       }
-      this.deps.say.warning(`Unauthorized login for '${username}'`);
+      this.deps.logger.warning(`Unauthorized login for '${username}'`);
       if (this.cache[key] === value) {
         delete this.cache[key];
         await this.save();
@@ -131,12 +131,12 @@ export class AuthHelper {
     try {
       const res = await this.deps.core.request('POST', '/api/hassio_auth/password_reset', { username, password });
       if (res.status === 200) {
-        this.deps.say.info(`Successful password reset for '${username}'`);
+        this.deps.logger.info(`Successful password reset for '${username}'`);
         return;
       }
     } catch (err) {
       if (!(err instanceof CoreApiError)) throw err;
-      this.deps.say.error(`cannot ask the core to reset a password: ${err.message}`);
+      this.deps.logger.error(`cannot ask the core to reset a password: ${err.message}`);
     }
     throw keyedError(400, 'auth_password_reset_error', "Username '{user}' does not exist. Check list of users using '{auth_list_command}'.", { user: username, auth_list_command: 'ha auth list' });
   }
@@ -148,7 +148,7 @@ export class AuthHelper {
       users = await this.deps.core.users();
     } catch (err) {
       if (!(err instanceof CoreApiError)) throw err;
-      this.deps.say.error(`cannot list the core's users: ${err.message}`);
+      this.deps.logger.error(`cannot list the core's users: ${err.message}`);
       throw keyedError(500, 'auth_list_users_error', "Can't request listing users on Home Assistant. Check Supervisor logs for details");
     }
     return users

@@ -116,7 +116,7 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
           for (const location of extra) {
             await child.child('backup_copy_to_location', location, () => manager.copyTo(path, location, fileName)).catch(() => {});
           }
-        }).catch((err) => manager.deps.say.warning(`backup ${slug}: copy to other locations: ${(err as Error).message}`));
+        }).catch((err) => manager.deps.logger.warning(`backup ${slug}: copy to other locations: ${(err as Error).message}`));
       }
       job.stage('await_app_restarts');
       // cold apps started again after their part: their failures were logged as they came
@@ -139,7 +139,7 @@ export async function createBackup(manager: BackupManager, sources: BackupSource
 /** Writes the backup; answers the starts of the cold apps stopped for it, still under way. */
 async function write(manager: BackupManager, sources: BackupSources, request: BackupRequest, job: JobHandle, at: { slug: string; date: string; path: string }): Promise<Promise<void>[]> {
   const restarts: Promise<void>[] = [];
-  const logger = manager.deps.say;
+  const logger = manager.deps.logger;
   // a core not installed as a container (run beside the supervisor) is this Hearth's version
   const coreVersion = sources.coreVersion() ?? sources.supervisorVersion;
   const writer = await BackupWriter.create({ path: at.path, compressed: request.compressed, password: request.password, coreVersion });

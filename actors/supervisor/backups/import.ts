@@ -56,7 +56,7 @@ async function place(manager: BackupManager, request: UploadRequest, partial: st
   try {
     meta = (await BackupReader.open(partial)).meta;
   } catch (err) {
-    manager.deps.say.warning(`the uploaded file is not a backup: ${(err as Error).message}`);
+    manager.deps.logger.warning(`the uploaded file is not a backup: ${(err as Error).message}`);
     // a readable backup.json that breaks a rule is named, field and all; anything else gets the original's answer
     throw new SupervisorError(err instanceof BackupMetaError ? err.message : UNKNOWN_ERROR);
   }

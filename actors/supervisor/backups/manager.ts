@@ -59,7 +59,7 @@ export interface CoreBackupHooks {
 export interface BackupManagerDeps {
   dataDir: string;
   coreDataDir: string;
-  say: Logger;
+  logger: Logger;
   jobs: Jobs;
   resolution: Resolution;
   mounts: () => Mounts | undefined;
@@ -173,7 +173,7 @@ export class BackupManager {
     try {
       return await BackupReader.open(path);
     } catch (err) {
-      this.deps.say.warning(`not a backup, left out of the list: ${path}: ${(err as Error).message}`);
+      this.deps.logger.warning(`not a backup, left out of the list: ${path}: ${(err as Error).message}`);
       return undefined;
     }
   }
@@ -184,7 +184,7 @@ export class BackupManager {
    */
   private async interrupted(path: string): Promise<void> {
     if (this.busy || this.writing.has(path)) return;
-    this.deps.say.warning(`removing the unfinished backup ${path} (the supervisor stopped while writing it)`);
+    this.deps.logger.warning(`removing the unfinished backup ${path} (the supervisor stopped while writing it)`);
     await rm(path, { force: true });
     await this.deps.resolution.addIssue({ type: 'fatal_error', context: 'system', reference: basename(path) }).catch(() => {});
   }
@@ -281,7 +281,7 @@ export class BackupManager {
           } catch (err) {
             // one app that cannot be held still leaves the others frozen; the failure stays on the job
             job.capture(err);
-            this.deps.say.warning(`freeze: app ${app.slug}: ${(err as Error).message}`);
+            this.deps.logger.warning(`freeze: app ${app.slug}: ${(err as Error).message}`);
           }
         }
       }).done;
@@ -308,7 +308,7 @@ export class BackupManager {
             if (started) restarts.push(started.catch(() => {}));
           } catch (err) {
             job.capture(err);
-            this.deps.say.warning(`thaw: app ${slug}: ${(err as Error).message}`);
+            this.deps.logger.warning(`thaw: app ${slug}: ${(err as Error).message}`);
           }
         }
         job.stage('await_app_restarts');
@@ -318,7 +318,7 @@ export class BackupManager {
         this.deps.state.set('running');
         release();
       }
-    }).done.catch((err) => this.deps.say.warning(`thaw: ${(err as Error).message}`));
+    }).done.catch((err) => this.deps.logger.warning(`thaw: ${(err as Error).message}`));
     this.frozenByApi = { thaw, done };
   }
 

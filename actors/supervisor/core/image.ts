@@ -171,14 +171,14 @@ export interface BuildReport {
 
 /**
  * Builds the root filesystem in a temporary folder and imports it as `image:tag`.
- * `say` receives progress lines.
+ * `logLine` receives progress lines.
  */
-export async function buildCoreImage(docker: Docker, options: { image?: string; tag: string; appRoot?: string; digest?: string; say?: (line: string) => void }): Promise<BuildReport> {
+export async function buildCoreImage(docker: Docker, options: { image?: string; tag: string; appRoot?: string; digest?: string; logLine?: (line: string) => void }): Promise<BuildReport> {
   const started = Date.now();
   const appRoot = options.appRoot ?? APP_ROOT;
   const image = options.image ?? CORE_IMAGE;
   const ref = `${image}:${options.tag}`;
-  const logLine = options.say ?? (() => {});
+  const logLine = options.logLine ?? (() => {});
   const root = await mkdtemp(join(tmpdir(), 'hearth-core-rootfs-'));
   try {
     logLine(`building ${ref}: root filesystem in ${root}`);
@@ -235,7 +235,7 @@ const building = new Map<string, Promise<boolean>>();
  * `rebuild`). Resolves to true when it built the image. Another process building the same tag
  * is waited for.
  */
-export function ensureCoreImage(docker: Docker, options: { image?: string; tag: string; rebuild?: boolean; appRoot?: string; say?: (line: string) => void }): Promise<boolean> {
+export function ensureCoreImage(docker: Docker, options: { image?: string; tag: string; rebuild?: boolean; appRoot?: string; logLine?: (line: string) => void }): Promise<boolean> {
   const ref = `${options.image ?? CORE_IMAGE}:${options.tag}`;
   const pending = building.get(ref);
   if (pending) return pending;
@@ -264,7 +264,7 @@ export function ensureCoreImage(docker: Docker, options: { image?: string; tag: 
     try {
       if (await current()) return false;
       const previous = await docker.getImage(ref).inspect().then((i) => i.Id, () => null);
-      await buildCoreImage(docker, { image: options.image, tag: options.tag, appRoot: options.appRoot, digest, say: options.say });
+      await buildCoreImage(docker, { image: options.image, tag: options.tag, appRoot: options.appRoot, digest, logLine: options.logLine });
       // the image the tag named before is left untagged: gone unless a container still uses it
       if (previous) await docker.getImage(previous).remove().catch(() => {});
       return true;

@@ -8,13 +8,14 @@ import type { Settings, SettingsSection } from '../settings.ts';
 import type { Tokens } from '../tokens.ts';
 import type { Engine, ContainerStats } from '../docker/engine.ts';
 import type { Jobs, JobHandle } from '../jobs/types.ts';
-import { untrackedJob } from '../jobs/jobs.ts';
+import { untrackedJobs } from '../jobs/jobs.ts';
 import type { Resolution } from '../resolution/types.ts';
 import type { UpdaterView } from '../updater/types.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import { CORE_VERSION } from '../../version.ts';
 import { isNewer } from '../../version-order.ts';
-import type { CoreRuntimeView } from './types.ts';
+import { CORE_DEFAULTS, type CoreHostProcess, type CoreInfo, type CoreRuntimeView, type CoreSettings } from './types.ts';
+import { checkCoreConfig, coreContainerSpec, startCoreContainer, waitUntilCoreAnswers } from './container.ts';
 import { CORE_CONTAINER_PORT, CORE_IMAGE, ensureCoreImage, hostArch, imageExists } from './image.ts';
 import { MIGRATION_MESSAGE, offlineMigrationRunning } from './migration.ts';
 import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
@@ -27,45 +28,12 @@ import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
  * (`core_installed`, `core_started`, `core_stopped`, `core_restarted`, `core_rebuilt`,
  * `core_updated`, `core_crashed`, `watchdog_restart`...); its settings are the section `core`.
  * Operations run one at a time, each as a job when the job tracker is there.
+ *
+ * Its settings, its info and a core run as a host process are types.ts; the container itself
+ * (spec, the engine's start, the wait for HTTP, the configuration check) is container.ts.
  */
 
 export const CORE_RUNTIME_STREAM = 'core/runtime';
-
-/** The section `core` of the supervisor's settings (POST /core/options), with the installed version. */
-export const CORE_DEFAULTS = {
-  version: null as string | null,
-  boot: true,
-  /** an image name without tag replacing `hearth/core`; null: the built one */
-  image: null as string | null,
-  port: 1702,
-  ssl: false,
-  watchdog: true,
-  refresh_token: null as string | null,
-  audio_input: null as string | null,
-  audio_output: null as string | null,
-  backups_exclude_database: false,
-  duplicate_log_file: false,
-};
-export type CoreSettings = typeof CORE_DEFAULTS;
-
-/** What GET /core/info answers (key order of the original). */
-export interface CoreInfo {
-  version: string | null;
-  version_latest: string | null;
-  update_available: boolean;
-  machine: string;
-  ip_address: string | null;
-  arch: string;
-  image: string;
-  boot: boolean;
-  port: number;
-  ssl: boolean;
-  watchdog: boolean;
-  audio_input: string | null;
-  audio_output: string | null;
-  backups_exclude_database: boolean;
-  duplicate_log_file: boolean;
-}
 
 /** The parts filled in later by other areas (read when used, never copied). */
 export interface CoreRuntimeLinks {
@@ -78,7 +46,7 @@ export interface CoreRuntimeOptions {
   log: EventLog;
   clock: Clock;
   ids: Ids;
-  say: Logger;
+  logger: Logger;
   settings: Settings;
   tokens: Tokens;
   engine: Engine;
@@ -99,26 +67,14 @@ export interface CoreRuntimeOptions {
   hostProcess?: CoreHostProcess;
 }
 
-/** A core run outside the engine: a restore stops it before replacing its data and starts it after. */
-export interface CoreHostProcess {
-  running(): Promise<boolean>;
-  stop(): Promise<void>;
-  start(): Promise<void>;
-}
-
 /** What the core container's steps are given: the context of the records, the restore a new container follows. */
 interface CoreRequest {
   context: Context;
   restoreJobId?: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** seconds the core gets to stop before the engine kills it */
 const CORE_STOP_TIMEOUT = 20;
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
-/** Text without terminal colours. */
-export const stripAnsi = (s: string) => s.replace(ANSI, '');
-const PORT_CONFLICT = /0\.0\.0\.0:(\d+).*(?:address already in use|port is already allocated)/;
 
 export class CoreRuntime implements CoreRuntimeView {
   readonly containerName: string;
@@ -127,23 +83,23 @@ export class CoreRuntime implements CoreRuntimeView {
   private readonly docker: Docker;
   private readonly container: ContainerActor<CoreRequest>;
 
-  constructor(private readonly o: CoreRuntimeOptions) {
-    this.containerName = o.containerName;
-    this.dataDir = o.dataDir;
-    this.docker = o.engine.docker;
-    this.section = o.settings.section('core', { ...CORE_DEFAULTS, port: o.defaultPort ?? CORE_DEFAULTS.port });
+  constructor(private readonly options: CoreRuntimeOptions) {
+    this.containerName = options.containerName;
+    this.dataDir = options.dataDir;
+    this.docker = options.engine.docker;
+    this.section = options.settings.section('core', { ...CORE_DEFAULTS, port: options.defaultPort ?? CORE_DEFAULTS.port });
     this.container = createContainerActor<CoreRequest>({
-      engine: o.engine,
-      name: o.containerName,
+      engine: options.engine,
+      name: options.containerName,
       // a clean exit is the core stopping itself; a core that cannot be brought up is still wanted
       policy: { cleanExitIsCrash: false, staysWantedWhenDown: true, newContainerEachStart: false },
-      clock: o.clock,
+      clock: options.clock,
       stopTimeout: () => CORE_STOP_TIMEOUT,
-      retryPauseMs: o.watchdogPauseMs,
+      retryPauseMs: options.watchdogPauseMs,
       steps: {
         create: (request) => this.create(request.context, request.restoreJobId),
-        start: () => this.startContainer(),
-        waitHealthy: () => this.waitUntilUp(),
+        start: () => startCoreContainer(this.docker, this.containerName),
+        waitHealthy: async () => waitUntilCoreAnswers(this.docker, this.containerName, await this.coreUrl(), this.options.startTimeoutMs ?? 120_000, () => this.inspect()),
       },
       watchdog: this.watchdogReports(),
     });
@@ -175,7 +131,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   async info(): Promise<CoreInfo> {
     const s = this.section.get();
-    const latest = this.o.links.updater?.latest('core') ?? s.version ?? CORE_VERSION;
+    const latest = this.options.links.updater?.latest('core') ?? s.version ?? CORE_VERSION;
     const inspect = await this.inspect().catch(() => null);
     const { arch, machine } = hostArch();
     const ip = Object.values(inspect?.NetworkSettings?.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress ?? null;
@@ -200,7 +156,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   /** The container as the engine describes it, or null when there is none. */
   inspect(): Promise<Docker.ContainerInspectInfo | null> {
-    return this.o.engine.inspect(this.containerName);
+    return this.options.engine.inspect(this.containerName);
   }
 
   async running(): Promise<boolean> {
@@ -210,7 +166,7 @@ export class CoreRuntime implements CoreRuntimeView {
   /** One statistics sample; a 400 when the core does not run. */
   async stats(): Promise<ContainerStats> {
     if (!(await this.running())) throw new SupervisorError(`Core container ${this.containerName} is not running`);
-    return this.o.engine.stats(this.containerName);
+    return this.options.engine.stats(this.containerName);
   }
 
   async setOptions(patch: Partial<CoreSettings>, context: Context): Promise<void> {
@@ -225,8 +181,8 @@ export class CoreRuntime implements CoreRuntimeView {
   boot(context: Context): Promise<void> {
     this.follow();
     return (async () => {
-      if (!(await this.o.engine.reachable())) {
-        this.o.say.warning(`no container engine answers at ${this.o.engine.socketPath}: the core is not started`);
+      if (!(await this.options.engine.reachable())) {
+        this.options.logger.warning(`no container engine answers at ${this.options.engine.socketPath}: the core is not started`);
         return;
       }
       if (this.version() === null) await this.job('home_assistant_core_install', context, (job) => this.install(context, job)).done;
@@ -236,7 +192,7 @@ export class CoreRuntime implements CoreRuntimeView {
         return;
       }
       await this.job('home_assistant_core_start', context, () => this.exclusive(() => this.startNow(context))).done;
-    })().catch((err) => this.o.say.error(`the core could not be started at boot: ${(err as Error).message}`));
+    })().catch((err) => this.options.logger.error(`the core could not be started at boot: ${(err as Error).message}`));
   }
 
   /** Builds the image of this Hearth when missing (or when `rebuild`); records the install. */
@@ -300,9 +256,9 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async update(context: Context, options: { version?: string; backup?: boolean; background?: boolean } = {}): Promise<{ job_id: string } | undefined> {
     await this.guard();
-    await this.o.links.jobs?.requireConditions('HomeAssistantCore.update', UPDATE_CONDITIONS);
+    await this.options.links.jobs?.requireConditions('HomeAssistantCore.update', UPDATE_CONDITIONS);
     const current = this.version();
-    const target = options.version ?? this.o.links.updater?.latest('core') ?? current ?? CORE_VERSION;
+    const target = options.version ?? this.options.links.updater?.latest('core') ?? current ?? CORE_VERSION;
     if (target === current) throw keyedError(400, 'homeassistant_update_already_installed_error', 'Home Assistant version {version} is already installed', { version: target });
     if (options.backup) {
       throw new SupervisorError('A backup before the update cannot be made: backups are not available on this supervisor yet; update with backup false');
@@ -329,21 +285,7 @@ export class CoreRuntime implements CoreRuntimeView {
     const ref = this.ref();
     await this.ensureImage(this.version() ?? CORE_VERSION);
     await mkdir(this.dataDir, { recursive: true });
-    const container = await this.docker.createContainer({
-      Image: ref,
-      Cmd: ['node', 'bin/hearth.js', 'check-config', '--data', '/config'],
-      Tty: true,
-      Labels: { supervisor_managed: '' },
-      HostConfig: { Binds: [`${this.dataDir}:/config:ro`], Tmpfs: { '/tmp': '' } },
-    });
-    try {
-      await container.start();
-      const result = (await container.wait()) as { StatusCode: number };
-      const output = stripAnsi((await container.logs({ stdout: true, stderr: true, follow: false })).toString('utf8')).replace(/\r\n/g, '\n');
-      if (result.StatusCode !== 0) throw new SupervisorError(output || `the configuration check ended with ${result.StatusCode}`);
-    } finally {
-      await container.remove({ force: true }).catch(() => {});
-    }
+    await checkCoreConfig(this.docker, ref, this.dataDir);
   }
 
   /**
@@ -352,7 +294,7 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async stopForRestore(context: Context): Promise<boolean> {
     return this.exclusive(async () => {
-      const host = this.o.hostProcess;
+      const host = this.options.hostProcess;
       const wasRunning = host ? await host.running() : await this.running();
       if (host) await host.stop();
       else await this.container.remove();
@@ -367,7 +309,7 @@ export class CoreRuntime implements CoreRuntimeView {
    */
   async startAfterRestore(context: Context, restoreJobId?: string): Promise<void> {
     await this.exclusive(async () => {
-      const host = this.o.hostProcess;
+      const host = this.options.hostProcess;
       if (!host) return this.startNow(context, 'core_started', restoreJobId);
       await host.start();
       await this.record('core_started', { version: this.version(), reason: 'restore' }, context);
@@ -376,7 +318,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   /** Whether the core runs in a container of a versioned image (not as a host process, as in tests). */
   get runsContainer(): boolean {
-    return !this.o.hostProcess;
+    return !this.options.hostProcess;
   }
 
   /**
@@ -419,7 +361,7 @@ export class CoreRuntime implements CoreRuntimeView {
       if (await imageExists(this.docker, this.ref(version))) return false;
       throw keyedError(400, 'homeassistant_update_image_error', 'Downloading Home Assistant version {version} failed', { version });
     }
-    return ensureCoreImage(this.docker, { tag: version, rebuild, say: (l) => this.o.say.info(l) });
+    return ensureCoreImage(this.docker, { tag: version, rebuild, logLine: (l) => this.options.logger.info(l) });
   }
 
   /** Creates the container (with a new core token) when there is none, starts it, waits for HTTP. */
@@ -429,45 +371,17 @@ export class CoreRuntime implements CoreRuntimeView {
     await this.record(type, { version: this.version(), port: this.section.get().port }, context);
   }
 
-  /** The engine's start; a host port in use is the original's port conflict. */
-  private async startContainer(): Promise<void> {
-    try {
-      await this.docker.getContainer(this.containerName).start();
-    } catch (err: any) {
-      const m = PORT_CONFLICT.exec(String(err?.json?.message ?? err?.message ?? ''));
-      if (m) throw keyedError(400, 'docker_container_port_conflict', 'Cannot start container {name} because port {port} is already in use', { name: this.containerName, port: Number(m[1]) });
-      throw err;
-    }
-  }
-
   private async create(context: Context, restoreJobId?: string): Promise<void> {
     const s = this.section.get();
     const version = s.version ?? CORE_VERSION;
     await this.ensureImage(version);
     await mkdir(this.dataDir, { recursive: true });
-    const token = await this.o.tokens.rotateCore(context);
-    const url = this.o.supervisorUrl();
-    const env = [`SUPERVISOR=${url}`, `HASSIO=${url}`, `SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `TZ=${this.o.timezone()}`];
+    const token = await this.options.tokens.rotateCore(context);
+    const url = this.options.supervisorUrl();
+    const env = [`SUPERVISOR=${url}`, `HASSIO=${url}`, `SUPERVISOR_TOKEN=${token.token}`, `HASSIO_TOKEN=${token.token}`, `TZ=${this.options.timezone()}`];
     if (s.duplicate_log_file) env.push('HA_DUPLICATE_LOG_FILE=1');
     if (restoreJobId) env.push(`SUPERVISOR_RESTORE_JOB_ID=${restoreJobId}`);
-    const port = `${CORE_CONTAINER_PORT}/tcp`;
-    await this.docker.createContainer({
-      name: this.containerName,
-      Hostname: 'hearth-core',
-      Image: this.ref(version),
-      Env: env,
-      Labels: { supervisor_managed: '' },
-      ExposedPorts: { [port]: {} },
-      StopTimeout: 20,
-      HostConfig: {
-        Binds: [`${this.dataDir}:/config`],
-        PortBindings: { [port]: [{ HostIp: '', HostPort: String(s.port) }] },
-        ExtraHosts: ['supervisor:host-gateway', 'host.docker.internal:host-gateway'],
-        Tmpfs: { '/tmp': '' },
-        Init: false,
-        RestartPolicy: { Name: 'no' },
-      },
-    });
+    await this.docker.createContainer(coreContainerSpec({ name: this.containerName, image: this.ref(version), env, dataDir: this.dataDir, port: s.port }));
     await this.record('core_container_created', { version, image: this.ref(version), port: s.port }, context);
   }
 
@@ -486,42 +400,19 @@ export class CoreRuntime implements CoreRuntimeView {
       job.progress(100);
       await this.record('core_updated', { from, to: target }, context);
     } catch (err) {
-      this.o.say.error(`the update to ${target} failed: ${(err as Error).message}; going back to ${from}`);
+      this.options.logger.error(`the update to ${target} failed: ${(err as Error).message}; going back to ${from}`);
       await this.record('core_update_failed', { from, to: target, message: (err as Error).message }, context);
       try {
         await this.container.remove();
         await this.section.set({ version: from }, context);
         if (wasRunning) await this.startNow(context, 'core_started');
         await this.record('core_update_rolled_back', { from: target, to: from }, context);
-        await this.o.links.resolution?.addIssue({ type: 'update_rollback', context: 'core' }).catch(() => {});
+        await this.options.links.resolution?.addIssue({ type: 'update_rollback', context: 'core' }).catch(() => {});
       } catch (again) {
-        this.o.say.error(`going back to ${from} failed too: ${(again as Error).message}`);
-        await this.o.links.resolution?.addIssue({ type: 'update_failed', context: 'core' }).catch(() => {});
+        this.options.logger.error(`going back to ${from} failed too: ${(again as Error).message}`);
+        await this.options.links.resolution?.addIssue({ type: 'update_failed', context: 'core' }).catch(() => {});
         throw keyedError(400, 'homeassistant_update_error', 'Updating Home Assistant failed');
       }
-    }
-  }
-
-  /**
-   * Waits until the core answers HTTP on its published port; fails when its container ends. It
-   * asks a path that needs no token (`/auth/providers`): a call to `/api/` without one would
-   * count as a failed login against the supervisor's address in the core's ban keeper.
-   */
-  private async waitUntilUp(): Promise<void> {
-    const until = Date.now() + (this.o.startTimeoutMs ?? 120_000);
-    const url = `${await this.coreUrl()}/auth/providers`;
-    for (;;) {
-      try {
-        await fetch(url, { signal: AbortSignal.timeout(2000) });
-        return;
-      } catch {}
-      const info = await this.inspect();
-      if (!info?.State?.Running) {
-        const logs = info ? stripAnsi((await this.docker.getContainer(this.containerName).logs({ stdout: true, stderr: true, tail: 5 })).toString('utf8')) : '';
-        throw new SupervisorError(`The core container ${this.containerName} ended while starting (exit code ${info?.State?.ExitCode ?? 'unknown'})${logs ? `: ${logs.replace(/[\x00-\x08]/g, '').trim()}` : ''}`);
-      }
-      if (Date.now() > until) throw new SupervisorError(`The core did not answer on ${url} in time`);
-      await sleep(250);
     }
   }
 
@@ -532,7 +423,7 @@ export class CoreRuntime implements CoreRuntimeView {
 
   private async guard(): Promise<void> {
     const s = this.section.get();
-    if (await offlineMigrationRunning({ url: await this.coreUrl(), refreshToken: s.refresh_token, warn: (l) => this.o.say.warning(l) })) {
+    if (await offlineMigrationRunning({ url: await this.coreUrl(), refreshToken: s.refresh_token, warn: (l) => this.options.logger.warning(l) })) {
       throw new SupervisorError(MIGRATION_MESSAGE, { status: 503 });
     }
   }
@@ -553,27 +444,27 @@ export class CoreRuntime implements CoreRuntimeView {
   private watchdogReports(): WatchdogReports<CoreRequest> {
     return {
       crashed: async (exitCode) => {
-        const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
-        this.o.say.warning(`the core container ${this.containerName} died with exit code ${exitCode}`);
+        const context: Context = { id: this.options.ids.ulid(this.options.clock.now()), parent_id: null, user_id: null };
+        this.options.logger.warning(`the core container ${this.containerName} died with exit code ${exitCode}`);
         await this.record('core_crashed', { exit_code: exitCode, version: this.version() }, context);
         // no dedicated issue type in the original for a crashed core: boot_fail (context core) names it closest
-        await this.o.links.resolution?.addIssue({ type: 'boot_fail', context: 'core', reference: this.containerName }, [{ type: 'execute_restart', context: 'core', reference: this.containerName }]).catch(() => {});
+        await this.options.links.resolution?.addIssue({ type: 'boot_fail', context: 'core', reference: this.containerName }, [{ type: 'execute_restart', context: 'core', reference: this.containerName }]).catch(() => {});
         return { request: { context }, watchdog: this.section.get().watchdog };
       },
       repairing: ({ context }, repair) => void this.job('home_assistant_core_restart_after_problem', context, () => repair).done.catch(() => {}),
       restarted: async ({ context }, attempt, exitCode) => {
         await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
-        this.o.say.info(`watchdog: the core is running again (restart ${attempt})`);
+        this.options.logger.info(`watchdog: the core is running again (restart ${attempt})`);
       },
       attemptFailed: async (_, attempt, error) => {
-        this.o.say.warning(`watchdog: restart ${attempt} of the core failed: ${error.message}`);
+        this.options.logger.warning(`watchdog: restart ${attempt} of the core failed: ${error.message}`);
         return true;
       },
       gaveUp: async ({ context }, reason) => {
-        if (reason === 'rate') this.o.say.error('watchdog: more than 10 restarts of the core in 30 minutes, not restarting it');
+        if (reason === 'rate') this.options.logger.error('watchdog: more than 10 restarts of the core in 30 minutes, not restarting it');
         await this.record('watchdog_gave_up', { reason }, context);
       },
-      unreported: (error) => this.o.say.error(`watchdog: ${error.message}`),
+      unreported: (error) => this.options.logger.error(`watchdog: ${error.message}`),
     };
   }
 
@@ -585,13 +476,10 @@ export class CoreRuntime implements CoreRuntimeView {
 
   private job<T>(name: string, context: Context, work: (job: JobHandle) => Promise<T>): { uuid: string; done: Promise<T> } {
     this.follow();
-    const jobs = this.o.links.jobs;
-    if (jobs) return jobs.run({ name, reference: null, context }, work);
-    const uuid = this.o.ids.uuidHex();
-    return { uuid, done: work(untrackedJob(uuid)) };
+    return (this.options.links.jobs ?? untrackedJobs(this.options.ids)).run({ name, reference: null, context }, work);
   }
 
   private async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {
-    await this.o.log.append([{ time: this.o.clock.now(), stream: CORE_RUNTIME_STREAM, type, data: { container: this.containerName, ...data }, context }]);
+    await this.options.log.append([{ time: this.options.clock.now(), stream: CORE_RUNTIME_STREAM, type, data: { container: this.containerName, ...data }, context }]);
   }
 }

@@ -1,4 +1,4 @@
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
@@ -40,7 +40,7 @@ export interface DiscoveryDeps {
   log: EventLog;
   clock: Clock;
   ids: Ids;
-  say: Logger;
+  logger: Logger;
   apps: () => AppsView | undefined;
   store: () => AppStoreView | undefined;
   push: DiscoveryPush;
@@ -64,9 +64,7 @@ export class Discovery implements Area<RecordOf<DiscoveryRecord>> {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DiscoveryDeps) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   owns(record: EventRecord): record is RecordOf<DiscoveryRecord> {
@@ -126,7 +124,7 @@ export class Discovery implements Area<RecordOf<DiscoveryRecord>> {
 
   private async sendNow(app: { slug: string; discovery: string[] }, service: string, config: Record<string, unknown>, context: Context): Promise<DiscoveryMessage> {
     if (!app.discovery.includes(service)) {
-      this.deps.say.error(`App ${app.slug} attempted to send discovery for service ${service} which is not listed in its config. Please report this to the maintainer of the app`);
+      this.deps.logger.error(`App ${app.slug} attempted to send discovery for service ${service} which is not listed in its config. Please report this to the maintainer of the app`);
       throw new SupervisorError('Apps must list services they provide via discovery in their config!', { status: 403 });
     }
     const existing = this.all().find((m) => m.app === app.slug && m.service === service);
@@ -164,7 +162,7 @@ export class Discovery implements Area<RecordOf<DiscoveryRecord>> {
   }
 
   private push(method: 'POST' | 'DELETE', message: DiscoveryMessage) {
-    const p = this.deps.push(method, message).catch((err) => this.deps.say.warning(`discovery ${message.uuid} not pushed to the core: ${(err as Error).message}`));
+    const p = this.deps.push(method, message).catch((err) => this.deps.logger.warning(`discovery ${message.uuid} not pushed to the core: ${(err as Error).message}`));
     this.pushes.add(p);
     void p.finally(() => this.pushes.delete(p));
   }

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { isoformat } from '../../../machines/python/isoformat.ts';
 import type { HostSystem } from '../host/system.ts';
 
 /**
@@ -136,8 +137,8 @@ export async function hostDrives(host: HostSystem): Promise<Drive[]> {
   await Promise.all(
     devices.map(async (d) => {
       const st = await stat(`/sys/block/${d.name}`).catch(() => null);
-      times.set(d.name, new Date(st ? st.ctimeMs : 0).toISOString().replace('Z', '+00:00'));
+      times.set(d.name, isoformat(st ? Math.floor(st.ctimeMs) : 0, 'milliseconds'));
     }),
   );
-  return drivesOf(devices, (name) => times.get(name) ?? new Date(0).toISOString());
+  return drivesOf(devices, (name) => times.get(name) ?? isoformat(0, 'milliseconds'));
 }

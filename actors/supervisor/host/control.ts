@@ -18,7 +18,7 @@ export interface HostControlDeps {
   migrationRunning(): Promise<boolean>;
   /** stops the core and the apps before the power goes (the original does so off its own OS) */
   stopManaged(): Promise<void>;
-  say: { info(line: string): void; warning(line: string): void };
+  logger: { info(line: string): void; warning(line: string): void };
   /** the process's user id (default: this process's) */
   uid?: () => number;
 }
@@ -33,22 +33,22 @@ export function validHostname(name: string): boolean {
 }
 
 export class HostControl {
-  constructor(private readonly d: HostControlDeps) {}
+  constructor(private readonly deps: HostControlDeps) {}
 
   /** `reboot` or `poweroff`, after the migration guard (skipped with `force`). */
   async power(action: 'reboot' | 'shutdown', force: boolean): Promise<void> {
-    if (!force && (await this.d.migrationRunning())) throw new SupervisorError(HOST_MIGRATION_MESSAGE, { status: 503 });
-    const s = await this.d.services();
+    if (!force && (await this.deps.migrationRunning())) throw new SupervisorError(HOST_MIGRATION_MESSAGE, { status: 503 });
+    const s = await this.deps.services();
     if (!s.systemd && !s.logind) throw notSupported(action);
     // asked before the core and the apps are stopped: a refusal then leaves everything running
     if (!(await this.permitted(action, s))) {
       throw new SupervisorError(`Cannot ${action === 'reboot' ? 'reboot' : 'shut down'} the host: this supervisor is not permitted to (it runs as an unprivileged user and logind does not allow it)`);
     }
-    this.d.say.info(`Initialize host ${action === 'reboot' ? 'reboot' : 'power off'} using ${s.logind ? 'logind' : 'systemd'}`);
+    this.deps.logger.info(`Initialize host ${action === 'reboot' ? 'reboot' : 'power off'} using ${s.logind ? 'logind' : 'systemd'}`);
     try {
-      await this.d.stopManaged();
+      await this.deps.stopManaged();
     } finally {
-      await this.d.host.run('systemctl', [action === 'reboot' ? 'reboot' : 'poweroff']).catch((err) => {
+      await this.deps.host.run('systemctl', [action === 'reboot' ? 'reboot' : 'poweroff']).catch((err) => {
         throw new SupervisorError(`Cannot ${action === 'reboot' ? 'reboot' : 'shut down'} the host: ${(err as Error).message}`);
       });
     }
@@ -56,21 +56,21 @@ export class HostControl {
 
   /** root may; anyone else only where logind says `yes` (not `challenge`: nobody is there to answer it). */
   private async permitted(action: 'reboot' | 'shutdown', s: HostServices): Promise<boolean> {
-    if ((this.d.uid?.() ?? process.getuid?.() ?? 0) === 0) return true;
+    if ((this.deps.uid?.() ?? process.getuid?.() ?? 0) === 0) return true;
     if (!s.logind) return false;
     const method = action === 'reboot' ? 'CanReboot' : 'CanPowerOff';
-    const out = await this.d.host.run('busctl', ['call', 'org.freedesktop.login1', '/org/freedesktop/login1', 'org.freedesktop.login1.Manager', method]).catch(() => '');
+    const out = await this.deps.host.run('busctl', ['call', 'org.freedesktop.login1', '/org/freedesktop/login1', 'org.freedesktop.login1.Manager', method]).catch(() => '');
     return /^s "yes"/.test(out.trim());
   }
 
   async setHostname(name: string): Promise<void> {
-    const s = await this.d.services();
+    const s = await this.deps.services();
     if (!s.hostnamed) throw notSupported('hostname');
     // hostnamed's InvalidArgs, said before asking it
     if (!validHostname(name)) throw keyedError(400, 'host_invalid_hostname', "Invalid hostname '{hostname}'", { hostname: name });
-    this.d.say.info(`Set hostname ${name}`);
+    this.deps.logger.info(`Set hostname ${name}`);
     try {
-      await this.d.host.run('hostnamectl', ['set-hostname', '--static', '--', name]);
+      await this.deps.host.run('hostnamectl', ['set-hostname', '--static', '--', name]);
     } catch (err) {
       if (err instanceof HostCommandError && /invalid/i.test(err.message)) throw keyedError(400, 'host_invalid_hostname', "Invalid hostname '{hostname}'", { hostname: name });
       throw new SupervisorError(`Cannot set the hostname: ${(err as Error).message}`);
@@ -79,10 +79,10 @@ export class HostControl {
 
   /** The loaded `.service` units (name, description, ActiveState); none without systemd. */
   async services(): Promise<{ name: string; description: string; state: string }[]> {
-    const s = await this.d.services();
+    const s = await this.deps.services();
     if (!s.systemd) return [];
-    const out = await this.d.host.run('systemctl', ['list-units', '--type=service', '--all', '--plain', '--no-legend', '--no-pager']).catch((err) => {
-      this.d.say.warning(`cannot list the host's services: ${(err as Error).message}`);
+    const out = await this.deps.host.run('systemctl', ['list-units', '--type=service', '--all', '--plain', '--no-legend', '--no-pager']).catch((err) => {
+      this.deps.logger.warning(`cannot list the host's services: ${(err as Error).message}`);
       return '';
     });
     return parseUnits(out);

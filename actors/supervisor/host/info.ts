@@ -1,5 +1,6 @@
 import { readFile, readlink, statfs, access } from 'node:fs/promises';
 import { hostname as osHostname, release } from 'node:os';
+import { isoformat } from '../../../machines/python/isoformat.ts';
 import { operatingSystem } from '../machine.ts';
 import type { HostServices, HostSystem } from './system.ts';
 
@@ -206,7 +207,8 @@ export async function hostInfo(s: HostInfoSources): Promise<Record<string, unkno
     kernel: release() || null,
     operating_system: os,
     timezone: tz,
-    dt_utc: isoUtc(s.now()),
+    // timedated's clock has microseconds: the original's fraction is practically never zero, so six digits always
+    dt_utc: isoformat(s.now(), 'microseconds'),
     dt_synchronized: time.synchronized,
     use_ntp: time.ntp,
     startup_time: startup,
@@ -216,9 +218,3 @@ export async function hostInfo(s: HostInfoSources): Promise<Record<string, unkno
   };
 }
 
-/** Python's `datetime.now(UTC).isoformat()`: microseconds and `+00:00`. */
-export function isoUtc(ms: number): string {
-  const d = new Date(Math.floor(ms));
-  const micro = String(Math.floor((ms % 1000) * 1000)).padStart(6, '0');
-  return `${d.toISOString().slice(0, 19)}.${micro}+00:00`;
-}

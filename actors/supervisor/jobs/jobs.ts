@@ -1,4 +1,5 @@
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
+import { isoformat } from '../../../machines/python/isoformat.ts';
 import { jobEventOf, jobMachine, roundProgress, type JobContext, type JobCreated, type JobError, type JobEvent, type JobRecord, type JobStepRecord } from '../../../machines/job.machine.ts';
 import type { Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
@@ -67,18 +68,25 @@ const jobRecords = typedRecords<JobRecord>(JOB_PREFIX, {
 
 type JobSnapshot = SnapshotFrom<typeof jobMachine>;
 
-/** An epoch-ms time as the original prints datetimes: ISO UTC, microseconds (omitted when zero), `+00:00`. */
-export function isoTime(ms: number): string {
-  const whole = Math.floor(ms);
-  const micro = Math.min(999, Math.round((ms - whole) * 1000)) + (((whole % 1000) + 1000) % 1000) * 1000;
-  const base = new Date(whole).toISOString().slice(0, 19);
-  return micro === 0 ? `${base}+00:00` : `${base}.${String(micro).padStart(6, '0')}+00:00`;
-}
-
 /** A handle for work run without a tracker (a bare manager in tests): nothing is recorded, children run inline. */
 export function untrackedJob(uuid: string): JobHandle {
   const handle: JobHandle = { uuid, progress() {}, stage() {}, extra() {}, capture() {}, validated() {}, child: (_n, _r, work) => work(handle) };
   return handle;
+}
+
+/**
+ * The job tracker's stand-in where there is none (a bare manager or runtime in tests): the work
+ * just runs, untracked, and no condition refuses. Only `run` and `requireConditions` answer.
+ */
+export function untrackedJobs(ids: Pick<Ids, 'uuidHex'>): Jobs {
+  const jobs: Pick<Jobs, 'run' | 'requireConditions'> = {
+    run: (_spec, work) => {
+      const uuid = ids.uuidHex();
+      return { uuid, done: work(untrackedJob(uuid)) };
+    },
+    requireConditions: async () => {},
+  };
+  return jobs as Jobs;
 }
 
 /** A failure as a job records it. */
@@ -358,7 +366,7 @@ export class JobTracker implements Jobs, Area<RecordOf<JobRecord>> {
       stage: c.stage,
       done: s.value === 'created' ? null : s.value === 'done',
       errors: c.errors.map((e): JobErrorView => ({ type: e.type, message: e.message, stage: e.stage, error_key: e.error_key, extra_fields: e.extra_fields })),
-      created: isoTime(c.created),
+      created: isoformat(c.created),
       extra: c.extra,
       child_jobs: kids.map((k) => this.view(k)),
     };

@@ -1,4 +1,5 @@
-import { validate, required, str, int, oneOf, maybe, matching, boolean, type Field } from '../schema.ts';
+import { firstProblem } from '../../voluptuous/check.ts';
+import { validate, required, str, int, oneOf, maybe, matching, boolean, checkedText, schema } from '../validate.ts';
 import { SupervisorError } from '../errors.ts';
 import { CIFS_VERSIONS, MOUNT_TYPES, MOUNT_USAGES, type MountConfig, type MountCredentials } from './types.ts';
 
@@ -15,13 +16,7 @@ const PATH_PART = /^[^\\/]+$/;
 // a credential is one `key=value` line of mount.cifs's credentials file
 const CREDENTIAL = /^[^,=\r\n]+$/;
 
-const secret: Field<string> = {
-  check: (v) => {
-    if (typeof v !== 'string') throw new SupervisorError('expected str');
-    if (!CREDENTIAL.test(v)) throw new SupervisorError('does not match regular expression ^[^,=]+$ (no comma, equals sign or line break)');
-    return v;
-  },
-};
+const SECRET = checkedText('mount_credential', (v) => CREDENTIAL.test(v), 'does not match regular expression ^[^,=]+$ (no comma, equals sign or line break)', 'expected str');
 
 const BASE = {
   name: required(matching(NAME)),
@@ -31,15 +26,16 @@ const BASE = {
   server: required(matching(PATH_PART)),
   port: int(1, 65535),
 };
-const CIFS = { ...BASE, share: required(matching(PATH_PART)), version: maybe(oneOf(CIFS_VERSIONS)) };
-const NFS = { ...BASE, path: required(str) };
+// unknown keys are dropped, not refused: a backup's mounts.json may hold more than a client's body
+const TYPE = schema({ type: required(oneOf(MOUNT_TYPES)) }, { allowExtra: true });
+const CIFS = schema({ ...BASE, share: required(matching(PATH_PART)), version: maybe(oneOf(CIFS_VERSIONS)) }, { allowExtra: true });
+const NFS = schema({ ...BASE, path: required(str) }, { allowExtra: true });
 
 /** A mount body checked: its configuration and, for CIFS, its credentials. */
 export function parseMount(body: Record<string, unknown>): { config: MountConfig; credentials?: MountCredentials } {
   const { username, password, ...rest } = body;
-  validate(rest, { type: required(oneOf(MOUNT_TYPES)) }, { allowExtra: true });
-  const type = rest.type as MountConfig['type'];
-  const v = type === 'cifs' ? validate(rest, CIFS, { allowExtra: true }) : validate(rest, NFS, { allowExtra: true });
+  const type = validate(rest, TYPE).type!;
+  const v = type === 'cifs' ? validate(rest, CIFS) : validate(rest, NFS);
   let credentials: MountCredentials | undefined;
   if (type === 'cifs' && (username !== undefined || password !== undefined)) {
     if (username === undefined || password === undefined) throw new SupervisorError("some but not all values in the same group of inclusion 'basic_auth' @ data[<basic_auth>]");
@@ -47,20 +43,18 @@ export function parseMount(body: Record<string, unknown>): { config: MountConfig
   }
   const config: MountConfig = { name: v.name!, type, usage: v.usage!, read_only: v.read_only ?? false, server: v.server! };
   if (v.port !== undefined) config.port = v.port;
-  if (type === 'cifs') {
-    const c = v as ReturnType<typeof validate<typeof CIFS>>;
-    config.share = c.share!;
-    config.version = c.version ?? null;
-  } else config.path = (v as ReturnType<typeof validate<typeof NFS>>).path!;
+  // only a CIFS body has a share (required there), only an NFS one a path
+  if ('share' in v) {
+    config.share = v.share!;
+    config.version = v.version ?? null;
+  } else if ('path' in v) config.path = v.path!;
   if (config.usage === 'backup' && config.read_only) throw new SupervisorError('Backup mounts cannot be read only');
   return { config, credentials };
 }
 
 /** A credential's failure names the key, never the value. */
 function checkSecret(key: string, value: unknown): string {
-  try {
-    return secret.check(value);
-  } catch (err) {
-    throw new SupervisorError(`${(err as Error).message} @ data['${key}']`);
-  }
+  const problem = firstProblem(SECRET, value);
+  if (problem) throw new SupervisorError(`${problem.reason} @ data['${key}']`);
+  return value as string;
 }

@@ -1,6 +1,6 @@
 import { mkdir, readdir, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
@@ -44,7 +44,7 @@ interface StoredMount {
 export interface MountsDeps {
   log: EventLog;
   clock: Clock;
-  say: Logger;
+  logger: Logger;
   /** the supervisor's data directory */
   dataDir: string;
   system: MountSystem;
@@ -79,9 +79,7 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
 
   constructor(private readonly deps: MountsDeps) {
     this.credentials = new CredentialFiles(deps.dataDir);
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
     deps.resolution.addFixup?.({ type: 'execute_reload', context: 'mount', issues: ['mount_failed'], auto: false, apply: (s) => this.reload(s.reference ?? '', deps.context()) });
     deps.resolution.addFixup?.({ type: 'execute_remove', context: 'mount', issues: ['mount_failed'], auto: false, apply: (s) => this.remove(s.reference ?? '', deps.context()) });
   }
@@ -185,10 +183,10 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
   async load(): Promise<void> {
     if (!this.mounts.size) return;
     if (!(await this.deps.system.available())) {
-      this.deps.say.error('Cannot load configured mounts because mounting not supported on system: the supervisor needs root with CAP_SYS_ADMIN');
+      this.deps.logger.error('Cannot load configured mounts because mounting not supported on system: the supervisor needs root with CAP_SYS_ADMIN');
       return;
     }
-    this.deps.say.info('Initializing all user-configured mounts');
+    this.deps.logger.info('Initializing all user-configured mounts');
     await this.exclusive(() =>
       Promise.all(
         [...this.mounts.values()].map(async (m) => {
@@ -196,7 +194,7 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
             await this.activate(m);
             await this.clearFailure(m.config.name);
           } catch (err) {
-            this.deps.say.error(`Could not mount ${m.config.name} due to: ${(err as Error).message}`);
+            this.deps.logger.error(`Could not mount ${m.config.name} due to: ${(err as Error).message}`);
             await this.reportFailure(m.config.name);
           }
         }),
@@ -218,7 +216,7 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
 
   /** Starts the periodic refresh (the timer keeps nothing alive). */
   start(): void {
-    this.timer = setInterval(() => void this.refresh().catch((err) => this.deps.say.warning(`mount refresh failed: ${(err as Error)?.message ?? err}`)), MOUNT_REFRESH_INTERVAL_MS);
+    this.timer = setInterval(() => void this.refresh().catch((err) => this.deps.logger.warning(`mount refresh failed: ${(err as Error)?.message ?? err}`)), MOUNT_REFRESH_INTERVAL_MS);
     this.timer.unref();
   }
 
@@ -244,7 +242,7 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
           await removeEmptyDir(this.mountPoint(config.name));
           throw this.failed(config.name, err, 'Could not mount');
         }
-        this.deps.say.info(`Created mount ${config.name}`);
+        this.deps.logger.info(`Created mount ${config.name}`);
         const events = [this.event(MOUNT_STREAM_PREFIX + config.name, { type: 'mount_created', data: { config, credentials: stored.credentials } }, context)];
         if (config.usage === 'backup' && this.defaultBackupMount() === null) events.push(this.defaultEvent(config.name, context));
         await this.deps.log.append(events);
@@ -290,7 +288,7 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
       const m = this.mounts.get(name);
       if (!m) throw notFound(`Cannot remove '${name}', no mount exists with that name`);
       await this.job('mount_manager_remove_mount', name, context, async () => {
-        this.deps.say.info(`Removing mount: ${name}`);
+        this.deps.logger.info(`Removing mount: ${name}`);
         await this.deactivate(m.config);
         this.states.delete(name);
         const events = [this.event(MOUNT_STREAM_PREFIX + name, { type: 'mount_removed', data: { name } }, context)];
@@ -312,7 +310,7 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
       const m = this.mounts.get(name);
       if (!m) throw notFound(`Cannot reload '${name}', no mount exists with that name`);
       await this.job('mount_manager_reload_mount', name, context, async () => {
-        this.deps.say.info(`Reloading mount: ${name}`);
+        this.deps.logger.info(`Reloading mount: ${name}`);
         try {
           await this.deactivate(m.config);
           await this.activate(m);
@@ -357,7 +355,7 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
       if (!(await this.deps.system.mounted(target))) {
         await emptyDir(config.name, target);
         const file = m.credentials && (await this.credentials.exists(config.name)) ? this.credentials.path(config.name) : undefined;
-        if (m.credentials && !file) this.deps.say.warning(`Mount ${config.name}: its credentials file ${this.credentials.path(config.name)} is missing, mounting as a guest`);
+        if (m.credentials && !file) this.deps.logger.warning(`Mount ${config.name}: its credentials file ${this.credentials.path(config.name)} is missing, mounting as a guest`);
         await this.deps.system.mount(config.type, source(config), target, mountOptions(config, file));
       }
       const bound = bindTarget(this.deps.dataDir, config);
@@ -393,7 +391,7 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
   private failed(name: string, err: unknown, what: string, how = 'due to:'): SupervisorError {
     if (err instanceof MountFailure && err.keyed) return err.keyed;
     const message = `${what} ${name} ${how} ${(err as Error)?.message ?? err}`;
-    this.deps.say.error(message);
+    this.deps.logger.error(message);
     return badRequest(message);
   }
 
@@ -414,11 +412,11 @@ export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
         { type: 'execute_reload', ...target },
         { type: 'execute_remove', ...target },
       ])
-      .catch((err) => this.deps.say.warning(`mount ${name}: issue not recorded: ${(err as Error)?.message ?? err}`));
+      .catch((err) => this.deps.logger.warning(`mount ${name}: issue not recorded: ${(err as Error)?.message ?? err}`));
   }
 
   private clearFailure(name: string): Promise<unknown> {
-    return this.deps.resolution.clearIssues({ type: 'mount_failed', context: 'mount', reference: name }).catch((err) => this.deps.say.warning(`mount ${name}: issue not resolved: ${(err as Error)?.message ?? err}`));
+    return this.deps.resolution.clearIssues({ type: 'mount_failed', context: 'mount', reference: name }).catch((err) => this.deps.logger.warning(`mount ${name}: issue not resolved: ${(err as Error)?.message ?? err}`));
   }
 
   private async job(name: string, reference: string, context: Context, work: () => Promise<void>): Promise<void> {

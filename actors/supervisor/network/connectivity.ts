@@ -19,7 +19,7 @@ export interface ConnectivityDeps {
   now(): number;
   /** told when the state changes */
   changed?(connected: boolean): void;
-  say?(line: string): void;
+  logLine?(line: string): void;
 }
 
 export class Connectivity {
@@ -88,7 +88,7 @@ export class Connectivity {
       ok = true;
     } catch (err) {
       if (this.stopped.signal.aborted) return;
-      this.deps.say?.(`connectivity check against ${url} failed: ${(err as any)?.cause?.code ?? (err as Error)?.message ?? err}`);
+      this.deps.logLine?.(`connectivity check against ${url} failed: ${(err as any)?.cause?.code ?? (err as Error)?.message ?? err}`);
       ok = false;
     }
     const changed = ok !== this.connected || !this.probed;

@@ -27,7 +27,7 @@ export interface NetworkDeps {
   dockerNetwork(): string;
   /** where the interfaces come from (tests may stand in the host) */
   interfaces?(): Promise<InterfaceView[]>;
-  say(line: string): void;
+  logLine(line: string): void;
 }
 
 export class Network {
@@ -41,7 +41,7 @@ export class Network {
     try {
       return await (this.deps.interfaces ?? hostInterfaces)();
     } catch (err) {
-      this.deps.say(`cannot read the host's interfaces: ${(err as Error)?.message ?? err}`);
+      this.deps.logLine(`cannot read the host's interfaces: ${(err as Error)?.message ?? err}`);
       return [];
     }
   }
@@ -72,7 +72,7 @@ export class Network {
       address = v4?.Subnet ?? null;
       gateway = v4?.Gateway ?? null;
     } catch (err) {
-      this.deps.say(`cannot inspect the engine's network ${name}: ${(err as any)?.json?.message ?? (err as Error)?.message ?? err}`);
+      this.deps.logLine(`cannot inspect the engine's network ${name}: ${(err as any)?.json?.message ?? (err as Error)?.message ?? err}`);
     }
     const dns = (await this.dnsAddress?.().catch(() => null)) ?? null;
     return { interface: name, address, gateway, dns };
@@ -80,7 +80,7 @@ export class Network {
 
   /** Reads the interfaces again and checks connectivity now (the original's reload with a forced check). */
   async reload(): Promise<void> {
-    this.deps.say('Updating local network information');
+    this.deps.logLine('Updating local network information');
     await this.interfaces();
     await this.deps.connectivity.check({ force: true });
   }

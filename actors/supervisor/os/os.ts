@@ -24,7 +24,7 @@ export interface OsDeps {
   swapFiles?: SwapFiles;
   /** the block devices (tests may stand in the host's) */
   blockDevices?(): Promise<BlockDevice[]>;
-  say?(line: string): void;
+  logLine?(line: string): void;
 }
 
 export const RPI_FIRMWARE_NEEDS_AGENT = 'OS Agent 1.9.0 or newer required for Raspberry Pi firmware management';
@@ -59,7 +59,7 @@ export class OperatingSystem {
     try {
       return availableDisks(await (this.deps.blockDevices ?? readBlockDevices)());
     } catch (err) {
-      this.deps.say?.(`cannot list the host's block devices: ${(err as Error)?.message ?? err}`);
+      this.deps.logLine?.(`cannot list the host's block devices: ${(err as Error)?.message ?? err}`);
       return [];
     }
   }

@@ -54,9 +54,9 @@ export class DnsPlugin extends Plugin<DnsSettings> {
   private refreshTimer?: NodeJS.Timeout;
   private stopped = false;
 
-  constructor(private readonly d: DnsPluginOptions) {
-    super(d, DNS_DEFAULTS);
-    this.configDir = join(d.dataDir, 'dns');
+  constructor(private readonly dnsOptions: DnsPluginOptions) {
+    super(dnsOptions, DNS_DEFAULTS);
+    this.configDir = join(dnsOptions.dataDir, 'dns');
   }
 
   async info(): Promise<DnsInfo> {
@@ -88,7 +88,7 @@ export class DnsPlugin extends Plugin<DnsSettings> {
   /** What apps are given as their resolver: the plugin's network and address, once installed. */
   async forApps(): Promise<{ network: string; ip: string } | null> {
     if (this.version() === null) return null;
-    const network = await this.d.network();
+    const network = await this.dnsOptions.network();
     return { network: network.name, ip: network.address(this.spec.hostPart!) };
   }
 
@@ -105,7 +105,7 @@ export class DnsPlugin extends Plugin<DnsSettings> {
   }
 
   private restartSoon(context: Context): void {
-    void this.restart(context).catch((err) => this.d.say.error(`the dns plugin did not restart after its options changed: ${(err as Error).message}`));
+    void this.restart(context).catch((err) => this.dnsOptions.logger.error(`the dns plugin did not restart after its options changed: ${(err as Error).message}`));
   }
 
   /** The upstreams the resolver asks, in order, without the ones it cannot reach (loopback). */
@@ -126,9 +126,9 @@ export class DnsPlugin extends Plugin<DnsSettings> {
 
   /** The hosts file from the network as the engine has it now (replaced whole, never half-written). */
   async writeHosts(): Promise<void> {
-    const network = await this.d.network();
+    const network = await this.dnsOptions.network();
     const lines = [`${network.gateway} supervisor hassio homeassistant`];
-    for (const [name, ip] of Object.entries(await this.d.pluginAddresses())) lines.push(`${ip} ${name}`);
+    for (const [name, ip] of Object.entries(await this.dnsOptions.pluginAddresses())) lines.push(`${ip} ${name}`);
     const inspect = await this.docker
       .getNetwork(network.name)
       .inspect()
@@ -158,13 +158,13 @@ export class DnsPlugin extends Plugin<DnsSettings> {
   /** Rewrites the hosts file whenever a container joins or leaves the network. */
   private async followNetwork(): Promise<void> {
     if (this.following || this.stopped) return;
-    const network = await this.d.network();
+    const network = await this.dnsOptions.network();
     try {
       const stream = (await this.docker.getEvents({ filters: { type: ['network'], network: [network.name], event: ['connect', 'disconnect'] } })) as unknown as NodeJS.ReadableStream & { destroy?: () => void };
       this.following = stream;
       stream.on('data', () => {
         clearTimeout(this.refreshTimer);
-        this.refreshTimer = setTimeout(() => void this.writeHosts().catch((err) => this.d.say.warning(`the dns plugin's hosts file: ${(err as Error).message}`)), 50);
+        this.refreshTimer = setTimeout(() => void this.writeHosts().catch((err) => this.dnsOptions.logger.warning(`the dns plugin's hosts file: ${(err as Error).message}`)), 50);
       });
       const again = () => {
         this.following = undefined;

@@ -15,6 +15,7 @@ import { ensurePluginImage, pluginImage } from './images.ts';
 import type { PluginNetwork } from './network.ts';
 import { OBSERVER_PORT, PLUGIN_SPECS, type PluginName, type PluginSpec } from './specs.ts';
 import { PLUGIN_UPDATE_CONDITIONS } from '../jobs/conditions.ts';
+import { untrackedJobs } from '../jobs/jobs.ts';
 
 /**
  * One plugin as a container on the local engine, with the core's lifecycle: its image made
@@ -39,7 +40,7 @@ export interface PluginOptions {
   log: EventLog;
   clock: Clock;
   ids: Ids;
-  say: Logger;
+  logger: Logger;
   settings: Settings;
   engine: Engine;
   containerName: string;
@@ -78,22 +79,22 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   private readonly container: ContainerActor<PluginRequest>;
 
   constructor(
-    protected readonly o: PluginOptions,
+    protected readonly options: PluginOptions,
     defaults: S = {} as S,
   ) {
-    this.name = o.name;
-    this.spec = PLUGIN_SPECS[o.name];
-    this.containerName = o.containerName;
-    this.docker = o.engine.docker;
-    this.section = o.settings.section(`plugin_${o.name}`, { version: null as string | null, ...defaults });
+    this.name = options.name;
+    this.spec = PLUGIN_SPECS[options.name];
+    this.containerName = options.containerName;
+    this.docker = options.engine.docker;
+    this.section = options.settings.section(`plugin_${options.name}`, { version: null as string | null, ...defaults });
     this.container = createContainerActor<PluginRequest, string[]>({
-      engine: o.engine,
-      name: o.containerName,
+      engine: options.engine,
+      name: options.containerName,
       // as the core's: a clean exit is the plugin's own, and a plugin that cannot be brought up is still wanted
       policy: { cleanExitIsCrash: false, staysWantedWhenDown: true, newContainerEachStart: false },
-      clock: o.clock,
+      clock: options.clock,
       stopTimeout: () => PLUGIN_STOP_TIMEOUT,
-      retryPauseMs: o.watchdogPauseMs,
+      retryPauseMs: options.watchdogPauseMs,
       steps: {
         prepare: () => this.prepare(),
         create: (request, binds) => this.create(binds, request.context),
@@ -108,7 +109,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
 
   /** The channel's version, else the one this Hearth makes (its own release). */
   latest(): string {
-    return this.o.updater()?.latest(this.name) ?? this.version() ?? CORE_VERSION;
+    return this.options.updater()?.latest(this.name) ?? this.version() ?? CORE_VERSION;
   }
 
   versionInfo(): PluginVersionInfo {
@@ -119,11 +120,11 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
 
   /** The plugin's address on the plugin network (null for a plugin on the host's network). */
   address(): string | null {
-    return this.spec.hostPart === null ? null : this.o.planned.address(this.spec.hostPart);
+    return this.spec.hostPart === null ? null : this.options.planned.address(this.spec.hostPart);
   }
 
   inspect(): Promise<Docker.ContainerInspectInfo | null> {
-    return this.o.engine.inspect(this.containerName);
+    return this.options.engine.inspect(this.containerName);
   }
 
   async running(): Promise<boolean> {
@@ -133,7 +134,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   /** One statistics sample; a 400 naming the container when it does not run. */
   async stats(): Promise<ContainerStats> {
     if (!(await this.running())) throw new SupervisorError(`Plugin ${this.name} is not running: its container ${this.containerName} is stopped`);
-    return this.o.engine.stats(this.containerName);
+    return this.options.engine.stats(this.containerName);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -177,34 +178,32 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
    */
   async update(context: Context, version?: string): Promise<void> {
     // the original's method: PluginDns.update, PluginAudio.update, ...
-    await this.o.jobs()?.requireConditions(`Plugin${this.name[0].toUpperCase()}${this.name.slice(1)}.update`, PLUGIN_UPDATE_CONDITIONS);
+    await this.options.jobs()?.requireConditions(`Plugin${this.name[0].toUpperCase()}${this.name.slice(1)}.update`, PLUGIN_UPDATE_CONDITIONS);
     const target = version ?? this.latest();
     if (target === this.version()) {
       if (this.spec.refusesSameVersion) throw new SupervisorError(`Version ${target} is already in use`);
       return;
     }
-    const jobs = this.o.jobs();
-    const work = (job?: JobHandle) =>
+    const work = (job: JobHandle) =>
       this.exclusive(async () => {
         const from = this.version();
-        job?.stage('image');
-        await ensurePluginImage(this.docker, this.name, target, (l) => this.o.say.info(l));
-        job?.progress(50);
-        job?.stage('container');
+        job.stage('image');
+        await ensurePluginImage(this.docker, this.name, target, (l) => this.options.logger.info(l));
+        job.progress(50);
+        job.stage('container');
         await this.container.remove();
         await this.section.set({ version: target } as Partial<{ version: string | null } & S>, context);
         await this.startLocked(context, 'plugin_started');
         await this.record('plugin_updated', { from, to: target }, context);
       });
-    if (jobs) await jobs.run({ name: `plugin_${this.name}_update`, reference: null, context }, (job) => work(job)).done;
-    else await work();
+    await (this.options.jobs() ?? untrackedJobs(this.options.ids)).run({ name: `plugin_${this.name}_update`, reference: null, context }, work).done;
   }
 
   /** Makes the installed version's image again when it is missing or stale (`/supervisor/repair`); true when it did. */
   async repair(): Promise<boolean> {
     const version = this.version();
     if (version === null) return false;
-    return ensurePluginImage(this.docker, this.name, version, (l) => this.o.say.info(l));
+    return ensurePluginImage(this.docker, this.name, version, (l) => this.options.logger.info(l));
   }
 
   /** Stops following the engine (the container keeps running, as the original's plugins do). */
@@ -217,11 +216,11 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
 
   /** Makes the host side ready before a start; answers the container's binds. */
   protected async prepare(): Promise<string[]> {
-    return (await this.o.prepare?.()) ?? [];
+    return (await this.options.prepare?.()) ?? [];
   }
 
   private async installLocked(context: Context, version: string): Promise<void> {
-    const built = await ensurePluginImage(this.docker, this.name, version, (l) => this.o.say.info(l));
+    const built = await ensurePluginImage(this.docker, this.name, version, (l) => this.options.logger.info(l));
     await this.section.set({ version } as Partial<{ version: string | null } & S>, context);
     await this.record('plugin_installed', { version, built }, context);
   }
@@ -234,9 +233,9 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
 
   private async create(binds: string[], context: Context): Promise<void> {
     const version = this.version() ?? CORE_VERSION;
-    await ensurePluginImage(this.docker, this.name, version, (l) => this.o.say.info(l));
+    await ensurePluginImage(this.docker, this.name, version, (l) => this.options.logger.info(l));
     const hostNetwork = this.spec.hostPart === null;
-    const network = hostNetwork ? null : await this.o.network();
+    const network = hostNetwork ? null : await this.options.network();
     const ports: Docker.ContainerCreateOptions = {};
     if (this.name === 'observer') {
       ports.ExposedPorts = { [`${OBSERVER_PORT}/tcp`]: {} };
@@ -245,7 +244,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
       name: this.containerName,
       Hostname: hostNetwork ? undefined : `hassio-${this.name}`,
       Image: `${pluginImage(this.name)}:${version}`,
-      Env: [`TZ=${this.o.timezone()}`, ...((await this.o.environment?.(context)) ?? [])],
+      Env: [`TZ=${this.options.timezone()}`, ...((await this.options.environment?.(context)) ?? [])],
       Labels: { supervisor_managed: '', 'io.hass.type': 'plugin', 'io.hass.name': this.name },
       ...ports,
       StopTimeout: 10,
@@ -254,7 +253,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
         // the supervisor listens on the host, which is the network's gateway
         ExtraHosts: network ? [`supervisor:${network.gateway}`, `hassio:${network.gateway}`] : ['supervisor:127.0.0.1', 'hassio:127.0.0.1'],
         NetworkMode: hostNetwork ? 'host' : network!.name,
-        PortBindings: this.name === 'observer' ? { [`${OBSERVER_PORT}/tcp`]: [{ HostIp: '', HostPort: String(this.o.hostPort ?? OBSERVER_PORT) }] } : undefined,
+        PortBindings: this.name === 'observer' ? { [`${OBSERVER_PORT}/tcp`]: [{ HostIp: '', HostPort: String(this.options.hostPort ?? OBSERVER_PORT) }] } : undefined,
         Init: false,
         // the original's observer runs with `always`; the others are the supervisor's to restart
         RestartPolicy: { Name: this.name === 'observer' ? 'always' : 'no' },
@@ -274,29 +273,29 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   private watchdogReports(): WatchdogReports<PluginRequest> {
     return {
       crashed: async (exitCode) => {
-        const context: Context = { id: this.o.ids.ulid(this.o.clock.now()), parent_id: null, user_id: null };
-        this.o.say.warning(`the ${this.name} plugin's container ${this.containerName} died with exit code ${exitCode}`);
+        const context: Context = { id: this.options.ids.ulid(this.options.clock.now()), parent_id: null, user_id: null };
+        this.options.logger.warning(`the ${this.name} plugin's container ${this.containerName} died with exit code ${exitCode}`);
         await this.record('plugin_crashed', { exit_code: exitCode, version: this.version() }, context);
         return { request: { context }, watchdog: true };
       },
       repairing: ({ context }, repair) => {
-        const jobs = this.o.jobs();
+        const jobs = this.options.jobs();
         if (jobs) void jobs.run({ name: `plugin_${this.name}_restart_after_problem`, reference: null, context }, () => repair).done.catch(() => {});
       },
       restarted: async ({ context }, attempt, exitCode) => {
         await this.record('plugin_restarted', { version: this.version(), attempt, exit_code: exitCode }, context);
       },
       attemptFailed: async (_, attempt, error) => {
-        this.o.say.warning(`restart ${attempt} of the ${this.name} plugin failed: ${error.message}`);
+        this.options.logger.warning(`restart ${attempt} of the ${this.name} plugin failed: ${error.message}`);
         return true;
       },
       gaveUp: async ({ context }, reason) => {
         if (reason === 'rate') {
-          this.o.say.error(`watchdog: more than 10 restarts of the ${this.name} plugin in 30 minutes, not restarting it`);
+          this.options.logger.error(`watchdog: more than 10 restarts of the ${this.name} plugin in 30 minutes, not restarting it`);
           await this.record('watchdog_gave_up', { reason }, context);
-        } else await this.o.resolution()?.addIssue({ type: 'fatal_error', context: 'plugin', reference: this.name }).catch(() => {});
+        } else await this.options.resolution()?.addIssue({ type: 'fatal_error', context: 'plugin', reference: this.name }).catch(() => {});
       },
-      unreported: (error) => this.o.say.error(`watchdog of the ${this.name} plugin: ${error.message}`),
+      unreported: (error) => this.options.logger.error(`watchdog of the ${this.name} plugin: ${error.message}`),
     };
   }
 
@@ -305,6 +304,6 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   }
 
   protected async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {
-    await this.o.log.append([{ time: this.o.clock.now(), stream: `${PLUGIN_STREAM_PREFIX}${this.name}`, type, data: { container: this.containerName, ...data }, context }]);
+    await this.options.log.append([{ time: this.options.clock.now(), stream: `${PLUGIN_STREAM_PREFIX}${this.name}`, type, data: { container: this.containerName, ...data }, context }]);
   }
 }

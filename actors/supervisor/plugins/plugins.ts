@@ -78,7 +78,7 @@ export class Plugins {
       log: options.log,
       clock: options.clock,
       ids: options.ids,
-      say: options.logs.get(`hearth.supervisor.plugins.${name}`),
+      logger: options.logs.get(`hearth.supervisor.plugins.${name}`),
       settings: options.settings,
       engine: options.engine,
       containerName: `${prefix}${name}`,

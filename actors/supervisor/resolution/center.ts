@@ -1,4 +1,4 @@
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
 import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
@@ -122,9 +122,7 @@ export class ResolutionCenter implements Resolution, Area<RecordOf<ResolutionRec
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: ResolutionDeps) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
     this.checkDeps = {
       engine: deps.engine,
       dataDir: deps.dataDir,

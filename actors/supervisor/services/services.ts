@@ -1,4 +1,4 @@
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
 import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
@@ -52,9 +52,7 @@ export class Services implements Area<RecordOf<ServiceRecord>> {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; apps: () => AppsView | undefined }) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   owns(record: EventRecord): record is RecordOf<ServiceRecord> {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
@@ -47,7 +47,7 @@ const updaterRecords = typedRecords<UpdaterRecord>(UPDATER_PREFIX, { updater_fet
 export interface UpdaterDeps {
   log: EventLog;
   clock: Clock;
-  say: Logger;
+  logger: Logger;
   /** the configured channel (settings section `supervisor`) */
   channel(): Channel;
   /** where documents come from: a file path or an http(s) URL, `{channel}` replaced */
@@ -74,9 +74,7 @@ export class Updater implements UpdaterView, Area<RecordOf<UpdaterRecord>> {
   private running?: Promise<ReloadOutcome>;
 
   constructor(private readonly deps: UpdaterDeps) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
   owns(record: EventRecord): record is RecordOf<UpdaterRecord> {
@@ -138,14 +136,14 @@ export class Updater implements UpdaterView, Area<RecordOf<UpdaterRecord>> {
       versions = parseChannelDocument(await readSource(source), channel, this.deps.machine);
     } catch (err) {
       const reason = err instanceof UpdaterError ? err.message : `Can't read versions from ${source}: ${(err as Error).message}`;
-      this.deps.say.warning(`${reason}; keeping the versions read before`);
+      this.deps.logger.warning(`${reason}; keeping the versions read before`);
       throw new UpdaterError(reason);
     }
     const before = this.known.get(channel);
     if (!before || before.source !== source || !sameVersions(before.versions, versions)) {
       const data: UpdaterFetched = { channel, source, versions };
       await this.deps.log.append([updaterRecords.make(UPDATER_PREFIX + channel, { type: 'updater_fetched', data }, this.deps.context(), this.deps.clock.now())]);
-      this.deps.say.info(`channel ${channel}: core ${versions.core}, supervisor ${versions.supervisor} (from ${source})`);
+      this.deps.logger.info(`channel ${channel}: core ${versions.core}, supervisor ${versions.supervisor} (from ${source})`);
     }
     return { fetched: true, versions };
   }

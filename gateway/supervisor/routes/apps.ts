@@ -2,7 +2,8 @@ import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
 import type { Settings } from '../../../actors/supervisor/settings.ts';
 import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
-import { boolean, dict, maybe, oneOf, pyRepr, str, validate, type Field } from '../../../actors/supervisor/schema.ts';
+import { boolean, dict, maybe, oneOf, refine, schema, str, validate } from '../../../actors/supervisor/validate.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import type { AppManager } from '../../../actors/supervisor/apps/manager.ts';
 import type { AppStore } from '../../../actors/supervisor/apps/store.ts';
@@ -21,20 +22,17 @@ import { registerLogRoutes } from './logs.ts';
 const PORT_KEY = /^\d+(?:\/tcp|\/udp)?$/;
 
 /** `{"8099/tcp": 8080, "53/udp": null}`: container ports to host ports (null: not published). */
-const portMap: Field<Record<string, number | null>> = {
-  check(v) {
-    const map = dict.check(v);
-    for (const [k, port] of Object.entries(map)) {
-      if (!PORT_KEY.test(k)) throw new SupervisorError(`extra keys not allowed @ data['network']['${k}']. Got ${pyRepr(port)}`);
-      if (port !== null && !(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535)) {
-        throw new SupervisorError(`value must be at most 65535 @ data['network']['${k}']. Got ${pyRepr(port)}`);
-      }
+const portMap = refine(dict, (map) => {
+  for (const [k, port] of Object.entries(map)) {
+    if (!PORT_KEY.test(k)) throw new SupervisorError(`extra keys not allowed @ data['network']['${k}']. Got ${pyRepr(port)}`);
+    if (port !== null && !(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535)) {
+      throw new SupervisorError(`value must be at most 65535 @ data['network']['${k}']. Got ${pyRepr(port)}`);
     }
-    return map as Record<string, number | null>;
-  },
-};
+  }
+  return map as Record<string, number | null>;
+});
 
-const OPTIONS = {
+const OPTIONS = schema({
   boot: oneOf(['auto', 'manual'] as const),
   network: maybe(portMap),
   auto_update: boolean,
@@ -43,13 +41,13 @@ const OPTIONS = {
   ingress_panel: boolean,
   watchdog: boolean,
   options: maybe(dict),
-};
-const SYS_OPTIONS = { system_managed: boolean, system_managed_config_entry: maybe(str) };
-const SECURITY = { protected: boolean };
-const UNINSTALL = { remove_config: boolean };
-const REBUILD = { force: boolean };
-const INSTALL = { background: boolean };
-const UPDATE = { backup: boolean, background: boolean };
+});
+const SYS_OPTIONS = schema({ system_managed: boolean, system_managed_config_entry: maybe(str) });
+const SECURITY = schema({ protected: boolean });
+const UNINSTALL = schema({ remove_config: boolean });
+const REBUILD = schema({ force: boolean });
+const INSTALL = schema({ background: boolean });
+const UPDATE = schema({ backup: boolean, background: boolean });
 
 /** What the installed apps' routes use. */
 export interface AppRouteDeps {

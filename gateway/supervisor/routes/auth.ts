@@ -4,7 +4,7 @@ import type { AuthHelper } from '../../../actors/supervisor/auth/auth-helper.ts'
 import type { AppsView } from '../../../actors/supervisor/apps/types.ts';
 import { plainError } from '../../replies.ts';
 import { parseFormBody } from '../../multipart.ts';
-import { validate, required, str } from '../../../actors/supervisor/schema.ts';
+import { validate, required, schema, str } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import { callingApp } from './services.ts';
 
@@ -27,6 +27,8 @@ function basicCredentials(header: string): { username: string; password: string 
   if (colon < 0) return undefined;
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
+
+const CREDENTIALS = schema({ username: required(str), password: required(str) });
 
 /** What the auth helper's routes use. */
 export interface AuthRouteDeps {
@@ -65,7 +67,7 @@ export function registerAuthRoutes(api: SupervisorApi, deps: AuthRouteDeps): voi
   api.post('/auth', check);
 
   api.post('/auth/reset', async (call) => {
-    const body = validate(call.body(), { username: required(str), password: required(str) });
+    const body = validate(call.body(), CREDENTIALS);
     await deps.helper.changePassword(body.username!, body.password!);
   });
 

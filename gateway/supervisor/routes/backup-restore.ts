@@ -1,6 +1,7 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
-import { validate, str, maybe, boolean, list, oneOf, type Field } from '../../../actors/supervisor/schema.ts';
+import type { TArray, TSchema } from '@sinclair/typebox';
+import { validate, str, maybe, boolean, list, oneOf, refine, schema } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { BACKUP_FOLDERS } from '../../../actors/supervisor/backups/archive/backup-json.ts';
 import { CLOUD } from '../../../actors/supervisor/backups/manager.ts';
@@ -12,16 +13,20 @@ import type { BackupRestorer, RestoreRequest } from '../../../actors/supervisor/
  * The handler only reads the body; the restorer checks the rest before it touches anything.
  */
 
-const unique = <T>(field: Field<T[]>): Field<T[]> => ({
-  check: (v) => {
-    const items = field.check(v);
-    if (new Set(items.map((item) => JSON.stringify(item))).size !== items.length) throw new SupervisorError('contains duplicate items');
-    return items;
-  },
-});
+// a duplicate is answered without a path, as these routes always have
+const unique = <T extends TSchema>(items: TArray<T>) =>
+  refine(items, (list) => {
+    if (new Set(list.map((item) => JSON.stringify(item))).size !== list.length) throw new SupervisorError('contains duplicate items');
+    return list;
+  });
 
-const FULL = { password: maybe(str), background: boolean, location: maybe(str) };
+const FULL_FIELDS = { password: maybe(str), background: boolean, location: maybe(str) };
+const FULL = schema(FULL_FIELDS);
 const FOLDERS = unique(list(oneOf([...BACKUP_FOLDERS, 'homeassistant'] as const)));
+const PARTIAL_FIELDS = { ...FULL_FIELDS, homeassistant: boolean, core: boolean, folders: FOLDERS };
+const APPS = unique(list(str));
+/** A partial restore's body, its apps under the tree's key. */
+const PARTIAL = { v1: schema({ ...PARTIAL_FIELDS, addons: APPS }), v2: schema({ ...PARTIAL_FIELDS, apps: APPS }) };
 
 /** What the restore routes use. */
 export interface BackupRestoreRouteDeps {
@@ -45,7 +50,7 @@ export function registerBackupRestoreRoutes(api: SupervisorApi, deps: BackupRest
   api.post('/backups/:slug/restore/partial', async (call) => {
     const appsKey = call.tree === 'v2' ? 'apps' : 'addons';
     // `core` is the seed contract's name for the original's `homeassistant`
-    const body = validate(call.body(), { ...FULL, homeassistant: boolean, core: boolean, folders: FOLDERS, [appsKey]: unique(list(str)) });
+    const body = validate(call.body(), PARTIAL[call.tree]);
     const apps = (body as Record<string, unknown>)[appsKey] as string[] | undefined;
     const folders = (body.folders ?? []).filter((folder) => folder !== 'homeassistant');
     const homeassistant = body.homeassistant === true || body.core === true || (body.folders ?? []).includes('homeassistant');

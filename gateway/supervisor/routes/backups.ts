@@ -5,7 +5,9 @@ import { raw } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
 import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
 import type { Mounts } from '../../../actors/supervisor/mounts/mounts.ts';
-import { validate, str, int, maybe, nameMatching, boolean, dict, pyRepr, type Field } from '../../../actors/supervisor/schema.ts';
+import { Type } from '@sinclair/typebox';
+import { validate, validateField, str, int, maybe, nameMatching, boolean, dict, oneOf, refine, schema, uniqueList, Refusal } from '../../../actors/supervisor/validate.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { CLOUD, locationName, wireLocation, type Backup, type BackupManager } from '../../../actors/supervisor/backups/manager.ts';
 import { createBackup, type BackupRequest, type BackupSources } from '../../../actors/supervisor/backups/create.ts';
@@ -33,14 +35,8 @@ const FILENAME = /^[^\\/]+\.tar$/;
 const fileName = nameMatching(FILENAME);
 const invalid = (reason: string, key: string, value: unknown) => new SupervisorError(`${reason} @ data['${key}']. Got ${pyRepr(value)}`);
 
-const location: Field<string | null> = maybe(str);
-/** `location`: one value or a unique list of them. */
-const locations: Field<(string | null)[]> = {
-  check: (v) => {
-    const all = Array.isArray(v) ? v.map((x) => location.check(x)) : [location.check(v)];
-    return all;
-  },
-};
+/** `location`: one value or a list of them. */
+const locations = refine(Type.Union([maybe(str), Type.Array(maybe(str))]), (v) => (Array.isArray(v) ? v : [v]));
 
 /** Names of the request's locations; `.cloud_backup` only from the core (403 otherwise). */
 function locationNames(call: SupervisorCall, values: (string | null)[], key = 'location'): string[] {
@@ -118,14 +114,33 @@ function named(manager: BackupManager, slug: string): Backup {
   return backup;
 }
 
-const uniqueStrings = (key: string): Field<string[]> => ({
-  check: (v) => {
-    if (!Array.isArray(v)) throw invalid('expected list', key, v);
-    const out = v.map((x) => str.check(x));
-    if (new Set(out).size !== out.length) throw invalid('contains duplicate items', key, v);
-    return out;
-  },
-});
+const OPTIONS = schema({ days_until_stale: int(1) });
+const FREEZE = schema({ timeout: int(1) });
+const DELETE = schema({ location: locations });
+
+/** A new backup's body: full, or partial with its apps under the tree's key and the folders the tree knows. */
+function creation(tree: 'v1' | 'v2', type: 'full' | 'partial') {
+  const appsKey = tree === 'v1' ? 'addons' : 'apps';
+  const folderValues: readonly string[] = tree === 'v1' ? [...BACKUP_FOLDERS, 'homeassistant'] : BACKUP_FOLDERS;
+  // the folders are strings and unique before they are known ones, as Hearth has always checked them
+  const folders = refine(uniqueList(str), (items) => {
+    if (items.some((f) => !folderValues.includes(f))) throw new Refusal(oneOf(folderValues).refusal);
+    return items;
+  });
+  return schema({
+    name: str,
+    filename: fileName,
+    password: maybe(str),
+    compressed: maybe(boolean),
+    location: locations,
+    homeassistant_exclude_database: boolean,
+    core_exclude_database: boolean,
+    background: boolean,
+    extra: dict,
+    ...(type === 'partial' ? { [appsKey]: Type.Union([uniqueList(str), Type.Literal('ALL')]), folders, homeassistant: boolean, core: boolean } : {}),
+  });
+}
+const CREATION = { v1: { full: creation('v1', 'full'), partial: creation('v1', 'partial') }, v2: { full: creation('v2', 'full'), partial: creation('v2', 'partial') } };
 
 /** What the backup routes use. */
 export interface BackupRouteDeps {
@@ -147,7 +162,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: BackupRouteDeps):
   api.get('/backups/info', (call) => ({ backups: listed(manager, call.tree), days_until_stale: manager.options().days_until_stale }));
 
   api.post('/backups/options', async (call) => {
-    const body = validate(call.body(), { days_until_stale: int(1) });
+    const body = validate(call.body(), OPTIONS);
     if (body.days_until_stale !== undefined) await manager.setOptions({ days_until_stale: body.days_until_stale }, deps.context());
     // the staleness changed: the check says so now, not at the next healthcheck
     if (deps.resolution.checks().some((c) => c.slug === 'backups')) await deps.resolution.runCheck('backups').catch(() => {});
@@ -158,7 +173,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: BackupRouteDeps):
   });
 
   api.post('/backups/freeze', async (call) => {
-    const body = validate(call.body(), { timeout: int(1) });
+    const body = validate(call.body(), FREEZE);
     await manager.freeze(body.timeout ?? 600, deps.context());
   });
   api.post('/backups/thaw', async () => {
@@ -166,38 +181,8 @@ export function registerBackupRoutes(api: SupervisorApi, deps: BackupRouteDeps):
   });
 
   const create = (type: 'full' | 'partial') => async (call: SupervisorCall) => {
-    const v1 = call.tree === 'v1';
-    const appsKey = v1 ? 'addons' : 'apps';
-    const folderValues: readonly string[] = v1 ? [...BACKUP_FOLDERS, 'homeassistant'] : BACKUP_FOLDERS;
-    const shape: Record<string, Field> = {
-      name: str,
-      filename: fileName,
-      password: maybe(str),
-      compressed: maybe(boolean),
-      location: locations,
-      homeassistant_exclude_database: boolean,
-      core_exclude_database: boolean,
-      background: boolean,
-      extra: dict,
-    };
-    if (type === 'partial') {
-      shape[appsKey] = {
-        check: (v) => {
-          if (v === 'ALL') return 'ALL';
-          return uniqueStrings(appsKey).check(v);
-        },
-      };
-      shape.folders = {
-        check: (v) => {
-          const out = uniqueStrings('folders').check(v);
-          for (const f of out) if (!folderValues.includes(f)) throw invalid(`value must be one of [${folderValues.map(pyRepr).join(', ')}]`, 'folders', v);
-          return out;
-        },
-      };
-      shape.homeassistant = boolean;
-      shape.core = boolean;
-    }
-    const body = validate(call.body(), shape) as Record<string, any>;
+    const appsKey = call.tree === 'v1' ? 'addons' : 'apps';
+    const body = validate(call.body(), CREATION[call.tree][type]) as Record<string, any>;
     let folders: string[] = type === 'full' ? [...BACKUP_FOLDERS] : (body.folders ?? []);
     let core = type === 'full' ? true : body.homeassistant === true || body.core === true;
     if (folders.includes('homeassistant')) {
@@ -230,7 +215,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: BackupRouteDeps):
     async (call) => {
       const locations = locationNames(call, call.query.getAll('location'));
       const filename = call.query.get('filename');
-      if (filename !== null) validate({ filename }, { filename: fileName });
+      if (filename !== null) validateField('filename', filename, fileName);
       const request = { locations, fileName: filename, context: deps.context() };
       return { slug: await importUpload(manager, request, (open) => readUpload(call.req, open)) };
     },
@@ -245,7 +230,7 @@ export function registerBackupRoutes(api: SupervisorApi, deps: BackupRouteDeps):
   api.delete('/backups/:slug', async (call) => {
     const m = manager;
     const backup = named(m, call.params.slug);
-    const body = validate(call.body(), { location: locations });
+    const body = validate(call.body(), DELETE);
     const which = body.location ? locationNames(call, body.location) : undefined;
     if (!which && backup.copies.has(CLOUD) && call.caller?.kind !== 'core') {
       // removing every copy includes the core's folder, which only the core may touch

@@ -1,7 +1,8 @@
 import type { SupervisorApi } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
-import { boolean, int, maybe, matching, str, validate } from '../../../actors/supervisor/schema.ts';
 import type { CoreRuntime } from '../../../actors/supervisor/core/runtime.ts';
+import { boolean, int, maybe, matching, schema, str, validate } from '../../../actors/supervisor/validate.ts';
+import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 
 /**
  * The core runtime's routes on `/core` (v1 also at the legacy `/homeassistant`; v2 only `/core`):
@@ -12,7 +13,7 @@ import type { CoreRuntime } from '../../../actors/supervisor/core/runtime.ts';
 const DOCKER_IMAGE = /^([a-z0-9][a-z0-9.-]*(:[0-9]+)?\/)*[a-z0-9{][a-z0-9.\-_{}]*(\/[a-z0-9{][a-z0-9.\-_{}]*)*$/;
 const VERSION_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
-const OPTIONS = {
+const OPTIONS = schema({
   boot: boolean,
   image: maybe(matching(DOCKER_IMAGE)),
   port: int(1, 65535),
@@ -23,10 +24,10 @@ const OPTIONS = {
   audio_input: maybe(str),
   backups_exclude_database: boolean,
   duplicate_log_file: boolean,
-};
-const UPDATE = { version: matching(VERSION_TAG), backup: boolean, background: boolean };
-const RESTART = { safe_mode: boolean, force: boolean };
-const STOP = { force: boolean };
+});
+const UPDATE = schema({ version: matching(VERSION_TAG), backup: boolean, background: boolean });
+const RESTART = schema({ safe_mode: boolean, force: boolean });
+const STOP = schema({ force: boolean });
 
 /** What the core's routes use. */
 export interface CoreRouteDeps {

@@ -1,8 +1,9 @@
-import { requireCore, type SupervisorApi } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
 import type { AppsView } from '../../../actors/supervisor/apps/types.ts';
-import { validate, required, str, dict } from '../../../actors/supervisor/schema.ts';
 import type { Discovery, DiscoveryMessage } from '../../../actors/supervisor/discovery/discovery.ts';
+import { requireCore, type SupervisorApi, type SupervisorCall } from '../api.ts';
+import { validate, required, schema, str, dict } from '../../../actors/supervisor/validate.ts';
+import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { callingApp } from './services.ts';
 
 /**
@@ -24,6 +25,8 @@ export interface DiscoveryRouteDeps {
   context(): Context;
 }
 
+const MESSAGE = schema({ service: required(str), config: required(dict) });
+
 /** Registers the discovery routes. */
 export function registerDiscoveryRoutes(api: SupervisorApi, deps: DiscoveryRouteDeps): void {
   const { discovery } = deps;
@@ -40,7 +43,7 @@ export function registerDiscoveryRoutes(api: SupervisorApi, deps: DiscoveryRoute
   });
 
   api.post('/discovery', async (call) => {
-    const body = validate(call.body(), { service: required(str), config: required(dict) });
+    const body = validate(call.body(), MESSAGE);
     const app = callingApp(call, deps.apps);
     const sent = await discovery.send({ slug: app?.slug ?? '', discovery: app?.config.discovery ?? [] }, body.service!, body.config!, deps.context());
     return { uuid: sent.uuid };

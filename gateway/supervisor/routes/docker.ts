@@ -4,7 +4,8 @@ import type { Logs } from '../../../actors/logging/logs.ts';
 import type { Settings } from '../../../actors/supervisor/settings.ts';
 import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
 import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
-import { validate, boolean, int, maybe, str, required, dict, pyRepr } from '../../../actors/supervisor/schema.ts';
+import { validate, validateField, boolean, int, maybe, str, required, dict, schema } from '../../../actors/supervisor/validate.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { DockerConfig, REGISTRY_HOSTNAME, type RegistryCredentials } from '../../../actors/supervisor/docker/config.ts';
 
@@ -14,8 +15,8 @@ import { DockerConfig, REGISTRY_HOSTNAME, type RegistryCredentials } from '../..
  * registry credentials (passwords never shown).
  */
 
-const OPTIONS = { enable_ipv6: maybe(boolean), mtu: maybe(int(68, 65535)) };
-const CREDENTIALS = { username: required(str), password: required(str) };
+const OPTIONS = schema({ enable_ipv6: maybe(boolean), mtu: maybe(int(68, 65535)) });
+const CREDENTIALS = schema({ username: required(str), password: required(str) });
 
 /** The original's `reboot_required` issue with its `execute_reboot` suggestion. */
 export async function rebootRequired(resolution: Resolution): Promise<void> {
@@ -26,7 +27,7 @@ function checkRegistries(body: Record<string, unknown>): Record<string, Registry
   const out: Record<string, RegistryCredentials> = {};
   for (const [host, value] of Object.entries(body)) {
     if (!REGISTRY_HOSTNAME.test(host)) throw new SupervisorError(`does not match regular expression ${REGISTRY_HOSTNAME.source} for dictionary key @ data[${pyRepr(host)}]. Got ${pyRepr(host)}`);
-    const entry = validate({ [host]: value }, { [host]: dict })[host] as Record<string, unknown>;
+    const entry = validateField(host, value, dict);
     try {
       const creds = validate(entry, CREDENTIALS);
       out[host] = { username: creds.username as string, password: creds.password as string };

@@ -7,7 +7,7 @@ import type { Context } from '../../../store/types.ts';
 import type { Clock } from '../../../actors/clock.ts';
 import type { Logs } from '../../../actors/logging/logs.ts';
 import type { Mounts } from '../../../actors/supervisor/mounts/mounts.ts';
-import { boolean, str, validate } from '../../../actors/supervisor/schema.ts';
+import { boolean, schema, str, validate } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
 import type { HostSystem } from '../../../actors/supervisor/host/system.ts';
 import { hostInfo } from '../../../actors/supervisor/host/info.ts';
@@ -24,8 +24,8 @@ import type { AppManager } from '../../../actors/supervisor/apps/manager.ts';
  * not have: the original's text 400).
  */
 
-const POWER = { force: boolean };
-const OPTIONS = { hostname: str };
+const POWER = schema({ force: boolean });
+const OPTIONS = schema({ hostname: str });
 const NO_GATEWAY = 'No systemd-journal-gatewayd Unix socket available';
 
 /** The features the supervisor reports: the host's services, and whether mounts are supported. */
@@ -65,7 +65,7 @@ function control(deps: HostRouteDeps): HostControl {
       }
       await core.stop(ctx, { force: true }).catch((err) => logger.warning(`cannot stop the core: ${(err as Error).message}`));
     },
-    say: logger,
+    logger,
   });
 }
 

@@ -1,6 +1,6 @@
-import { requireCore, type SupervisorApi } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
-import { validate, str, required, type Field } from '../../../actors/supervisor/schema.ts';
+import { requireCore, type SupervisorApi, type SupervisorCall } from '../api.ts';
+import { anything, refine, required, schema, str, validate } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import type { IngressSessions } from '../../../actors/supervisor/ingress/sessions.ts';
 import type { AppsView } from '../../../actors/supervisor/apps/types.ts';
@@ -12,13 +12,13 @@ import type { AppsView } from '../../../actors/supervisor/apps/types.ts';
  */
 
 /** The original coerces `user_id` to a string (vol.Coerce(str)). */
-const userId: Field<string> = {
-  check: (v) => {
-    if (typeof v === 'string') return v;
-    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-    throw new SupervisorError(`expected str @ data['user_id']. Got ${JSON.stringify(v)}`);
-  },
-};
+const userId = refine(anything, (v) => {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new SupervisorError(`expected str @ data['user_id']. Got ${JSON.stringify(v)}`);
+});
+const SESSION = schema({ user_id: userId });
+const VALIDATE_SESSION = schema({ session: required(str) });
 
 /** What the ingress routes use. */
 export interface IngressRouteDeps {
@@ -32,14 +32,14 @@ export interface IngressRouteDeps {
 export function registerIngressRoutes(api: SupervisorApi, deps: IngressRouteDeps): void {
   api.post('/ingress/session', async (call) => {
     requireCore(call);
-    const body = validate(call.body(), { user_id: userId });
+    const body = validate(call.body(), SESSION);
     const session = await deps.sessions.create(body.user_id, deps.context());
     return { session };
   });
 
   api.post('/ingress/validate_session', async (call) => {
     requireCore(call);
-    const body = validate(call.body(), { session: required(str) });
+    const body = validate(call.body(), VALIDATE_SESSION);
     const valid = await deps.sessions.validate(body.session!, deps.context());
     if (!valid) throw new SupervisorError('401: Unauthorized', { status: 401, plain: true });
     return {};

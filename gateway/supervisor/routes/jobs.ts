@@ -2,14 +2,14 @@ import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
 import type { Settings } from '../../../actors/supervisor/settings.ts';
 import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
-import { list, oneOf, validate } from '../../../actors/supervisor/schema.ts';
+import { list, oneOf, schema, validate } from '../../../actors/supervisor/validate.ts';
 import { notFound } from '../../../actors/supervisor/errors.ts';
 import { JOB_CONDITIONS } from '../../../actors/supervisor/jobs/jobs.ts';
 import type { JobView, Jobs } from '../../../actors/supervisor/jobs/types.ts';
 
 /** The job manager's routes (supervisor-wire §4.4, §6). */
 
-const optionsShape = { ignore_conditions: list(oneOf(JOB_CONDITIONS)) };
+const optionsShape = schema({ ignore_conditions: list(oneOf(JOB_CONDITIONS)) });
 
 /** Stage names the original still shows with `addon` on the legacy trees (§6.2). */
 const LEGACY_STAGES: Record<string, string> = {

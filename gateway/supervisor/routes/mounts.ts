@@ -1,9 +1,12 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
-import { validate, maybe, str, pyRepr } from '../../../actors/supervisor/schema.ts';
+import { validate, maybe, schema, str } from '../../../actors/supervisor/validate.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { parseMount } from '../../../actors/supervisor/mounts/body.ts';
 import type { Mounts } from '../../../actors/supervisor/mounts/mounts.ts';
+
+const OPTIONS = schema({ default_backup_mount: maybe(str) });
 
 /** What the mounts' routes use. */
 export interface MountRouteDeps {
@@ -24,7 +27,7 @@ export function registerMountRoutes(api: SupervisorApi, deps: MountRouteDeps): v
   api.get('/mounts', async () => ({ default_backup_mount: mounts.defaultBackupMount(), mounts: await mounts.list() }));
 
   api.post('/mounts/options', async (call) => {
-    const body = validate(call.body(), { default_backup_mount: maybe(str) });
+    const body = validate(call.body(), OPTIONS);
     if ('default_backup_mount' in body) await mounts.setDefaultBackupMount(body.default_backup_mount ?? null, deps.context());
   });
 

@@ -1,8 +1,8 @@
 import { isIPv6 } from 'node:net';
 import type { SupervisorApi } from '../api.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
-import type { Network } from '../../../actors/supervisor/network/network.ts';
-import { coerceEnum, coerceInt, lenientBoolean, listOf, object, reject, string, validateNested, type Check } from '../nested-schema.ts';
+import { NO_NETWORK_DBUS, type Network } from '../../../actors/supervisor/network/network.ts';
+import { checkedText, coerceEnum, coerceInt, lenientBoolean, listOf, schema, str, validateNested } from '../../../actors/supervisor/validate.ts';
 
 /**
  * /network (supervisor-wire §4.20): the interfaces and connectivity as this host has them;
@@ -21,26 +21,32 @@ function v4Prefix(p: string): boolean {
   return /^1*0*$/.test(bits) || /^0*1*$/.test(bits);
 }
 
-const ipv4Address: Check<string> = (v) => (typeof v === 'string' && isV4(v) ? v : reject('expected IPv4Address'));
-const ipv6Address: Check<string> = (v) => (typeof v === 'string' && isIPv6(v) ? v : reject('expected IPv6Address'));
-const ipv4Interface: Check<string> = (v) => {
-  if (typeof v !== 'string') return reject('expected IPv4Interface');
-  const [addr, prefix, more] = v.split('/');
-  return more === undefined && isV4(addr) && (prefix === undefined || v4Prefix(prefix)) ? v : reject('expected IPv4Interface');
-};
-const ipv6Interface: Check<string> = (v) => {
-  if (typeof v !== 'string') return reject('expected IPv6Interface');
-  const [addr, prefix, more] = v.split('/');
-  return more === undefined && isIPv6(addr) && (prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= 128)) ? v : reject('expected IPv6Interface');
-};
+const ipv4Address = checkedText('ipv4_address', isV4, 'expected IPv4Address');
+const ipv6Address = checkedText('ipv6_address', (v) => isIPv6(v), 'expected IPv6Address');
+const ipv4Interface = checkedText(
+  'ipv4_interface',
+  (v) => {
+    const [addr, prefix, more] = v.split('/');
+    return more === undefined && isV4(addr) && (prefix === undefined || v4Prefix(prefix));
+  },
+  'expected IPv4Interface',
+);
+const ipv6Interface = checkedText(
+  'ipv6_interface',
+  (v) => {
+    const [addr, prefix, more] = v.split('/');
+    return more === undefined && isIPv6(addr) && (prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= 128));
+  },
+  'expected IPv6Interface',
+);
 
 const METHOD = coerceEnum('InterfaceMethod', ['disabled', 'static', 'auto']);
 const MULTICAST_DNS = coerceEnum('MulticastDnsMode', ['default', 'off', 'resolve', 'announce']);
 
 /** The original's interface update body (also the VLAN body). */
-export const INTERFACE_UPDATE = object({
-  ipv4: object({ address: listOf(ipv4Interface), method: METHOD, gateway: ipv4Address, route_metric: coerceInt, nameservers: listOf(ipv4Address) }),
-  ipv6: object({
+export const INTERFACE_UPDATE = schema({
+  ipv4: schema({ address: listOf(ipv4Interface), method: METHOD, gateway: ipv4Address, route_metric: coerceInt, nameservers: listOf(ipv4Address) }),
+  ipv6: schema({
     address: listOf(ipv6Interface),
     method: METHOD,
     addr_gen_mode: coerceEnum('InterfaceAddrGenMode', ['eui64', 'stable-privacy', 'default-or-eui64', 'default']),
@@ -49,7 +55,7 @@ export const INTERFACE_UPDATE = object({
     route_metric: coerceInt,
     nameservers: listOf(ipv6Address),
   }),
-  wifi: object({ mode: coerceEnum('WifiMode', ['infrastructure', 'mesh', 'adhoc', 'ap']), auth: coerceEnum('AuthMethod', ['open', 'wep', 'wpa-psk']), ssid: string, psk: string }),
+  wifi: schema({ mode: coerceEnum('WifiMode', ['infrastructure', 'mesh', 'adhoc', 'ap']), auth: coerceEnum('AuthMethod', ['open', 'wep', 'wpa-psk']), ssid: str, psk: str }),
   enabled: lenientBoolean,
   mdns: MULTICAST_DNS,
   llmnr: MULTICAST_DNS,

@@ -2,7 +2,7 @@ import type { SupervisorApi } from '../api.ts';
 import type { Logs } from '../../../actors/logging/logs.ts';
 import type { OperatingSystem } from '../../../actors/supervisor/os/os.ts';
 import { SWAP_SIZE_PATTERN } from '../../../actors/supervisor/os/swap.ts';
-import { coerceEnum, intRange, lenientBoolean, matching, object, string, validateNested, versionTag } from '../nested-schema.ts';
+import { coerceEnum, intRange, lenientBoolean, matching, required, schema, str, validateNested, versionTag } from '../../../actors/supervisor/validate.ts';
 
 /**
  * /os (supervisor-wire §4.19) on a host without the original's OS: bodies are checked with the
@@ -10,12 +10,12 @@ import { coerceEnum, intRange, lenientBoolean, matching, object, string, validat
  * disk list answer from the host.
  */
 
-const VERSION = object({ version: versionTag });
-const BOOT_SLOT = object({ boot_slot: coerceEnum('BootSlot', ['A', 'B']) }, ['boot_slot']);
-const DISK = object({ device: string }, ['device']);
-const GREEN = object({ activity_led: lenientBoolean, power_led: lenientBoolean, system_health_led: lenientBoolean });
-const YELLOW = object({ disk_led: lenientBoolean, heartbeat_led: lenientBoolean, power_led: lenientBoolean });
-const SWAP = object({ swap_size: matching(SWAP_SIZE_PATTERN), swappiness: intRange(0, 200) });
+const VERSION = schema({ version: versionTag });
+const BOOT_SLOT = schema({ boot_slot: required(coerceEnum('BootSlot', ['A', 'B'])) });
+const DISK = schema({ device: required(str) });
+const GREEN = schema({ activity_led: lenientBoolean, power_led: lenientBoolean, system_health_led: lenientBoolean });
+const YELLOW = schema({ disk_led: lenientBoolean, heartbeat_led: lenientBoolean, power_led: lenientBoolean });
+const SWAP = schema({ swap_size: matching(SWAP_SIZE_PATTERN, 'expected string or buffer'), swappiness: intRange(0, 200) });
 
 /** What the operating system's routes use. */
 export interface OsRouteDeps {
@@ -39,7 +39,7 @@ export function registerOsRoutes(api: SupervisorApi, deps: OsRouteDeps): void {
   api.get('/os/config/swap', () => os.swap.info());
 
   api.post('/os/config/swap', async (call) => {
-    const body = validateNested(call.body(), SWAP) as { swap_size?: string; swappiness?: number };
+    const body = validateNested(call.body(), SWAP);
     if (await os.swap.set(body)) deps.logs.get('hearth.supervisor.os').info(`swappiness set to ${body.swappiness} (in effect now; the host's own configuration decides it after a reboot)`);
   });
 

@@ -1,7 +1,8 @@
 import type { SupervisorApi } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
 import type { Engine } from '../../../actors/supervisor/docker/engine.ts';
-import { boolean, float, int, list, required, str, validate, pyRepr, type Field } from '../../../actors/supervisor/schema.ts';
+import { anything, boolean, float, int, list, required, schema, str, validate, validateField } from '../../../actors/supervisor/validate.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 import { ContainerLogSource } from '../../../actors/supervisor/logs/container.ts';
 import type { Plugins } from '../../../actors/supervisor/plugins/plugins.ts';
@@ -14,7 +15,7 @@ import { registerLogRoutes } from './logs.ts';
  * which a host without a sound server refuses; the logs of audio, dns and multicast.
  */
 
-const UPDATE = { version: str };
+const UPDATE = schema({ version: str });
 const MAX_DNS_SERVERS = 8;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6 = /^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*$/;
@@ -28,9 +29,11 @@ export function dnsServerProblem(url: string): string | null {
   return `Invalid DNS URL: ${url}`;
 }
 
+const SERVERS = list(str);
+
 /** `servers`: at most 8 strings, each `dns://<IPv4>`; a failure names the item (`data['servers'][1]`). */
 function checkServers(value: unknown): string[] {
-  const servers = validate({ servers: value }, { servers: list(str) }).servers!;
+  const servers = validateField('servers', value, SERVERS);
   if (servers.length > MAX_DNS_SERVERS) throw new SupervisorError(`length of value must be at most ${MAX_DNS_SERVERS} @ data['servers']. Got ${pyRepr(value)}`);
   servers.forEach((s, i) => {
     const problem = dnsServerProblem(s);
@@ -39,13 +42,13 @@ function checkServers(value: unknown): string[] {
   return servers;
 }
 
-const anything: Field<unknown> = { check: (v) => v };
-const DNS_OPTIONS = { servers: anything, fallback: boolean };
+// the servers are checked by checkServers, after the body's other keys
+const DNS_OPTIONS = schema({ servers: anything, fallback: boolean });
 
-const VOLUME = { index: required(int()), volume: required(float) };
-const MUTE = { index: required(int()), active: required(boolean) };
-const DEFAULT = { name: required(str) };
-const PROFILE = { card: required(str), name: required(str) };
+const VOLUME = schema({ index: required(int()), volume: required(float) });
+const MUTE = schema({ index: required(int()), active: required(boolean) });
+const DEFAULT = schema({ name: required(str) });
+const PROFILE = schema({ card: required(str), name: required(str) });
 
 /** What the plugins' routes use. */
 export interface PluginRouteDeps {

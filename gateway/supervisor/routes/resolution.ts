@@ -1,12 +1,12 @@
 import type { SupervisorApi } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
-import { bool, validate } from '../../../actors/supervisor/schema.ts';
+import { bool, schema, validate } from '../../../actors/supervisor/validate.ts';
 import { LEGACY_CHECK_SLUGS, LEGACY_ISSUE_TYPES } from '../../../actors/supervisor/resolution/checks.ts';
 import type { Resolution } from '../../../actors/supervisor/resolution/types.ts';
 
 /** The resolution center's routes (supervisor-wire §4.5, §7). */
 
-const optionsShape = { enabled: bool };
+const optionsShape = schema({ enabled: bool });
 
 /** What the resolution center's routes use. */
 export interface ResolutionRouteDeps {

@@ -1,7 +1,7 @@
 import type { SupervisorApi } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
 import type { Settings } from '../../../actors/supervisor/settings.ts';
-import { validate, boolean } from '../../../actors/supervisor/schema.ts';
+import { validate, boolean, schema } from '../../../actors/supervisor/validate.ts';
 import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 
 /**
@@ -12,6 +12,8 @@ import { SupervisorError } from '../../../actors/supervisor/errors.ts';
 
 /** The security section as it is before anything is set. */
 export const SECURITY_DEFAULTS = { pwned: true, force_security: false };
+
+const OPTIONS = schema({ pwned: boolean, force_security: boolean });
 
 /** What the security routes use. */
 export interface SecurityRouteDeps {
@@ -29,7 +31,7 @@ export function registerSecurityRoutes(api: SupervisorApi, deps: SecurityRouteDe
   });
 
   api.post('/security/options', async (call) => {
-    const body = validate(call.body(), { pwned: boolean, force_security: boolean });
+    const body = validate(call.body(), OPTIONS);
     await section().set(body, deps.context());
   });
 

@@ -1,6 +1,7 @@
 import type { SupervisorApi, SupervisorCall } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
-import { validate, required, str, int, boolean, oneOf, type Shape } from '../../../actors/supervisor/schema.ts';
+import { validate, required, schema, str, int, boolean, oneOf } from '../../../actors/supervisor/validate.ts';
+import type { TObject } from '@sinclair/typebox';
 import { SupervisorError, notFound } from '../../../actors/supervisor/errors.ts';
 import { Services, isServiceName, type ServiceData } from '../../../actors/supervisor/services/services.ts';
 import type { AppsView, InstalledApp } from '../../../actors/supervisor/apps/types.ts';
@@ -12,20 +13,20 @@ import type { AppsView, InstalledApp } from '../../../actors/supervisor/apps/typ
  */
 
 /** Each service's body (the original's per-service schemas), with the defaults it fills in. */
-const SCHEMAS: Record<string, { shape: Shape; defaults: Record<string, unknown> }> = {
+const SCHEMAS: Record<string, { shape: TObject; defaults: Record<string, unknown> }> = {
   mqtt: {
-    shape: {
+    shape: schema({
       host: required(str),
       port: required(int(1, 65535)),
       username: str,
       password: str,
       ssl: boolean,
       protocol: oneOf(['3.1', '3.1.1'] as const),
-    },
+    }),
     defaults: { ssl: false, protocol: '3.1.1' },
   },
   mysql: {
-    shape: { host: required(str), port: required(int(1, 65535)), username: str, password: str },
+    shape: schema({ host: required(str), port: required(int(1, 65535)), username: str, password: str }),
     defaults: {},
   },
 };
@@ -74,10 +75,10 @@ export function registerServiceRoutes(api: SupervisorApi, deps: ServiceRouteDeps
 
   api.post('/services/:service', async (call) => {
     const name = known(call.params.service);
-    const schema = SCHEMAS[name];
-    const body = validate(call.body(), schema.shape);
+    const spec = SCHEMAS[name];
+    const body = validate(call.body(), spec.shape);
     const app = access(call, name);
-    await services.provide(name, app.slug, { ...schema.defaults, ...body }, deps.context());
+    await services.provide(name, app.slug, { ...spec.defaults, ...body }, deps.context());
   });
 
   api.delete('/services/:service', async (call) => {

@@ -3,7 +3,7 @@ import { raw, type SupervisorApi, type SupervisorCall } from '../api.ts';
 import type { Context } from '../../../store/types.ts';
 import type { GitRepositories } from '../../../actors/supervisor/apps/git-repositories.ts';
 import { SupervisorError, keyedError } from '../../../actors/supervisor/errors.ts';
-import { validate, required, str } from '../../../actors/supervisor/schema.ts';
+import { validate, required, schema, str } from '../../../actors/supervisor/validate.ts';
 import { readText, type AppStoreView } from '../../../actors/supervisor/apps/store.ts';
 import type { RepositoryApp } from '../../../actors/supervisor/apps/repository.ts';
 
@@ -12,6 +12,8 @@ import type { RepositoryApp } from '../../../actors/supervisor/apps/repository.t
  * changelog and documentation, the repositories, and a reload. v1 names apps `addons`
  * (`/store/addons/...`, key `addons`), v2 `apps`; v1 also answers the assets under `/addons/{app}/...`.
  */
+const REPOSITORY = schema({ repository: required(str) });
+
 /** What the store's routes use. */
 export interface StoreRouteDeps {
   store: AppStoreView;
@@ -37,7 +39,7 @@ export function registerStoreRoutes(api: SupervisorApi, deps: StoreRouteDeps): v
   api.get('/store/repositories/:repository', (call) => store.repository(call.params.repository!));
 
   api.post('/store/repositories', async (call) => {
-    const body = validate(call.body(), { repository: required(str) });
+    const body = validate(call.body(), REPOSITORY);
     await git.add(body.repository!, deps.context());
   });
   api.delete('/store/repositories/:repository', async (call) => {

@@ -8,8 +8,8 @@ import type { CoreRuntimeView } from '../../../actors/supervisor/core/types.ts';
 import type { AppStoreView } from '../../../actors/supervisor/apps/store.ts';
 import type { GitRepositories } from '../../../actors/supervisor/apps/git-repositories.ts';
 import type { Plugins } from '../../../actors/supervisor/plugins/plugins.ts';
-import { validate, boolean, str, int, list, oneOf, dict } from '../../../actors/supervisor/schema.ts';
-import { pyRepr } from '../../../actors/supervisor/schema.ts';
+import { validate, validateField, boolean, str, int, list, oneOf, dict, schema } from '../../../actors/supervisor/validate.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 import { SupervisorError, supervisorUnknownError } from '../../../actors/supervisor/errors.ts';
 import { SUPERVISOR_VERSION } from '../../../actors/version.ts';
 import { LEVELS } from '../../../actors/logging/levels.ts';
@@ -29,7 +29,7 @@ import { supervisorInfoApps } from '../../../actors/supervisor/apps/info.ts';
 
 const LOGGING = ['debug', 'info', 'warning', 'error', 'critical'] as const;
 
-const OPTIONS_V2 = {
+const OPTIONS_V2_FIELDS = {
   channel: oneOf(CHANNELS),
   timezone: str,
   logging: oneOf(LOGGING),
@@ -41,11 +41,13 @@ const OPTIONS_V2 = {
   country: str,
   feature_flags: dict,
 };
-const OPTIONS_V1 = {
-  ...OPTIONS_V2,
+const OPTIONS_V2 = schema(OPTIONS_V2_FIELDS);
+const OPTIONS_V1 = schema({
+  ...OPTIONS_V2_FIELDS,
   addons_repositories: list(str),
   wait_boot: int(1, 60),
-};
+});
+const UPDATE = schema({ version: str });
 
 const INVALID_TIMEZONE = 'Invalid time zone passed in. Valid options can be found here: http://en.wikipedia.org/wiki/List_of_tz_database_time_zones';
 
@@ -63,8 +65,7 @@ function checkFlags(flags: Record<string, unknown>): Record<string, boolean> {
   const out: Record<string, boolean> = {};
   for (const [name, value] of Object.entries(flags)) {
     if (!(FEATURE_FLAGS as readonly string[]).includes(name)) throw new SupervisorError(`extra keys not allowed @ data['feature_flags'][${pyRepr(name)}]. Got ${pyRepr(value)}`);
-    const checked = validate({ [name]: value }, { [name]: boolean });
-    out[name] = checked[name] as boolean;
+    out[name] = validateField(name, value, boolean);
   }
   return out;
 }
@@ -199,7 +200,7 @@ export function registerSupervisorOwnRoutes(api: SupervisorApi, deps: Supervisor
   });
 
   api.post('/supervisor/update', async (call) => {
-    const body = validate(call.body(), { version: str });
+    const body = validate(call.body(), UPDATE);
     const s = section().get();
     const target = s.channel === 'dev' && body.version ? body.version : deps.updater.latest('supervisor');
     if (!target || (!body.version && !supervisorUpdate(deps)) || target === SUPERVISOR_VERSION) throw new SupervisorError(`No supervisor update available - ${SUPERVISOR_VERSION}`);

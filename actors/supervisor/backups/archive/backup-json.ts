@@ -4,6 +4,8 @@
  * releases) with its defaults and legacy conversions, and names the field it rejects.
  */
 import { createHash } from 'node:crypto';
+import { volBoolean } from '../../../../machines/python/boolean.ts';
+import { isoformatMicros } from '../../../../machines/python/isoformat.ts';
 import { isSlug, SLUG_PATTERN } from '../../paths.ts';
 
 export const BACKUP_JSON = 'backup.json';
@@ -57,15 +59,10 @@ export class BackupMetaError extends Error {
   }
 }
 
-/**
- * A backup's date as the original writes it: UTC `isoformat()`, microseconds included (Python
- * leaves the fraction out when it is exactly zero), offset `+00:00`.
- */
+/** A backup's date as the original writes it: the UTC `isoformat()` of its microsecond clock value. */
 export function backupDate(epochMicros: bigint): string {
   if (epochMicros < 0n) throw new RangeError('a backup date is after 1970');
-  const micros = Number(epochMicros % 1_000_000n);
-  const whole = new Date(Number(epochMicros / 1_000_000n) * 1000).toISOString().slice(0, 19);
-  return `${whole}${micros === 0 ? '' : `.${String(micros).padStart(6, '0')}`}+00:00`;
+  return isoformatMicros(epochMicros);
 }
 
 /** The clock value a backup date is made from, with the microseconds JavaScript's Date lacks. */
@@ -117,15 +114,10 @@ function slug(data: Json, key: string, field = key): string {
 
 /** voluptuous' Boolean: booleans, the usual words, and numbers by truthiness. */
 function boolean(value: unknown, field: string): boolean {
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'string') {
-    const word = value.toLowerCase();
-    if (['1', 'true', 'yes', 'on', 'enable'].includes(word)) return true;
-    if (['0', 'false', 'no', 'off', 'disable'].includes(word)) return false;
-    throw new BackupMetaError(field, `must be a boolean, not ${describe(value)}`);
-  }
-  if (typeof value === 'number' || value === null) return Boolean(value);
-  throw new BackupMetaError(field, `must be a boolean, not ${describe(value)}`);
+  // a list or a dict would pass by its truth; a backup never holds one here
+  const b = typeof value === 'object' && value !== null ? undefined : volBoolean(value);
+  if (b === undefined) throw new BackupMetaError(field, `must be a boolean, not ${describe(value)}`);
+  return b;
 }
 
 /** A version as the original keeps it (AwesomeVersion of a string or number). */

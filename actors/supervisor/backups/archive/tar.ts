@@ -5,6 +5,7 @@
  * Reading is node-tar's (tar-read.ts).
  */
 import type { FileHandle } from 'node:fs/promises';
+import { floatRepr } from '../../../../machines/python/float.ts';
 import type { ByteSource } from '../securetar/bytes.ts';
 
 export const BLOCK = 512;
@@ -52,12 +53,6 @@ function paxRecord(key: string, value: string): Buffer {
   return Buffer.from(`${length}${body}`, 'utf8');
 }
 
-/** Python's float repr for an mtime: shortest round-trip digits, always with a fraction. */
-function pythonFloat(value: number): string {
-  const text = String(value);
-  return /[.e]/.test(text) ? text : `${text}.0`;
-}
-
 /** The PAX records an entry needs (Python's rule: names too long or not ASCII, numbers too wide, a fractional mtime). */
 function paxRecordsFor(entry: TarEntry): Array<[string, string]> {
   const records: Array<[string, string]> = [];
@@ -69,8 +64,8 @@ function paxRecordsFor(entry: TarEntry): Array<[string, string]> {
   const numbers: Array<[string, number, number]> = [['uid', entry.uid ?? 0, 8], ['gid', entry.gid ?? 0, 8], ['size', entry.size, 12], ['mtime', entry.mtime, 12]];
   for (const [key, value, digits] of numbers) {
     const whole = Math.round(value);
-    if (whole < 0 || whole >= 8 ** (digits - 1)) records.push([key, key === 'mtime' ? pythonFloat(value) : String(value)]);
-    else if (!Number.isInteger(value)) records.push([key, pythonFloat(value)]);
+    if (whole < 0 || whole >= 8 ** (digits - 1)) records.push([key, key === 'mtime' ? floatRepr(value) : String(value)]);
+    else if (!Number.isInteger(value)) records.push([key, floatRepr(value)]);
   }
   return records;
 }

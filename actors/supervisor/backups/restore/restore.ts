@@ -18,7 +18,8 @@ import { runInBackground } from '../../jobs/jobs.ts';
 import { RESTORE_CONDITIONS } from '../../jobs/conditions.ts';
 import type { JobHandle, Jobs } from '../../jobs/types.ts';
 import type { AppManager } from '../../apps/manager.ts';
-import type { CoreRuntime, CoreSettings } from '../../core/runtime.ts';
+import type { CoreRuntime } from '../../core/runtime.ts';
+import type { CoreSettings } from '../../core/types.ts';
 import { compareVersions } from '../../../version-order.ts';
 import type { Mounts } from '../../mounts/mounts.ts';
 import { parseMount } from '../../mounts/body.ts';
@@ -41,7 +42,7 @@ export interface RestoreOptions {
   jobs: Jobs;
   /** where backups are, and the one-at-a-time claim shared with creation */
   backups: BackupManager;
-  say: Logger;
+  logger: Logger;
   /** a short unique id for staging directories */
   newId(): string;
   core?: CoreRuntime;
@@ -123,7 +124,7 @@ export class BackupRestorer {
       return answer && typeof answer === 'object' && 'job_id' in answer ? answer : { job_id: uuid };
     } catch (error) {
       release();
-      this.options.say.error(`restore of backup ${request.slug} failed: ${(error as Error).message}`);
+      this.options.logger.error(`restore of backup ${request.slug} failed: ${(error as Error).message}`);
       throw new SupervisorError(`An error occurred during restore of ${request.slug}, check job '${uuid}' or supervisor logs for details`, { jobId: uuid });
     }
   }
@@ -177,11 +178,11 @@ export class BackupRestorer {
     const apps: string[] = [];
     for (const slug of wanted.apps ?? []) {
       if (inBackup.has(slug)) apps.push(slug);
-      else this.options.say.warning(`app ${slug} is not in backup ${meta.slug}: skipped`);
+      else this.options.logger.warning(`app ${slug} is not in backup ${meta.slug}: skipped`);
     }
     const folders = (wanted.folders ?? []).filter((folder): folder is BackupFolder => {
       if ((meta.folders as string[]).includes(folder)) return true;
-      this.options.say.warning(`folder ${folder} is not in backup ${meta.slug}: skipped`);
+      this.options.logger.warning(`folder ${folder} is not in backup ${meta.slug}: skipped`);
       return false;
     });
     return { core: wanted.homeassistant === true, apps, folders };

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const upstreams = readUpstreams();
   const hosts = new HostsTable(`${CONFIG_DIR}/hosts`, logLine);
   hosts.current();
-  const resolver = new Resolver({ port: PORT, hosts, upstreams, say: logLine });
+  const resolver = new Resolver({ port: PORT, hosts, upstreams, logLine: logLine });
   await resolver.listen();
   logLine(`resolver listening on udp and tcp port ${PORT}, forwarding to ${upstreams.map((u) => `${u.host}:${u.port}`).join(', ') || 'nobody'}`);
   process.on('SIGTERM', () => {

@@ -17,7 +17,7 @@ export interface ResolverOptions {
   port: number;
   hosts: HostsTable;
   upstreams: Upstream[];
-  say: (line: string) => void;
+  logLine: (line: string) => void;
   upstreamTimeoutMs?: number;
 }
 
@@ -53,7 +53,7 @@ export class Resolver {
       for (const upstream of this.options.upstreams) {
         const answer = await ask(upstream, query, this.options.upstreamTimeoutMs ?? 2000);
         if (answer) return answer;
-        this.options.say(`upstream ${upstream.host}:${upstream.port} did not answer`);
+        this.options.logLine(`upstream ${upstream.host}:${upstream.port} did not answer`);
       }
       return null;
     } finally {
@@ -65,7 +65,7 @@ export class Resolver {
   private answer(query: Message, send: (response: Packet) => void): void {
     this.respond(query)
       .then((response) => response && send(response))
-      .catch((err) => this.options.say(`answering ${query.questions?.[0]?.name} failed: ${(err as Error).message}`));
+      .catch((err) => this.options.logLine(`answering ${query.questions?.[0]?.name} failed: ${(err as Error).message}`));
   }
 
   /** A response as bytes; SERVFAIL when dns-packet cannot write what an upstream sent. */
@@ -73,7 +73,7 @@ export class Resolver {
     try {
       return write(response);
     } catch (err) {
-      this.options.say(`cannot pass on the answer to ${query.questions?.[0]?.name}: ${(err as Error).message}`);
+      this.options.logLine(`cannot pass on the answer to ${query.questions?.[0]?.name}: ${(err as Error).message}`);
       return write(reply(query, RCODE.SERVFAIL));
     }
   }
@@ -86,7 +86,7 @@ export class Resolver {
       if (!query) return;
       this.answer(query, (response) => udp.send(this.encoded(query, response, (r) => datagram(r, udpLimit(query))), from.port, from.address));
     });
-    udp.on('error', (err) => this.options.say(`udp: ${err.message}`));
+    udp.on('error', (err) => this.options.logLine(`udp: ${err.message}`));
     const tcp = createServer((socket) => {
       const frames = new FrameReader();
       socket.setTimeout(TCP_IDLE_MS, () => socket.destroy());
