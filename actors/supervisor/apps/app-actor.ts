@@ -5,6 +5,7 @@
  */
 import { createActor, type Actor } from 'xstate';
 import type { Context } from '../../../store/types.ts';
+import type { ContainerRecord } from '../docker/container-records.ts';
 import { appMachine, isStable, type AppMachineState } from '../../../machines/app.machine.ts';
 import type { ContainerActor } from '../docker/container-actor.ts';
 import type { AppDeviceAccess } from '../hardware/app-devices.ts';
@@ -36,10 +37,10 @@ interface AppRecordData {
   app_uninstalled: { remove_config: boolean };
 }
 
-/** An app's records on `supervisor/app/<slug>`, as the log holds them. */
-export type AppRecord = { [T in keyof AppRecordData]: { type: T; data: { container: string } & AppRecordData[T] } }[keyof AppRecordData];
 /** What the manager records: one of an app's records, less the container it adds. */
 export type AppRecordKind = { [T in keyof AppRecordData]: { type: T; data: AppRecordData[T] } }[keyof AppRecordData];
+/** An app's records on `supervisor/app/<slug>`, as the log holds them. */
+export type AppRecord = ContainerRecord<AppRecordKind>;
 /** The settings records (`POST /addons/<slug>/options`, `sys_options`, `security`). */
 export type AppSettingsRecordType = 'app_options_set' | 'app_sys_options_set' | 'app_security_set';
 

@@ -21,6 +21,7 @@ import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type
 import { appConfigDir, appDataDir } from './container-spec.ts';
 import { effectiveBoot, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
+import { containerRecord } from '../docker/container-records.ts';
 import { AppActor, type AppRecord, type AppRecordKind, type AppSettingsRecordType, type PersistedApp } from './app-actor.ts';
 import { appContainerActor, type AppContainerHost } from './app-container.ts';
 import { runBackupCommand, writeToContainerStdin } from './container-exec.ts';
@@ -617,7 +618,7 @@ export class AppManager implements AppsView, Area<RecordOf<AppRecord>> {
   }
 
   private async record(slug: string, kind: AppRecordKind, context: Context): Promise<void> {
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: APP_STREAM_PREFIX + slug, type: kind.type, data: { container: this.containerName(slug), ...kind.data }, context }]);
+    await this.deps.log.append([containerRecord(APP_STREAM_PREFIX + slug, this.containerName(slug), kind, context, this.deps.clock.now())]);
   }
 }
 
