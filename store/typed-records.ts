@@ -18,7 +18,7 @@ export type KindNames<K extends RecordKind> = { readonly [T in K['type']]: true 
 /**
  * The records of streams under one prefix, as an area declares them beside its machine:
  * `owns` is the one checked narrowing from any record of the log to the area's union (its
- * stream under the prefix, its type one of the union's), `make` the only way to write one.
+ * stream under the prefix, its type one of the union's); `make` writes one of the union.
  */
 export interface TypedRecords<K extends RecordKind> {
   readonly prefix: string;
