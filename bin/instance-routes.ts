@@ -26,6 +26,7 @@ import { registerIntentRoutes } from '../gateway/routes/intent.ts';
 import { registerConversationRoutes } from '../gateway/routes/conversation.ts';
 import { registerMobileAppRoutes } from '../gateway/routes/mobile-app.ts';
 import { registerHassioRoutes, supervisorIpOf } from '../gateway/routes/hassio.ts';
+import { registerConfigFlowRoutes } from '../gateway/routes/config-flows.ts';
 
 /** What the core's routes serve besides the CoreDeps. */
 export interface CoreRouteParts {
@@ -35,6 +36,8 @@ export interface CoreRouteParts {
   ids: Ids;
   conversation: Conversation;
   mobile: Mobile;
+  /** config entries of integrations other than the phones' (MQTT's), listed beside them */
+  otherEntries?: () => Record<string, unknown>[];
   /** the port this instance listens on, once it does */
   port: () => number;
   /** SSE keep-alive interval (tests shorten it) */
@@ -57,7 +60,8 @@ export function registerCoreRoutes(router: Router, deps: CoreDeps, parts: CoreRo
   registerTemplateRoutes(router, deps);
   registerIntentRoutes(router, deps);
   registerConversationRoutes(router, { clock, ids, conversation: parts.conversation });
-  registerMobileAppRoutes(router, { clock, ids, mobile: parts.mobile });
+  registerMobileAppRoutes(router, { clock, ids, mobile: parts.mobile, otherEntries: parts.otherEntries });
+  registerConfigFlowRoutes(router, deps);
   if (parts.hassio) {
     const { hassio, appPanels, supervisorUrl } = parts.hassio;
     registerHassioRoutes(router, { hassio, appPanels, auth, supervisorIp: supervisorIpOf(supervisorUrl) });

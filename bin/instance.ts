@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import uWS from '@trufflesuite/uws-js-unofficial';
 import { openEventLog } from '../store/log.ts';
+import { startEmbeddedBroker } from '../actors/mqtt/embedded-broker.ts';
 import { restoreLogFromExport } from '../store/log-restore.ts';
 import { CoreBackup } from '../actors/backup/core-backup.ts';
 import { serveLog } from '../store/log-socket.ts';
@@ -67,6 +68,7 @@ import { MobilePush } from '../actors/mobile/push.ts';
 import { NatsExporter, lagWriter, STATUS_FILE } from '../actors/export/nats-exporter.ts';
 import { REPLICA_AREAS } from '../actors/replica/snapshots.ts';
 import { MirroredAuth } from '../actors/auth/mirror.ts';
+import { Mqtt } from '../actors/mqtt/index.ts';
 import { registerCoreRoutes } from './instance-routes.ts';
 import { saveAreaSnapshots, snapshotEvery, startRecorderPurge } from './instance-snapshots.ts';
 
@@ -212,6 +214,9 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   areas.push(frontendUserData);
   const tags = new Tags({ log, clock, entities, logLine: logs.get('hearth.tag').warning });
   areas.push(tags);
+  // MQTT: its recorded discovery configs and config entry are restored with the rest
+  const mqtt = new Mqtt({ log, clock, ids });
+  areas.push(...mqtt.areas());
 
   const started = performance.now();
   const records = await restore(log, areas, coreLog.warning);
@@ -326,6 +331,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   deps.translations = new Translations({ components: () => coreConfig.components.list(), services: () => services.describe() });
   const appPanels = deps.supervisor && new AppPanels({ client: deps.supervisor, panels: deps.panels, logger: logs.get('hearth.hassio'), context: systemContext });
   const hassio = deps.supervisor && new Hassio({ client: deps.supervisor, auth, flows: (deps.discoveryFlows = new DiscoveryFlows({ log, clock, ids })), logger: logs.get('hearth.hassio'), context: systemContext });
+  deps.discoveryFlows?.registerHandler('mqtt', mqtt.hassioFlow());
   await intentPlatforms.registerIntentPlatform('intent', builtinIntents);
   await intentPlatforms.registerIntentPlatform('intent', (registry, home) => registerTimerIntents(registry, intentTimers, home.registries));
   for (const [domain, platform] of Object.entries(domainIntents)) await intentPlatforms.registerIntentPlatform(domain, platform);
@@ -365,6 +371,25 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
   // notify services follow the registrations as they are made, changed and deleted
   mobile.registrations.onChange(() => mobilePush.resync(systemContext()));
 
+  // MQTT: a broker from configuration.yaml or the supervisor's, discovery, YAML entities
+  await mqtt.start(config.sections.mqtt, {
+    log,
+    clock,
+    ids,
+    entities,
+    registries,
+    services,
+    templates,
+    logger: logs.get('hearth.mqtt'),
+    configDir: dataDir,
+    readSection: async () => (await loadConfiguration(dataDir)).sections.mqtt,
+    fireEvent: (eventType, data, context) => fireEvent(eventType, data, 'LOCAL', context),
+    embeddedBroker: startEmbeddedBroker,
+  });
+  deps.mqtt = mqtt;
+  coreConfig.components.follow(() => mqtt.components());
+  followRegistryUpdates({ onCommit: (l) => log.onCommit(l), followers: () => [mqtt.follower()], newContext: systemContext, log: logs.get('hearth.mqtt').warning });
+
   // every state's JSON is made before the first client can ask: the first GET /api/states
   // after a restart is then a join, as every later one is
   await entities.warmJson();
@@ -385,6 +410,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     ids,
     conversation,
     mobile,
+    otherEntries: () => mqtt.configEntryJson(),
     port: () => port,
     streamPingMs: options.streamPingMs,
     hassio: hassio ? { hassio, appPanels, supervisorUrl: supervisorEndpoint?.url } : undefined,
@@ -399,6 +425,7 @@ export async function startHearth(options: HearthOptions): Promise<Hearth> {
     for (const c of ws.connections) c.close();
     // no machine moves (a cover, a timer) once the log is closing
     await platforms.stop();
+    await mqtt.stop();
     conversation.stop();
     await intentTimers.stop();
   };

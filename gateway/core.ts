@@ -28,6 +28,7 @@ import type { IntentPlatforms } from '../actors/intents/platforms.ts';
 import type { Conversation } from '../actors/conversation/index.ts';
 import type { Mobile } from '../actors/mobile/index.ts';
 import type { MobilePush } from '../actors/mobile/push.ts';
+import type { Mqtt } from '../actors/mqtt/index.ts';
 
 /** What the gateway's handlers may reach: the actors and the streams, never the store. */
 export interface CoreDeps {
@@ -69,6 +70,8 @@ export interface CoreDeps {
   deviceAutomations?: DeviceAutomations;
   /** NFC and QR tags (tag/*), moved on by tag_scanned events */
   tags?: Tags;
+  /** MQTT: its client subscriptions (mqtt/subscribe), debug info, config entry */
+  mqtt?: Mqtt;
   /** the backend's texts by domain and category (frontend/get_translations) */
   translations?: Translations;
   /** backup/start and backup/end: the log export a backup of the core's data carries */

@@ -1,17 +1,19 @@
 import { StoreError, messageOf } from './errors.ts';
 import { isIndexableId } from './keys.ts';
 import type { EventRecord, Inherit, NewEvent } from './types.ts';
-import { tokenOf, withToken } from './context-token.ts';
+import { sourceOf, tokenOf, withSource, withToken, type ContextSource } from './context-token.ts';
 import { frozenJson } from './frozen-json.ts';
 
 // A record is stored as a JSON array rather than an object: field names would be most of the
 // bytes of a small event. The seq is the key, so it is not repeated in the value.
-// [time, stream, type, data, context.id, context.parent_id, context.user_id, origin?, inherit?, token?]
+// [time, stream, type, data, context.id, context.parent_id, context.user_id, origin?, inherit?, token?, source?]
 // where inherit is [field, from]: data[field] is stored as null and means data[from] of the
 // stream's previous record (origin is then null when the record has none). token is the id of
 // the refresh token whose request made the context (store/context-token.ts); the slots before
-// it are then null when the record has none. Records written before it simply end earlier.
-type Stored = [number, string, string, any, string, string | null, string | null, ('LOCAL' | 'REMOTE' | null)?, ([string, string] | null)?, (string | null)?];
+// it are then null when the record has none. source says where a change nobody asked for came
+// from (an MQTT message: `{via, topic}`), likewise after null slots. Records written before
+// either simply end earlier.
+type Stored = [number, string, string, any, string, string | null, string | null, ('LOCAL' | 'REMOTE' | null)?, ([string, string] | null)?, (string | null)?, (ContextSource | null)?];
 
 /** A decoded record whose `data[inherit.field]` is still to be taken from the stream's previous record. */
 export interface Unresolved {
@@ -44,6 +46,11 @@ export function encodeRecord(event: NewEvent): string {
   if (token !== undefined) {
     while (stored.length < 9) stored.push(null);
     stored.push(token);
+  }
+  const source = sourceOf(context);
+  if (source !== undefined) {
+    while (stored.length < 10) stored.push(null);
+    stored.push(source);
   }
   try {
     if (inherit === undefined) return JSON.stringify(stored);
@@ -82,6 +89,7 @@ export function decodeRecord(seq: number, value: string, unresolved?: Unresolved
     unresolved.push({ record, inherit: { field, from } });
   }
   if (s.length > 9 && typeof s[9] === 'string') withToken(record.context, s[9]);
+  if (s.length > 10 && s[10] && typeof s[10] === 'object') withSource(record.context, s[10]);
   return record;
 }
 

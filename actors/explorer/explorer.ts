@@ -8,7 +8,7 @@
  */
 import type { EventLog, EventRecord } from '../../store/types.ts';
 import { Redactor } from '../../store/redact.ts';
-import { tokenOf } from '../../store/context-token.ts';
+import { sourceOf, tokenOf, type ContextSource } from '../../store/context-token.ts';
 import { ENTITY_STREAM, stateLeftBy, statesAt, type EntityTrack, type StoredState } from './state-at.ts';
 import { matchesRecord, type RecordFilter } from './records.ts';
 
@@ -57,6 +57,8 @@ export interface ContextLink {
   more: boolean;
   user: { id: string; name: string | null } | null;
   token: TokenInfo | null;
+  /** where a change nobody asked for came from (an MQTT message and its topic), noted in the log beside the context */
+  source: ContextSource | null;
 }
 
 /** A context followed back: itself first, then each parent in turn. */
@@ -253,6 +255,7 @@ export class Explorer {
     const first = records[0];
     const context = first ? first.context : { id: contextId, parent_id: null, user_id: null };
     const tokenId = records.map((r) => tokenOf(r.context)).find((t) => t !== undefined);
+    const source = records.map((r) => sourceOf(r.context)).find((s) => s !== undefined);
     return {
       context: { id: context.id, parent_id: context.parent_id, user_id: context.user_id },
       cause: first ? this.print(first) : null,
@@ -260,6 +263,7 @@ export class Explorer {
       more,
       user: context.user_id ? { id: context.user_id, name: await this.#userName(context.user_id) } : null,
       token: tokenId ? await this.#token(tokenId) : null,
+      source: source ?? null,
     };
   }
 

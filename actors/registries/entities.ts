@@ -57,9 +57,18 @@ function blankEntity(entityId: string, id: string, info: EntityInfo, now: number
   };
 }
 
+/** Options a platform sets merged into an entry's: each domain's keys given replace those keys only. */
+function withOptions(current: EntityEntry['options'], given: EntityInfo['options']): EntityEntry['options'] | undefined {
+  if (!given) return undefined;
+  const out = { ...current };
+  for (const [domain, values] of Object.entries(given)) out[domain] = { ...current[domain], ...values };
+  return out;
+}
+
 /** The fields a platform reports (left out: unchanged). */
-function reported(info: EntityInfo): Partial<EntityEntry> {
+function reported(info: EntityInfo, current: EntityEntry['options'] = {}): Partial<EntityEntry> {
   return {
+    options: withOptions(current, info.options),
     device_id: info.device_id,
     config_entry_id: info.config_entry_id,
     original_name: info.original_name,
@@ -87,7 +96,7 @@ export function ensureEntity(s: RegistryState, p: Plan, info: EntityInfo, newId:
   const key = uniqueKey(domainOf(info.entity_id), info.platform, info.unique_id);
   const existing = s.entities.first('unique', key);
   if (existing) {
-    const changes = changedFields(existing, reported(info));
+    const changes = changedFields(existing, reported(info, existing.options));
     return Object.keys(changes).length ? putEntity(p, existing, changes) : existing;
   }
   const entityId = freeEntityId(s, p, info.entity_id);

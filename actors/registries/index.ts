@@ -295,6 +295,15 @@ export class Registries implements TargetResolver {
     return this.change(context, (p) => devices.removeConfigEntry(this.state, p, deviceId, configEntryId));
   }
 
+  /**
+   * A config entry's integration lets go of a device itself (the original's
+   * async_update_device(remove_config_entry_id=...), as MQTT does when a device's last entity
+   * goes); a device left with no config entry is removed (resolves to undefined).
+   */
+  leaveDevice(deviceId: string, configEntryId: string, context?: Context): Promise<DeviceEntry | undefined> {
+    return this.change(context, (p) => devices.removeConfigEntry(this.state, p, deviceId, configEntryId));
+  }
+
   /** Removes a device and its entities. */
   removeDevice(deviceId: string, context?: Context): Promise<void> {
     return this.change(context, (p) => devices.removeDevice(this.state, p, deviceId));

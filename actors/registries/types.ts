@@ -224,6 +224,8 @@ export interface EntityInfo {
   supported_features?: number;
   translation_key?: string | null;
   unit_of_measurement?: string | null;
+  /** options the platform sets, per domain key (a sensor's `suggested_display_precision`); the user's other keys stay */
+  options?: Record<string, Record<string, unknown>>;
   /** only for a new entry: created disabled (`integration`) or hidden */
   disabled_by?: EntityDisabler | null;
   hidden_by?: EntityHider | null;

@@ -6,6 +6,7 @@ import { domainOf, validEntityId } from '../entities/state.ts';
 import { ServiceError, Unauthorized, type ServiceDescription, type ServiceSpec } from './types.ts';
 import { validate } from './validate.ts';
 import { pyRepr } from '../../machines/python/repr.ts';
+import { sharedService } from './shared.ts';
 import type { EntityPermissions } from '../auth/permissions.ts';
 import type { TargetRefs, TargetResolver } from './targets.ts';
 
@@ -77,6 +78,12 @@ export class ServiceRegistry {
     if (!domain) {
       domain = new Map();
       this.services.set(spec.domain, domain);
+    }
+    const registered = domain.get(spec.service);
+    if (registered && (registered.owns || spec.owns)) {
+      // another platform's entities under a service already there: one service, registered once
+      domain.set(spec.service, sharedService(registered, spec));
+      return;
     }
     domain.set(spec.service, spec);
     await this.deps.log.append([

@@ -59,6 +59,14 @@ export interface ServiceSpec {
    * of other domains is left out of their calls.
    */
   anyDomain?: boolean;
+  /**
+   * For an entity service several platforms provide (switch.turn_on of virtual and of MQTT
+   * switches): the entities this provider owns. Registering a service that is already there
+   * then shares it: each call goes to every provider with the targets it owns (a provider
+   * without `owns` gets the rest), as the original's entity component calls each entity's
+   * platform.
+   */
+  owns?(entityId: string): boolean;
   handler(call: ServiceCall): Promise<Record<string, unknown> | void>;
 }
 

@@ -7,7 +7,7 @@ import { Render } from './engine.ts';
 import { RenderInfo, fromJson, type Library, type World } from './render-env.ts';
 import { RenderFault, RenderLimitError, TemplateError } from './errors.ts';
 import { templateLibrary } from './library.ts';
-import { NO_REGISTRIES, type StateSource, type TemplateHome } from './states.ts';
+import { NO_REGISTRIES, TemplateState, type StateSource, type TemplateHome } from './states.ts';
 import { TemplateTracker, type TrackOptions, type TrackedTemplate } from './track.ts';
 import { isDict } from './values.ts';
 
@@ -42,6 +42,11 @@ export interface RenderOptions {
 
 /** A render's text (`isStatic` when the text held no template syntax), or its error; what it read either way. */
 export type RenderOutcome = { ok: true; text: string; info: RenderInfo; isStatic?: true } | { ok: false; error: TemplateError; info: RenderInfo };
+
+/** A state as a template variable that reads as a state object (`this` of an MQTT entity's templates), not as a dict. */
+export function stateVariable(state: EntityState): unknown {
+  return new TemplateState(state, false);
+}
 
 /** The original's is_template_string: text without `{{`, `{%` or `{#` renders as itself. */
 const isTemplateString = (t: string) => t.includes('{') && (t.includes('{%') || t.includes('{{') || t.includes('{#'));
@@ -106,7 +111,7 @@ export class Templates {
     const limits = bound === this.limits.timeMs ? this.limits : { ...this.limits, timeMs: bound };
     const render = new Render(text, this.world(options.canRead), this.library, options.strict === true, limits, options.log ?? (() => {}), timeout && (() => timeout.error(bound)));
     const vars = new Map<string, unknown>();
-    if (variables && isDict(variables)) for (const [k, v] of Object.entries(variables)) vars.set(k, fromJson(v));
+    if (variables && isDict(variables)) for (const [k, v] of Object.entries(variables)) vars.set(k, v instanceof TemplateState ? v : fromJson(v));
     try {
       return { ok: true, text: render.run(program, vars).trim(), info: render.info };
     } catch (err) {

@@ -4,12 +4,16 @@ import { json, message, type HttpReply } from '../replies.ts';
 import { parseJson } from '../body.ts';
 import { newContext, type CoreDeps } from '../core.ts';
 import { registrationInputOf, type Mobile, type RegistrationEntry } from '../../actors/mobile/index.ts';
+import { configEntryJson } from '../../actors/config-entry-json.ts';
 
 /**
  * The companion apps' REST surface (core-wire §6.1, §6.2): registration, the webhook channel,
  * and the mobile_app config entries (list, delete) as the original's config-entries API has them.
  */
-export function registerMobileAppRoutes(router: Router, deps: Pick<CoreDeps, 'clock' | 'ids'> & { mobile: Mobile }): void {
+export function registerMobileAppRoutes(
+  router: Router,
+  deps: Pick<CoreDeps, 'clock' | 'ids'> & { mobile: Mobile; /** config entries of other integrations, listed beside the apps' */ otherEntries?: () => Array<Record<string, unknown>> },
+): void {
   const { mobile } = deps;
   // the original serves these through three integrations, each of them then loaded
   const mobileApp = router.of('mobile_app');
@@ -41,8 +45,8 @@ export function registerMobileAppRoutes(router: Router, deps: Pick<CoreDeps, 'cl
 
   config.get('/api/config/config_entries/entry', { access: 'admin' }, (req) => {
     const domain = req.query.get('domain');
-    if (domain !== null && domain !== 'mobile_app') return json(200, []);
-    return json(200, mobile.registrations.entries().map(entryJson));
+    const all = [...mobile.registrations.entries().map(entryJson), ...(deps.otherEntries?.() ?? [])];
+    return json(200, domain === null ? all : all.filter((e) => e.domain === domain));
   });
 
   config.delete('/api/config/config_entries/entry/:entry_id', { access: 'admin' }, async (req) => {
@@ -55,25 +59,16 @@ export function registerMobileAppRoutes(router: Router, deps: Pick<CoreDeps, 'cl
 
 /** The original's config entry JSON for a registration. */
 function entryJson(e: RegistrationEntry): Record<string, unknown> {
-  return {
-    created_at: e.created_at / 1000,
+  return configEntryJson({
     entry_id: e.entry_id,
     domain: 'mobile_app',
-    modified_at: e.modified_at / 1000,
     title: e.registration.device_name,
     source: 'registration',
+    created_at: e.created_at,
+    modified_at: e.modified_at,
     state: 'loaded',
     supports_options: false,
     supports_remove_device: false,
-    supports_unload: true,
     supports_reconfigure: false,
-    supported_subentry_types: {},
-    pref_disable_new_entities: false,
-    pref_disable_polling: false,
-    disabled_by: null,
-    reason: null,
-    error_reason_translation_key: null,
-    error_reason_translation_placeholders: null,
-    num_subentries: 0,
-  };
+  });
 }

@@ -7,6 +7,8 @@ const FAMILIES: Record<string, string | null> = {
   config_entries: 'config',
   supervisor: 'hassio',
   hearth: null,
+  // the MQTT integration lists itself while it is set up (a broker is known), not for its commands
+  mqtt: null,
 };
 
 /** The component of one command type, or null for Hearth's own commands. */

@@ -16,6 +16,7 @@ import { flowCommands } from './flow-commands.ts';
 import { backupCommands } from './backup-commands.ts';
 import { deviceAutomationCommands } from './device-automation-commands.ts';
 import { tagCommands } from './tag-commands.ts';
+import { mqttCommands } from './mqtt-commands.ts';
 
 /** The commands of this slice, by type. */
 const commands: Record<string, Command> = {
@@ -32,6 +33,7 @@ const commands: Record<string, Command> = {
   ...backupCommands,
   ...deviceAutomationCommands,
   ...tagCommands,
+  ...mqttCommands,
 };
 
 const byType = new Map(Object.entries({ ...commands, ...templateCommands }));

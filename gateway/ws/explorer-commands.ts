@@ -86,7 +86,7 @@ export const explorerCommands: Record<string, Command> = {
       const links = chain.map(
         (l) =>
           `{"context":${JSON.stringify(l.context)},"cause":${l.cause ?? 'null'},"records":[${l.records.join(',')}],"more":${l.more},` +
-          `"user":${JSON.stringify(l.user)},"token":${JSON.stringify(l.token)}}`,
+          `"user":${JSON.stringify(l.user)},"token":${JSON.stringify(l.token)},"source":${JSON.stringify(l.source)}}`,
       );
       conn.result(msg.id, `{"chain":[${links.join(',')}]}`);
     },

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { startHearth } from '../../bin/instance.ts';
 import { startTestHearth, dataDirWith, onboard, api, type TestHearth } from '../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
-import { exchange, login } from '../auth/harness.ts';
+import { exchange, login } from './auth/harness.ts';
+import { eventually } from '../helpers/wait.ts';
 
 let nextId = 1;
 async function ask(c: RawClient, msg: Record<string, unknown>): Promise<any> {
@@ -16,21 +17,13 @@ async function ask(c: RawClient, msg: Record<string, unknown>): Promise<any> {
   return c.until((m) => m.id === id && m.type === 'result');
 }
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** A request with a token nobody issued: a failed login, which hearth.http.ban warns about. */
 async function badLogin(h: TestHearth): Promise<void> {
   const before = await failedLogins(h);
   const res = await fetch(`${h.base}/api/`, { headers: { Authorization: 'Bearer not-a-token' } });
   t.equal(res.status, 401);
   // the warning is written before its record is appended: once the record is there, so is the line
-  await eventually(async () => (await failedLogins(h)) > before, 'the failed login record');
+  await eventually('the failed login record', async () => (await failedLogins(h)) > before);
 }
 
 async function failedLogins(h: TestHearth): Promise<number> {

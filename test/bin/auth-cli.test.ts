@@ -3,7 +3,8 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dataDirWith, onboard, startTestHearth } from '../helpers/hearth.ts';
-import { allRecords, exchange, login } from '../auth/harness.ts';
+import { exchange, login } from '../actors/auth/harness.ts';
+import { allRecords } from '../helpers/log-records.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hearth.js', import.meta.url));
 const OWNER_PASSWORD = 'correct horse battery';

@@ -4,7 +4,8 @@
 import t from 'tap';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { authedClient } from '../helpers/ws.ts';
-import { eventually, startNodeRed } from '../helpers/node-red.ts';
+import { startNodeRed } from '../helpers/node-red.ts';
+import { eventually } from '../helpers/wait.ts';
 
 // Node-RED schedules the time node on its own clock: both sides read wall times in this zone
 const ZONE = 'America/New_York';

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_LIMITS } from '../../actors/templates/budget.ts';
-import { REGISTRATION } from '../mobile/app.ts';
+import { REGISTRATION } from '../actors/mobile/app.ts';
 import { runFixedCases, type FixedCase, type FuzzTarget } from './harness.ts';
 import type { HttpOutcome } from './http-clients.ts';
 import { WsClient } from './ws-client.ts';

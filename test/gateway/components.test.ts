@@ -4,7 +4,7 @@
 import t from 'tap';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { authedClient } from '../helpers/ws.ts';
-import { hook, register } from '../mobile/app.ts';
+import { hook, register } from '../actors/mobile/app.ts';
 import { coreCommands } from '../../gateway/ws/commands.ts';
 import { componentOfCommand, componentsOfCommands } from '../../gateway/ws/command-components.ts';
 import { Router } from '../../gateway/router.ts';

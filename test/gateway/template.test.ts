@@ -2,7 +2,7 @@
 import t from 'tap';
 import { startTestHearth, onboard, api } from '../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../helpers/ws.ts';
-import { exchange, login } from '../auth/harness.ts';
+import { exchange, login } from '../actors/auth/harness.ts';
 
 const CONFIG = `
 core:

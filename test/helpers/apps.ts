@@ -4,7 +4,7 @@ import type { EventLog } from '../../store/types.ts';
 import { APP_STREAM_PREFIX } from '../../actors/supervisor/apps/manager.ts';
 import { docker } from './core-container.ts';
 
-export { docker, eventually, freePort } from './core-container.ts';
+export { docker, freePort } from './core-container.ts';
 
 /** A container-name prefix for one test's apps; their containers are removed when it ends. */
 export function appPrefix(t: { teardown(fn: () => unknown): void }, label: string): string {

@@ -8,10 +8,11 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
 import { startTestSupervisor, type TestSupervisor } from './supervisor.ts';
-import { startSupervisedCore, eventually, type SupervisedCore } from './supervised-core.ts';
+import { startSupervisedCore, type SupervisedCore } from './supervised-core.ts';
 import { onboard, api } from './hearth.ts';
 import type { CoreHostProcess } from '../../actors/supervisor/core/types.ts';
 import type { SupervisorOptions } from '../../bin/supervisor-instance.ts';
+import { eventually } from './wait.ts';
 
 export const OWNER = { name: 'Owner', username: 'owner', password: 'correct horse battery' };
 
@@ -41,10 +42,10 @@ export async function supervisorWithCore(t: Test, options: { startCore: boolean 
 
 /** Waits for a job to be done; answers it. */
 export async function jobDone(sup: TestSupervisor, uuid: string) {
-  return eventually(async () => {
+  return eventually(`job ${uuid} done`, async () => {
     const { body } = await sup.json('GET', `/jobs/${uuid}`);
     return body.data?.done === true ? body.data : undefined;
-  }, `job ${uuid} done`, 120_000);
+  }, 120_000);
 }
 
 export async function newBackup(t: Test, sup: TestSupervisor, body: Record<string, unknown>, kind: 'full' | 'partial' = 'full'): Promise<string> {

@@ -27,13 +27,3 @@ export async function runtimeRecords(log: EventLog): Promise<Array<{ type: strin
   return out;
 }
 
-/** Polls `check` until it holds (bounded). */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}

@@ -6,21 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { freePort } from './ports.ts';
+import { eventually } from './wait.ts';
 
 export const NATS_SERVER = '/usr/sbin/nats-server';
-
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
-}
 
 /** A nats-server with JetStream on `port`, storing in `dir`. */
 export async function startNats(port: number, dir: string): Promise<ChildProcess> {
   const child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' });
-  await until('nats-server to listen', async () => {
+  await eventually('nats-server to listen', async () => {
     try {
       const nc = await connect({ servers: `127.0.0.1:${port}`, reconnect: false, timeout: 500 });
       await nc.close();

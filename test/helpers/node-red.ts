@@ -75,18 +75,3 @@ export async function startNodeRed(
   return { child, base, output: () => out, exited, running: () => child.exitCode === null && child.signalCode === null };
 }
 
-/** Polls `probe` until it yields a value (not undefined), or fails naming `what`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { spawnHearth, type HearthProcess } from './process.ts';
 import type { TestSupervisor } from './supervisor.ts';
 import { onboard } from './hearth.ts';
+import { eventually } from './wait.ts';
 
 export interface SupervisedCore {
   process: HearthProcess;
@@ -13,17 +14,6 @@ export interface SupervisedCore {
   dataDir: string;
   /** stops the process and resolves once it has exited */
   stop(): Promise<void>;
-}
-
-/** Polls `check` until it answers something truthy (20 s at most). */
-export async function eventually<T>(check: () => Promise<T> | T, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > until) throw new Error(`not reached in time: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /**
@@ -42,7 +32,7 @@ export async function startSupervisedCore(t: { teardown(fn: () => unknown): void
     }
   };
   t.teardown(stop);
-  await eventually(() => coreRefreshToken(sup) !== null, 'the core hands over its refresh token');
+  await eventually('the core hands over its refresh token', () => coreRefreshToken(sup) !== null);
   return { process, base: process.base, dataDir: dir, stop };
 }
 

@@ -1,7 +1,7 @@
 // A WebSocket client that keeps results and subscription events apart, and a non-admin's token.
 import type { RawClient } from './ws.ts';
 import { authedClient } from './ws.ts';
-import { exchange, login } from '../auth/harness.ts';
+import { exchange, login } from '../actors/auth/harness.ts';
 
 /**
  * A client that sorts what arrives: `ask` sends a command (ids increase) and resolves to its

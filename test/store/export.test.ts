@@ -4,7 +4,8 @@ import { mkdir, readFile, readdir, rm, writeFile, stat } from 'node:fs/promises'
 import { openEventLog } from '../../store/log.ts';
 import { importLog, listExports } from '../../store/log-export.ts';
 import { restoreLogFromExport } from '../../store/log-restore.ts';
-import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
+import type { EventRecord, NewEvent } from '../../store/types.ts';
+import { recordsOn } from '../helpers/log-records.ts';
 
 const T0 = 1_700_000_000_000;
 const ctx = { id: '01H', parent_id: null, user_id: null };
@@ -18,12 +19,6 @@ function stateChange(entity: string, n: number, time: number): NewEvent {
     context: ctx,
     inherit: { field: 'old_state', from: 'new_state' },
   };
-}
-
-async function all(log: EventLog): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const r of log.read()) out.push(r);
-  return out;
 }
 
 t.test('a full export taken during appends restores to exactly the records up to its seq', async (t) => {
@@ -46,7 +41,7 @@ t.test('a full export taken during appends restores to exactly the records up to
   t.ok(log.lastSeq() > manifest.seq, 'appends went on after the export');
   t.equal(manifest.seq % 2, 0, 'a whole batch of two, never half of one');
   t.equal(manifest.records, manifest.seq, 'every record up to the seq');
-  const before = (await all(log)).filter((r) => r.seq <= manifest.seq);
+  const before = (await recordsOn(log)).filter((r) => r.seq <= manifest.seq);
   await log.close();
 
   t.same((await listExports(join(dir, 'backup'))).map((e) => e.seq), [manifest.seq]);
@@ -56,7 +51,7 @@ t.test('a full export taken during appends restores to exactly the records up to
   const again = await openEventLog({ path: restored });
   t.teardown(() => again.close());
   t.equal(again.lastSeq(), manifest.seq);
-  t.same(await all(again), before, 'the same records, old states rebuilt');
+  t.same(await recordsOn(again), before, 'the same records, old states rebuilt');
   t.same((await again.loadSnapshot('entities'))?.seq, 0, 'area snapshots come along');
   t.equal((await again.loadSnapshot<string>('big'))?.data.length, 5 * 1024 * 1024, 'a big one too');
   const hist: EventRecord[] = [];
@@ -81,7 +76,7 @@ t.test('a state export keeps the last record of each stream and every record of 
   await importLog(join(dir, 'backup', m.file.replace('.hlog', '.json')), restored);
   const again = await openEventLog({ path: restored });
   t.teardown(() => again.close());
-  const records = await all(again);
+  const records = await recordsOn(again);
   t.same(records.map((r) => [r.seq, r.type]), [[10, 'state_changed'], [11, 'user_created'], [12, 'user_updated'], [17, 'state_changed']]);
   t.equal(records[0].data.new_state.state, '9');
   t.equal(records[0].data.old_state, null, 'the state it replaced is history: gone');
@@ -133,7 +128,7 @@ t.test('restoreLogFromExport: only a data directory without a log (or with an em
   t.same(await listExports(join(dir, 'data', 'backup')), [], 'the export is gone once it is the log');
   const log = await openEventLog({ path: join(dir, 'data', 'log') });
   t.teardown(() => log.close());
-  t.equal((await all(log)).length, 3);
+  t.equal((await recordsOn(log)).length, 3);
 });
 
 t.test('restoreLogFromExport with the restore marker: the log in place is replaced, and kept beside it', async (t) => {
@@ -162,7 +157,7 @@ t.test('restoreLogFromExport with the restore marker: the log in place is replac
   t.same(await readdir(join(data, 'backup')), [], 'export and marker gone');
   t.ok(lines.some((l) => l.includes(names[2])), 'the log says where the old log went');
   const log = await openEventLog({ path: join(data, 'log') });
-  t.same((await all(log)).map((r) => r.data.entity_id), ['light.a', 'light.a', 'light.a']);
+  t.same((await recordsOn(log)).map((r) => r.data.entity_id), ['light.a', 'light.a', 'light.a']);
   await log.close();
   const old = await openEventLog({ path: join(data, names[2]) });
   t.equal(old.lastSeq(), 7, 'the replaced log, whole');

@@ -1,13 +1,8 @@
 import t from 'tap';
 import { openEventLog } from '../../store/log.ts';
-import type { EventRecord, HistoryOptions } from '../../store/types.ts';
+import type { HistoryOptions } from '../../store/types.ts';
 import { event, stateChanged, T0 } from './fixtures/events.ts';
-
-async function collect(iterable: AsyncIterable<EventRecord>): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const record of iterable) out.push(record);
-  return out;
-}
+import { collect } from '../helpers/log-records.ts';
 
 t.test('history yields one entity’s state changes in time order', async (t) => {
   const log = await openEventLog({ path: t.testdir() });

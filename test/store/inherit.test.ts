@@ -3,12 +3,7 @@ import { Level } from 'level';
 import { openEventLog } from '../../store/log.ts';
 import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import { T0 } from './fixtures/events.ts';
-
-async function collect(iterable: AsyncIterable<EventRecord>): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const record of iterable) out.push(record);
-  return out;
-}
+import { collect } from '../helpers/log-records.ts';
 
 const OLD_STATE = { field: 'old_state', from: 'new_state' };
 const context = { id: 'ctx', parent_id: null, user_id: null };

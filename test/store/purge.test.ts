@@ -3,12 +3,9 @@ import { openEventLog } from '../../store/log.ts';
 import type { EventLog, EventRecord } from '../../store/types.ts';
 import { interceptBatches } from './fixtures/batches.ts';
 import { event, stateChanged, T0 } from './fixtures/events.ts';
+import { collect as collectAll } from '../helpers/log-records.ts';
 
-async function collect(iterable: AsyncIterable<EventRecord>): Promise<number[]> {
-  const out: number[] = [];
-  for await (const record of iterable) out.push(record.seq);
-  return out;
-}
+const collect = async (iterable: AsyncIterable<EventRecord>) => (await collectAll(iterable)).map((r) => r.seq);
 
 const HOUR = 3600_000;
 

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { openEventLog } from '../../store/log.ts';
-import type { EventLog, EventRecord, ReadOptions } from '../../store/types.ts';
+import type { ReadOptions } from '../../store/types.ts';
 import { event, T0 } from './fixtures/events.ts';
+import { collect } from '../helpers/log-records.ts';
 
 // Streams share prefixes on purpose: reading one must never pick up records of another.
 const STREAMS = ['entity/light.a', 'entity/light.ab', 'entity/light.a.b'];
@@ -49,12 +50,6 @@ const cases: { name: string; options?: ReadOptions; expect: number[] }[] = [
   { name: 'unknown stream', options: { stream: 'entity/light' }, expect: [] },
   { name: 'stream that cannot exist', options: { stream: '' }, expect: [] },
 ];
-
-async function collect(iterable: AsyncIterable<EventRecord>): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const record of iterable) out.push(record);
-  return out;
-}
 
 t.test('read ranges', async (t) => {
   const log = await openEventLog({ path: t.testdir(), commit: 'fast' });

@@ -1,13 +1,7 @@
 import t from 'tap';
 import { openEventLog } from '../../store/log.ts';
-import type { EventRecord } from '../../store/types.ts';
 import { event, stateChanged, T0 } from './fixtures/events.ts';
-
-async function collect(iterable: AsyncIterable<EventRecord>): Promise<EventRecord[]> {
-  const out: EventRecord[] = [];
-  for await (const record of iterable) out.push(record);
-  return out;
-}
+import { collect } from '../helpers/log-records.ts';
 
 t.test('reopening restores lastSeq and continues the sequence', async (t) => {
   const dir = t.testdir();

@@ -19,7 +19,7 @@ import type { AppsView, AppState, AppTarget, AppUserSettings, InstalledApp } fro
 import { appImageName, buildAppImage, imageExists, removeAppImage } from './image.ts';
 import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type Schema } from './options-schema.ts';
 import { appConfigDir, appDataDir } from './container-spec.ts';
-import { effectiveBoot, newUserSettings, roleOf } from './user-settings.ts';
+import { effectiveBoot, ingressToken, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
 import { containerRecord } from '../docker/container-records.ts';
 import { AppActor, type AppRecord, type AppRecordKind, type AppSettingsRecordType, type PersistedApp } from './app-actor.ts';
@@ -296,7 +296,7 @@ export class AppManager implements AppsView, Area<RecordOf<AppRecord>> {
     job.stage('settings');
     await mkdir(this.dataDirOf(app.key), { recursive: true });
     const token = await this.deps.tokens.issue({ name: app.key, kind: 'app', role: roleOf(app.config), slug: app.key }, context);
-    const user = newUserSettings(app.config, { uuid: this.deps.ids.uuidHex(), accessToken: token.token, image: appImageName(app, archOf()) });
+    const user = newUserSettings(app.config, { uuid: this.deps.ids.uuidHex(), accessToken: token.token, ingressToken: ingressToken(this.deps.ids), image: appImageName(app, archOf()) });
     await this.record(app.key, { type: 'app_installed', data: { repository: app.repository, config: app.config, user } }, context);
     this.deps.logger.info(`app ${app.key} ${app.config.version} installed`);
     job.progress(100);

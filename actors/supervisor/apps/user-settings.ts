@@ -1,16 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import type { AppConfig } from './repository.ts';
 import type { AppUserSettings } from './types.ts';
 import type { Role } from '../access.ts';
+import type { Ids } from '../../clock.ts';
 
 /** A fresh app's user settings (the original's defaults: protected, no watchdog, no panel). */
-export function newUserSettings(config: AppConfig, given: { uuid: string; accessToken: string; image: string | null }): AppUserSettings {
+export function newUserSettings(config: AppConfig, given: { uuid: string; accessToken: string; ingressToken: string; image: string | null }): AppUserSettings {
   return {
     version: config.version,
     image: given.image,
     uuid: given.uuid,
     access_token: given.accessToken,
-    ingress_token: ingressToken(),
+    ingress_token: given.ingressToken,
     options: {},
     auto_update: false,
     boot: null,
@@ -25,9 +25,9 @@ export function newUserSettings(config: AppConfig, given: { uuid: string; access
   };
 }
 
-/** 32 random bytes, url-safe base64 without padding: 43 characters, as the original's. */
-export function ingressToken(): string {
-  return randomBytes(32).toString('base64url');
+/** 32 random bytes from `ids`, url-safe base64 without padding: 43 characters, as the original's. */
+export function ingressToken(ids: Pick<Ids, 'tokenHex'>): string {
+  return Buffer.from(ids.tokenHex(32), 'hex').toString('base64url');
 }
 
 /** The boot the app follows: the user's, else its config's (`manual_only` is manual). */

@@ -87,8 +87,12 @@ export interface EngineInfo {
 export class Engine {
   readonly docker: Docker;
 
-  constructor(readonly socketPath: string = DEFAULT_DOCKER_SOCKET) {
-    this.docker = new Docker({ socketPath });
+  /** `docker`: the client to use instead of dockerode over `socketPath` (tests hand a fake engine). */
+  constructor(
+    readonly socketPath: string = DEFAULT_DOCKER_SOCKET,
+    docker?: Docker,
+  ) {
+    this.docker = docker ?? new Docker({ socketPath });
   }
 
   /** The engine's version and drivers; rejects when the engine cannot be reached. */

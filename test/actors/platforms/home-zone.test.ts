@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestHearth, onboard, api } from '../../helpers/hearth.ts';
-import { hook, register } from '../../mobile/app.ts';
+import { hook, register } from '../mobile/app.ts';
 
 async function home(t: Test, config: string) {
   const h = await startTestHearth(t, { config });

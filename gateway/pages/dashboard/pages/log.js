@@ -284,6 +284,8 @@ export async function mount(el, ctx) {
         h('dd', { class: 'log-user', text: link.user ? (link.user.name ?? link.user.id) : t('log.system') }),
         h('dt', { text: t('log.token') }),
         h('dd', { class: 'log-token', text: tokenText, title: token?.id }),
+        link.source ? h('dt', { text: t('log.source') }) : null,
+        link.source ? h('dd', { class: 'log-source', text: link.source.topic ? `${link.source.via}: ${link.source.topic}` : link.source.via }) : null,
         h('dt', { text: t('log.context_id') }),
         h('dd', { text: link.context.id }),
       ),

@@ -1,0 +1,75 @@
+import type { Area } from '../../area.ts';
+import type { Clock } from '../../clock.ts';
+import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+
+export const DISCOVERY_PREFIX = 'mqtt/discovery/';
+
+/** A discovered component as recorded: where its config came from and the config (abbreviations spelled out). */
+export interface DiscoveredConfig {
+  component: string;
+  discovery_id: string;
+  topic: string;
+  config: Record<string, unknown>;
+  from_device: boolean;
+}
+
+const keyOf = (component: string, discoveryId: string) => `${component} ${discoveryId}`;
+
+/**
+ * The discovery configs the entities were made from, one stream per component
+ * (`mqtt/discovery/<component>/<discovery id>`): `mqtt_discovery_updated` holds the whole config,
+ * `mqtt_discovery_removed` ends it. Restored at start, so the entities are back (unavailable until
+ * the broker answers) before the broker sends its retained configs again; an unchanged config
+ * sent again writes nothing.
+ */
+export class DiscoveryRecords implements Area {
+  readonly name = 'mqtt_discovery';
+  readonly snapshotVersion = 1;
+  readonly streamPrefix = DISCOVERY_PREFIX;
+  readonly latestSuffices = true;
+  private readonly configs = new Map<string, DiscoveredConfig>();
+
+  constructor(private readonly deps: { log: EventLog; clock: Clock }) {
+    deps.log.onCommit((records) => {
+      for (const r of records) if (this.owns(r)) this.evolve(r);
+    });
+  }
+
+  owns(r: EventRecord): boolean {
+    return r.stream.startsWith(DISCOVERY_PREFIX);
+  }
+
+  evolve(r: EventRecord): void {
+    const d = r.data as DiscoveredConfig;
+    if (r.type === 'mqtt_discovery_updated') this.configs.set(keyOf(d.component, d.discovery_id), d);
+    else if (r.type === 'mqtt_discovery_removed') this.configs.delete(keyOf(d.component, d.discovery_id));
+  }
+
+  snapshot(): unknown {
+    return [...this.configs.values()];
+  }
+
+  restore(data: unknown): void {
+    this.configs.clear();
+    for (const d of data as DiscoveredConfig[]) this.configs.set(keyOf(d.component, d.discovery_id), d);
+  }
+
+  get(component: string, discoveryId: string): DiscoveredConfig | undefined {
+    return this.configs.get(keyOf(component, discoveryId));
+  }
+
+  all(): DiscoveredConfig[] {
+    return [...this.configs.values()];
+  }
+
+  /** Records a component's config (resolves once committed). */
+  async updated(d: DiscoveredConfig, context: Context): Promise<void> {
+    await this.deps.log.append([{ time: this.deps.clock.now(), stream: `${DISCOVERY_PREFIX}${d.component}/${d.discovery_id}`, type: 'mqtt_discovery_updated', data: d, context }]);
+  }
+
+  /** Records a component's removal. */
+  async removed(d: DiscoveredConfig, context: Context): Promise<void> {
+    const data = { component: d.component, discovery_id: d.discovery_id, topic: d.topic };
+    await this.deps.log.append([{ time: this.deps.clock.now(), stream: `${DISCOVERY_PREFIX}${d.component}/${d.discovery_id}`, type: 'mqtt_discovery_removed', data, context }]);
+  }
+}

@@ -1,0 +1,81 @@
+import type { Area } from '../area.ts';
+import { configEntryJson as entryJson } from '../config-entry-json.ts';
+import type { Clock, Ids } from '../clock.ts';
+import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+
+export const ENTRY_PREFIX = 'mqtt/config_entry/';
+
+/** The broker an entry names (the original's config entry data). */
+export interface MqttEntryData {
+  broker: string;
+  port: number;
+  username?: string;
+  password?: string;
+  protocol?: string;
+  discovery: boolean;
+}
+
+/** The MQTT config entry (one at most, as the original allows one). */
+export interface MqttConfigEntry {
+  entry_id: string;
+  title: string;
+  /** `hassio` (the supervisor's broker, through its discovery flow) or `import` (configuration.yaml's broker) */
+  source: 'hassio' | 'import';
+  data: MqttEntryData;
+  created_at: number;
+  modified_at: number;
+}
+
+/**
+ * The MQTT config entry as records: `config_entry_created` on `mqtt/config_entry/<entry_id>`
+ * holds the whole entry (its password is a secret, redacted when printed), so the connection a
+ * finished flow made comes back after a restart. Devices of MQTT entities belong to it.
+ */
+export class MqttConfigEntries implements Area {
+  readonly name = 'mqtt_config_entry';
+  readonly snapshotVersion = 1;
+  readonly streamPrefix = ENTRY_PREFIX;
+  readonly latestSuffices = true;
+  private current: MqttConfigEntry | undefined;
+
+  constructor(private readonly deps: { log: EventLog; clock: Clock; ids: Ids }) {
+    deps.log.onCommit((records) => {
+      for (const r of records) if (this.owns(r)) this.evolve(r);
+    });
+  }
+
+  owns(r: EventRecord): boolean {
+    return r.stream.startsWith(ENTRY_PREFIX);
+  }
+
+  evolve(r: EventRecord): void {
+    if (r.type === 'config_entry_created') this.current = r.data as MqttConfigEntry;
+    else if (r.type === 'config_entry_removed' && this.current?.entry_id === (r.data as { entry_id: string }).entry_id) this.current = undefined;
+  }
+
+  snapshot(): unknown {
+    return this.current ?? null;
+  }
+
+  restore(data: unknown): void {
+    this.current = (data as MqttConfigEntry | null) ?? undefined;
+  }
+
+  entry(): MqttConfigEntry | undefined {
+    return this.current;
+  }
+
+  /** Records a new entry; resolves to it once committed. */
+  async create(title: string, source: MqttConfigEntry['source'], data: MqttEntryData, context: Context): Promise<MqttConfigEntry> {
+    const now = this.deps.clock.now();
+    const entry: MqttConfigEntry = { entry_id: this.deps.ids.ulid(now), title, source, data, created_at: now, modified_at: now };
+    await this.deps.log.append([{ time: now, stream: `${ENTRY_PREFIX}${entry.entry_id}`, type: 'config_entry_created', data: entry, context }]);
+    return entry;
+  }
+}
+
+/** The entry as the config entries API lists it. */
+export function configEntryJson(e: MqttConfigEntry, state: 'loaded' | 'not_loaded' | 'setup_retry'): Record<string, unknown> {
+  const { entry_id, title, source, created_at, modified_at } = e;
+  return entryJson({ entry_id, domain: 'mqtt', title, source, created_at, modified_at, state, supports_options: true, supports_remove_device: true, supports_reconfigure: true });
+}

@@ -1,0 +1,17 @@
+import type { EntityState } from '../../entities/types.ts';
+
+/**
+ * What an entity whose values expire (expire_after) restores after a restart, as the original's
+ * sensors do: the last state, if it was a value and has not expired since it changed; with the
+ * machine's expiry settings (`expireAfterMs`, and `remainingMs` of the restored value).
+ */
+export function expiryInput(
+  restored: EntityState | undefined,
+  expireAfterSeconds: number | undefined,
+  now: number,
+): { kept: EntityState | undefined; expireAfterMs: number | null; remainingMs: number } {
+  const expireAfterMs = expireAfterSeconds ? expireAfterSeconds * 1000 : null;
+  if (!restored || expireAfterMs === null || restored.state === 'unknown' || restored.state === 'unavailable') return { kept: undefined, expireAfterMs, remainingMs: 0 };
+  const remainingMs = restored.last_changed + expireAfterMs - now;
+  return remainingMs > 0 ? { kept: restored, expireAfterMs, remainingMs } : { kept: undefined, expireAfterMs, remainingMs: 0 };
+}

@@ -1,0 +1,39 @@
+import { mqttSceneMachine } from '../../../machines/mqtt/scene.machine.ts';
+import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
+import { parseIsoTime } from '../../../store/time.ts';
+import { toBool, toStr } from '../schema.ts';
+import { sceneDomain } from '../../entities/platforms/scene.ts';
+import { optional, required } from '../schema.ts';
+import { validPublishTopic } from '../topics.ts';
+import type { MqttEntityConfig, MqttPlatform } from './types.ts';
+
+export interface MqttSceneConfig extends MqttEntityConfig {
+  command_topic: string;
+  payload_on: string;
+  retain: boolean;
+}
+
+/** scene: activating it publishes payload_on on its command topic; its state is the time of the last activation. */
+export const mqttScene: MqttPlatform<MqttSceneConfig> = {
+  domain: 'scene',
+  defaultName: 'MQTT Scene',
+  fields: {
+    command_topic: required(validPublishTopic),
+    payload_on: optional(toStr, 'ON'),
+    retain: optional(toBool, false),
+  },
+  keptOnUpdate: ['lastActivated'],
+  machine: mqttSceneMachine,
+  // a scene restores its last activation, as the original's BaseScene does
+  input: (_config, restored) => {
+    const last = restored && restored.state !== 'unknown' && restored.state !== 'unavailable' ? parseIsoTime(restored.state) : NaN;
+    return { lastActivated: Number.isFinite(last) ? last : null };
+  },
+  subscriptions: () => [],
+  render: (snapshot) => {
+    const last = snapshot.context.lastActivated as number | null;
+    return { state: last === null ? null : isoTime(last) };
+  },
+  // scene.turn_on, as the virtual scenes have it
+  services: sceneDomain.services,
+};
