@@ -2,6 +2,7 @@ import { initialTransition, transition } from 'xstate';
 import { userEventOf, userMachine } from '../../machines/user.machine.ts';
 import { refreshTokenEventOf, refreshTokenMachine } from '../../machines/refresh-token.machine.ts';
 import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
+import { typedRecords } from '../../store/typed-records.ts';
 import type { Groups } from './groups.ts';
 import type { Policy } from './permissions.ts';
 import { userRecords, userViewOf, type UserSnapshot, type Users } from './users.ts';
@@ -55,6 +56,7 @@ export type AuthPubRecord =
   | { type: 'token_key_revoked'; data: TokenKeyRevoked }
   | { type: 'user_access'; data: UserAccess }
   | { type: 'user_access_removed'; data: UserAccessRemoved };
+export const authPubRecords = typedRecords<AuthPubRecord>(AUTHPUB_PREFIX, { token_key_published: true, token_key_revoked: true, user_access: true, user_access_removed: true });
 
 /** The access record of a user as its machine snapshot says. */
 export function accessOf(snapshot: UserSnapshot, groups: Groups): UserAccess {
