@@ -58,7 +58,7 @@ type Unchecked<T> = { [K in keyof T]?: unknown };
  * hash, no signing key). It cannot mint tokens nor log anyone in; revocations and user changes
  * take effect as their records arrive.
  */
-export class MirroredAuth implements Area, Authenticator {
+export class MirroredAuth implements Area<RecordOf<AuthPubRecord>>, Authenticator {
   readonly name = 'auth_mirror';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = AUTHPUB_PREFIX;
