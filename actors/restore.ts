@@ -18,16 +18,26 @@ export async function restore(log: EventLog, areas: Area[], logLine: (line: stri
       continue;
     }
     if (snap) logLine(`snapshot of ${area.name} has format ${snap.version}, expected ${area.snapshotVersion}: replaying its log instead`);
-    for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) {
-      n++;
-      area.evolve(r);
-    }
+    n += await replayArea(log, area);
   }
   if (tail.size === 0) return n;
   // areas evolve from the state each record sets: an entity's old state is not rebuilt
   for await (const r of log.read({ gt: Math.min(...tail.values()), rebuild: false })) {
     n++;
     for (const [area, after] of tail) if (r.seq > after && area.owns(r)) area.evolve(r);
+  }
+  return n;
+}
+
+/**
+ * Evolves an area from its own streams alone (only their last records where those hold the
+ * whole state), each record through the area's `owns`. Resolves to the count of records read.
+ */
+export async function replayArea(log: EventLog, area: Area): Promise<number> {
+  let n = 0;
+  for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) {
+    n++;
+    if (area.owns(r)) area.evolve(r);
   }
   return n;
 }

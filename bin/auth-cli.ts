@@ -8,11 +8,12 @@ import { openEventLog } from '../store/log.ts';
 import type { EventLog, NewEvent } from '../store/types.ts';
 import { randomIds, systemClock } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
+import { restore } from '../actors/restore.ts';
 import { createAuth } from '../actors/auth/index.ts';
 import { createPasswordHasher } from '../actors/auth/passwords.ts';
-import { IP_BAN_STREAM, IpBans, canonicalIp } from '../actors/auth/ip-bans.ts';
+import { IP_BAN_STREAM, IpBans, canonicalIp, ipBanRecords } from '../actors/auth/ip-bans.ts';
 import { isIP } from 'node:net';
-import { CORE_PROVIDER, GROUP_ADMIN, GROUP_USERS, coreCredentialData, newUserData, normalizeUsername, userStream, type PasswordChanged, type UsersSnapshot } from '../actors/auth/users.ts';
+import { CORE_PROVIDER, GROUP_ADMIN, GROUP_USERS, coreCredentialData, newUserData, normalizeUsername, userStream, type PasswordChanged, type UserRecord, type UsersSnapshot, userRecords } from '../actors/auth/users.ts';
 
 export const AUTH_USAGE = `usage:
   hearth auth list [--data DIR]                                        list the users that log in with a password
@@ -107,15 +108,9 @@ async function openLog(dataDir: string): Promise<EventLog | number> {
   }
 }
 
-/** Loads the auth area's snapshot, then replays its records after it, as Hearth's restore does. */
+/** Loads an area's snapshot, then replays its records after it, as Hearth's restore does. */
 async function restoreArea(log: EventLog, area: Area): Promise<void> {
-  const snap = await log.loadSnapshot(area.name);
-  if (snap && snap.version === area.snapshotVersion) {
-    area.restore(snap.data);
-    for await (const r of log.read({ gt: snap.seq, rebuild: false })) if (area.owns(r)) area.evolve(r);
-    return;
-  }
-  for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+  await restore(log, [area], () => {});
 }
 
 /** `bans` and `unban`: the ban list as Hearth restores it at start, changed by an `ip_unbanned` record. */
@@ -137,7 +132,7 @@ async function banCommand(log: EventLog, command: 'bans' | 'unban', address: str
     return 1;
   }
   const time = clock.now();
-  await log.append([{ time, stream: IP_BAN_STREAM, type: 'ip_unbanned', data: { ip_address: ip }, context: { id: ids.ulid(time), parent_id: null, user_id: null } }]);
+  await log.append([ipBanRecords.make(IP_BAN_STREAM, { type: 'ip_unbanned', data: { ip_address: ip } }, { id: ids.ulid(time), parent_id: null, user_id: null }, time)]);
   console.log(`Unbanned ${ip}`);
   return 0;
 }
@@ -152,14 +147,8 @@ async function openAuth(log: EventLog) {
   /** The `core` credentials with their hashes, as the area holds them now. */
   const credentials = () => (auth.area.snapshot() as UsersSnapshot).credentials.filter((c) => c.auth_provider_type === PROVIDER_TYPE);
   const credentialOf = (username: string) => credentials().find((c) => c.data.username === normalizeUsername(username));
-  const record = (stream: string, type: string, data: unknown, time = clock.now()): NewEvent => ({
-    time,
-    stream,
-    type,
-    data,
-    // made by whoever runs the command, not by a Hearth user
-    context: { id: ids.ulid(time), parent_id: null, user_id: null },
-  });
+  // made by whoever runs the command, not by a Hearth user
+  const record = (stream: string, kind: UserRecord, time = clock.now()): NewEvent => userRecords.make(stream, kind, { id: ids.ulid(time), parent_id: null, user_id: null }, time);
 
   return {
     list(): number {
@@ -201,7 +190,7 @@ async function openAuth(log: EventLog) {
       const created = newUserData(ids, now, { name, isOwner: false, groupIds: [admin ? GROUP_ADMIN : GROUP_USERS] });
       const credential = coreCredentialData(ids, created.id, key, passwordHash);
       // one append: the user never exists without its way to log in
-      await log.append([record(userStream(created.id), 'user_created', created, now), record(userStream(created.id), 'credential_added', credential, now)]);
+      await log.append([record(userStream(created.id), { type: 'user_created', data: created }, now), record(userStream(created.id), { type: 'credential_added', data: credential }, now)]);
       console.log('Auth created');
       return 0;
     },
@@ -220,7 +209,7 @@ async function openAuth(log: EventLog) {
         return 1;
       }
       const changed: PasswordChanged = { credential_id: credential.id, password_hash: await hasher.hash(newPassword) };
-      await log.append([record(userStream(credential.user_id), 'password_changed', changed)]);
+      await log.append([record(userStream(credential.user_id), { type: 'password_changed', data: changed })]);
       console.log('Password changed');
       return 0;
     },

@@ -5,6 +5,7 @@ import { openEventLog } from '../store/log.ts';
 import type { Context, EventLog } from '../store/types.ts';
 import { systemClock, randomIds, type Clock, type Ids } from '../actors/clock.ts';
 import type { Area } from '../actors/area.ts';
+import { replayArea } from '../actors/restore.ts';
 import { Logs } from '../actors/logging/logs.ts';
 import { Settings } from '../actors/supervisor/settings.ts';
 import { Tokens } from '../actors/supervisor/tokens.ts';
@@ -167,7 +168,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     context,
   });
   const areas: Area[] = [settings, tokens, jobs, updater];
-  for (const area of areas) for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+  for (const area of areas) await replayArea(log, area);
   await jobs.settleInterrupted(context());
 
   const operator = await tokens.ensureOperator(join(dataDir, 'admin.token'), context());
@@ -204,10 +205,10 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     ignoredConditions: () => jobs.ignoredConditions(),
     warn: logs.get('hearth.supervisor.resolution').warning,
   });
-  for await (const r of log.readStreams(resolution.streamPrefix, { latest: resolution.latestSuffices })) resolution.evolve(r);
+  await replayArea(log, resolution);
   areas.push(resolution);
   const ingress = new IngressSessions({ log, clock, ids, lookupUser: options.lookupIngressUser, warn: logs.get('hearth.supervisor.ingress').warning });
-  for await (const r of log.readStreams(ingress.streamPrefix, { latest: ingress.latestSuffices })) ingress.evolve(r);
+  await replayArea(log, ingress);
   areas.push(ingress);
   await ingress.purgeExpired(context());
   jobs.useConditionFacts({
@@ -234,11 +235,11 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
   const services = new Services({ log, clock, apps: () => parts.apps });
   const discovery = new Discovery({ log, clock, ids, logger: logs.get('hearth.supervisor.discovery'), apps: () => parts.apps, store: () => store, push: corePush(coreApi, logs.get('hearth.supervisor.discovery')) });
   for (const area of [services, discovery]) {
-    for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
+    await replayArea(log, area);
     areas.push(area);
   }
   const mounts = new Mounts({ log, clock, logger: logs.get('hearth.supervisor.mounts'), dataDir, system: options.mountSystem ?? new HostMounts(), jobs, resolution, context });
-  for await (const r of log.readStreams(mounts.streamPrefix, { latest: mounts.latestSuffices })) mounts.evolve(r);
+  await replayArea(log, mounts);
   areas.push(mounts);
   // as the original does in setup: every configured mount again, failures become issues
   await mounts.load();
@@ -281,7 +282,7 @@ export async function startSupervisor(options: SupervisorOptions, carry?: { into
     pushPanel: corePanelPush(coreApi, logs.get('hearth.supervisor.apps')),
     dns: () => plugins.dns.forApps(),
   });
-  for await (const r of log.readStreams(apps.streamPrefix, { latest: apps.latestSuffices })) apps.evolve(r);
+  await replayArea(log, apps);
   areas.push(apps);
   // backup/start waits for the core's log export: far longer than an ordinary command
   const backupCoreApi = new CoreApi({ url: async () => options.coreUrl ?? (await core.coreUrl()), refreshToken: () => core.section.get().refresh_token, clock, timeoutMs: 60 * 60_000 });

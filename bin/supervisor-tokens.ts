@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { openEventLog } from '../store/log.ts';
 import { randomIds, systemClock } from '../actors/clock.ts';
 import { Tokens } from '../actors/supervisor/tokens.ts';
+import { replayArea } from '../actors/restore.ts';
 import { ROLES, type Role } from '../actors/supervisor/access.ts';
 
 export const TOKENS_USAGE = `usage:
@@ -59,7 +60,7 @@ export async function tokensMain(argv: string[]): Promise<number> {
     const clock = systemClock();
     const ids = randomIds();
     const tokens = new Tokens({ log, clock, ids });
-    for await (const r of log.readStreams(tokens.streamPrefix, { latest: true })) tokens.evolve(r);
+    await replayArea(log, tokens);
     const context = { id: ids.ulid(clock.now()), parent_id: null, user_id: null };
     if (command === 'list') {
       for (const e of tokens.list()) console.log(`${e.id}  ${e.kind.padEnd(8)} ${e.role.padEnd(8)} ${e.name}`);

@@ -39,6 +39,39 @@ export type JobEvent =
   | { type: 'job_error'; error: JobError }
   | { type: 'job_done'; at: number; errors: JobError[] };
 
+/** A job's records on `job/<uuid>`, as the log holds them (`job_done`'s time is the record's). */
+export type JobRecord =
+  | { type: 'job_created'; data: JobCreated }
+  | JobStepRecord
+  | { type: 'job_removed'; data: Record<string, never> };
+
+/** The records of a job that step its machine. */
+export type JobStepRecord =
+  | { type: 'job_started'; data: Record<string, never> }
+  | { type: 'job_progress'; data: { progress: number } }
+  | { type: 'job_stage'; data: { stage: string | null } }
+  | { type: 'job_extra'; data: { extra: Record<string, unknown> | null } }
+  | { type: 'job_error'; data: { error: JobError } }
+  | { type: 'job_done'; data: { errors: JobError[] } };
+
+/** The machine's event for a step record written at `at`. */
+export function jobEventOf(record: JobStepRecord, at: number): JobEvent {
+  switch (record.type) {
+    case 'job_started':
+      return { type: record.type };
+    case 'job_progress':
+      return { type: record.type, progress: record.data.progress };
+    case 'job_stage':
+      return { type: record.type, stage: record.data.stage };
+    case 'job_extra':
+      return { type: record.type, extra: record.data.extra };
+    case 'job_error':
+      return { type: record.type, error: record.data.error };
+    case 'job_done':
+      return { type: record.type, at, errors: record.data.errors };
+  }
+}
+
 /** Progress as the original keeps it: within 0..100, one decimal. */
 export function roundProgress(value: number): number {
   if (!Number.isFinite(value)) return 0;

@@ -1,4 +1,5 @@
 import { assign, setup } from 'xstate';
+import type { RecordsOfEvents } from './event-records.ts';
 
 /** The original's three kinds of refresh token. */
 export type RefreshTokenType = 'normal' | 'long_lived_access_token' | 'system';
@@ -40,6 +41,21 @@ export type RefreshTokenEvent =
   | { type: 'refresh_token_used'; last_used_at: number; last_used_ip: string | null }
   | { type: 'refresh_token_expiry_set'; enable_expiry: boolean; at: number }
   | { type: 'refresh_token_revoked'; reason?: string };
+
+/** The token's records after `refresh_token_created` on `auth/refresh_token/<id>`, as the log holds them. */
+export type RefreshTokenStepRecord = RecordsOfEvents<RefreshTokenEvent>;
+
+/** The machine's event for a step record. */
+export function refreshTokenEventOf(record: RefreshTokenStepRecord): RefreshTokenEvent {
+  switch (record.type) {
+    case 'refresh_token_used':
+      return { ...record.data, type: record.type };
+    case 'refresh_token_expiry_set':
+      return { ...record.data, type: record.type };
+    case 'refresh_token_revoked':
+      return { ...record.data, type: record.type };
+  }
+}
 
 /** A normal token expires 90 days after its last use. */
 export const REFRESH_TOKEN_EXPIRATION_MS = 90 * 24 * 3600 * 1000;

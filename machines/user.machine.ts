@@ -1,4 +1,5 @@
 import { assign, setup } from 'xstate';
+import type { RecordsOfEvents } from './event-records.ts';
 
 /** The data of a `user_created` record (times epoch ms). */
 export interface UserCreated {
@@ -25,16 +26,42 @@ export interface UserContext {
   mfa?: Record<string, string>;
 }
 
+/** The data of a `user_updated` record: only what changed. */
+export interface UserUpdated {
+  name?: string | null;
+  group_ids?: string[];
+  local_only?: boolean;
+}
+
 /** The user's log records after `user_created`, used as the machine's events. */
 export type UserEvent =
   | { type: 'user_activated' }
   | { type: 'user_deactivated' }
-  | { type: 'user_updated'; name?: string | null; group_ids?: string[]; local_only?: boolean }
+  | ({ type: 'user_updated' } & UserUpdated)
   | { type: 'user_owner_set'; is_owner: boolean }
   | { type: 'user_deleted' }
   /** a multi-factor module set up for the user (again: the new secret replaces the old) */
   | { type: 'mfa_enabled'; module_id: string; secret: string }
   | { type: 'mfa_disabled'; module_id: string };
+
+/** The user's records after `user_created` on `auth/user/<id>`, as the log holds them. */
+export type UserStepRecord = RecordsOfEvents<UserEvent>;
+
+/** The machine's event for a step record. */
+export function userEventOf(record: UserStepRecord): UserEvent {
+  switch (record.type) {
+    case 'user_updated':
+      return { ...record.data, type: record.type };
+    case 'user_owner_set':
+      return { ...record.data, type: record.type };
+    case 'mfa_enabled':
+      return { ...record.data, type: record.type };
+    case 'mfa_disabled':
+      return { ...record.data, type: record.type };
+    default:
+      return { type: record.type };
+  }
+}
 
 /**
  * A user of the auth system: active or inactive, owner flag, group membership.

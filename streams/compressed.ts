@@ -1,4 +1,6 @@
 import type { EventRecord } from '../store/types.ts';
+import type { RecordOf } from '../store/typed-records.ts';
+import type { StateChangedData } from '../actors/entities/registry.ts';
 import type { EntityState } from '../actors/entities/types.ts';
 import { jsonEqual, toJson } from '../actors/entities/state.ts';
 
@@ -56,10 +58,10 @@ const payloadCache = new WeakMap<EventRecord, string>();
  * The subscribe_entities event payload for one committed state_changed record, serialised once
  * for all subscribers: `{"a": {...}}` when added, `{"r": [...]}` when removed, `{"c": {...}}` when changed.
  */
-export function entityEventPayload(r: EventRecord): string {
+export function entityEventPayload(r: RecordOf<{ type: 'state_changed'; data: StateChangedData }>): string {
   let json = payloadCache.get(r);
   if (json !== undefined) return json;
-  const { entity_id, old_state, new_state } = r.data as { entity_id: string; old_state: EntityState | null; new_state: EntityState | null };
+  const { entity_id, old_state, new_state } = r.data;
   const id = JSON.stringify(entity_id);
   if (!new_state) json = `{"r":[${id}]}`;
   else if (!old_state) json = `{"a":{${id}:${toJson(compressedState(new_state))}}}`;

@@ -1,6 +1,7 @@
 import type { Bus } from './bus.ts';
 import type { EventRecord } from '../store/types.ts';
 import { entityEventPayload } from './compressed.ts';
+import { entityRecords } from '../actors/entities/registry.ts';
 
 interface Subscriber {
   matches(entityId: string): boolean;
@@ -16,8 +17,8 @@ export class EntityFanout {
 
   constructor(bus: Bus) {
     bus.listen('state_changed', 'subscribe_entities', (r: EventRecord) => {
-      if (this.subscribers.size === 0 || !r.stream.startsWith('entity/')) return;
-      const entityId: string = r.data.entity_id;
+      if (this.subscribers.size === 0 || !entityRecords.owns(r) || r.type !== 'state_changed') return;
+      const entityId = r.data.entity_id;
       let payload: string | undefined;
       for (const s of this.subscribers) {
         if (s.matches(entityId)) s.deliver((payload ??= entityEventPayload(r)));

@@ -1,5 +1,5 @@
 import type { NewEvent } from '../../store/types.ts';
-import type { UserEvent } from '../../machines/user.machine.ts';
+import type { UserUpdated } from '../../machines/user.machine.ts';
 import type { AuthModuleDeps } from './auth-records.ts';
 import type { PasswordHasher } from './passwords.ts';
 import {
@@ -121,7 +121,7 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
       if (unknownGroup(groupIds)) return refuse('invalid_group');
       const now = clock.now();
       const created = newUserData(ids, now, { name, isOwner: !users.hasUsers(), groupIds: groupIds ?? [], localOnly });
-      await append(record(userStream(created.id), 'user_created', created, actorId, now));
+      await append(record(userStream(created.id), { type: 'user_created', data: created }, actorId, now));
       const user = users.get(created.id);
       return user ? { ok: true, value: info(user) } : refuse('not_found');
     },
@@ -135,15 +135,15 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
       const stream = userStream(userId);
       const events: NewEvent[] = [];
       if (name !== undefined || groupIds !== undefined || localOnly !== undefined) {
-        const update: Record<string, unknown> = {};
+        const update: UserUpdated = {};
         if (name !== undefined) update.name = name;
         if (groupIds !== undefined) update.group_ids = [...groupIds];
         if (localOnly !== undefined) update.local_only = localOnly;
-        events.push(record(stream, 'user_updated', update, actorId));
+        events.push(record(stream, { type: 'user_updated', data: update }, actorId));
       }
       if (isActive !== undefined) {
-        const event: UserEvent = { type: isActive ? 'user_activated' : 'user_deactivated' };
-        if (users.can(userId, event)) events.push(record(stream, event.type, {}, actorId));
+        const type = isActive ? 'user_activated' : 'user_deactivated';
+        if (users.can(userId, { type })) events.push(record(stream, { type, data: {} }, actorId));
       }
       if (events.length > 0) await append(...events);
       const updated = users.get(userId);
@@ -156,9 +156,9 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
       const stream = userStream(userId);
       const removed = users.credentialsOf(userId).map((c) => {
         const data: CredentialRemoved = { credential_id: c.id };
-        return record(stream, 'credential_removed', data, actorId);
+        return record(stream, { type: 'credential_removed', data: data }, actorId);
       });
-      await deps.revokeWith(deps.tokensOf(userId), 'user_removed', [...removed, record(stream, 'user_deleted', {}, actorId)]);
+      await deps.revokeWith(deps.tokensOf(userId), 'user_removed', [...removed, record(stream, { type: 'user_deleted', data: {} }, actorId)]);
       return { ok: true, value: undefined };
     },
 
@@ -173,7 +173,7 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
         const passwordHash = await hasher.hash(password);
         if (!users.get(userId)) return refuse('not_found'); // deleted while hashing
         const credential = coreCredentialData(ids, userId, key, passwordHash);
-        await append(record(userStream(userId), 'credential_added', credential, actorId));
+        await append(record(userStream(userId), { type: 'credential_added', data: credential }, actorId));
         return { ok: true, value: undefined };
       } finally {
         usernamesInProgress.delete(key);
@@ -184,7 +184,7 @@ export function createUserAdmin(deps: UserAdminDeps): UserAdmin {
       const credential = users.coreCredential(username);
       if (!credential) return refuse('auth_not_found');
       const data: CredentialRemoved = { credential_id: credential.id };
-      await append(record(userStream(credential.user_id), 'credential_removed', data, actorId));
+      await append(record(userStream(credential.user_id), { type: 'credential_removed', data: data }, actorId));
       return { ok: true, value: undefined };
     },
 
@@ -239,5 +239,5 @@ async function storePassword(
   password: string,
 ): Promise<void> {
   const changed: PasswordChanged = { credential_id: credential.id, password_hash: await hasher.hash(password) };
-  await records.append(records.record(userStream(credential.user_id), 'password_changed', changed, actorId));
+  await records.append(records.record(userStream(credential.user_id), { type: 'password_changed', data: changed }, actorId));
 }

@@ -4,13 +4,13 @@ import type { Clock, Ids } from '../clock.ts';
 import type { AuthService } from './types.ts';
 import { createPasswordHasher, type ScryptParams } from './passwords.ts';
 import { fetchPage, type FetchPage } from './client-id.ts';
-import { CORE_PROVIDER, Users, type UsersSnapshot } from './users.ts';
-import type { TokensSnapshot } from './tokens.ts';
+import { CORE_PROVIDER, Users, userRecords, type UsersSnapshot } from './users.ts';
+import { refreshTokenRecords, type TokensSnapshot } from './tokens.ts';
 import { createProviders, type ProviderConfig } from './providers.ts';
 import { AuthCodes } from './codes.ts';
 import { createCorePasswords, createUserAdmin, type CorePasswords, type UserAdmin } from './admin.ts';
 import type { MfaModuleConfig } from './mfa.ts';
-import { ONBOARDING_STREAM, Onboarding } from './onboarding.ts';
+import { ONBOARDING_STREAM, Onboarding, onboardingRecords } from './onboarding.ts';
 import { Groups, type Group } from './groups.ts';
 import { AuthPublisher } from './publish.ts';
 import type { EntityPlacement } from './permissions.ts';
@@ -131,10 +131,9 @@ export function createAuth({ log, clock, ids, config = {} }: AuthDeps): CoreAuth
   function evolve(record: EventRecord): void {
     if (record.seq <= lastSeq) return; // a record can arrive both by onCommit and by a replay
     lastSeq = record.seq;
-    const { stream } = record;
-    if (stream.startsWith('auth/user/')) users.evolve(record);
-    else if (stream.startsWith('auth/refresh_token/')) issuer.store.evolve(record);
-    else if (stream === ONBOARDING_STREAM) progress.evolve(record);
+    if (userRecords.owns(record)) users.evolve(record);
+    else if (refreshTokenRecords.owns(record)) issuer.store.evolve(record);
+    else if (onboardingRecords.owns(record)) progress.evolve(record);
     // login flows live in memory; their records are an audit trail of outcomes only
   }
 

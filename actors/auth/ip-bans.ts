@@ -1,8 +1,9 @@
 import { isIP, isIPv4, BlockList } from 'node:net';
 import { lookupService } from 'node:dns/promises';
-import type { Area } from '../area.ts';
+import type { TypedArea } from '../area.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import type { Clock, Ids } from '../clock.ts';
-import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
+import type { EventLog, NewEvent } from '../../store/types.ts';
 
 /**
  * Failed logins and IP bans as the original's http/ban.py has them: failures counted per
@@ -14,6 +15,19 @@ import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 
 export const IP_BAN_STREAM = 'auth/ip_ban';
 export const LOGIN_ATTEMPT_STREAM = 'http/login_attempt';
+
+/** What a notification of a failed login or a ban says (the original's persistent notification). */
+interface Notice {
+  notification_id: string;
+  title: string;
+  message: string;
+}
+/** The ban list's records on `auth/ip_ban`. */
+export type IpBanRecord = { type: 'ip_banned'; data: { ip_address: string; banned_at: string } & Notice } | { type: 'ip_unbanned'; data: { ip_address: string } };
+export const ipBanRecords = typedRecords<IpBanRecord>(IP_BAN_STREAM, { ip_banned: true, ip_unbanned: true });
+/** Each failed login on `http/login_attempt`. */
+type LoginAttemptRecord = { type: 'login_attempt_failed'; data: { ip_address: string; host: string; path: string } & Notice };
+const loginAttemptRecords = typedRecords<LoginAttemptRecord>(LOGIN_ATTEMPT_STREAM, { login_attempt_failed: true });
 /** The original's notification ids (persistent_notification). */
 export const NOTIFICATION_ID_LOGIN = 'http-login';
 export const NOTIFICATION_ID_BAN = 'ip-ban';
@@ -90,7 +104,7 @@ export class IpBans implements LoginAttempts {
   private readonly threshold: number;
   /** appends still under way (stop waits for them) */
   private pending = new Set<Promise<unknown>>();
-  readonly area: Area;
+  readonly area: TypedArea<RecordOf<IpBanRecord>>;
 
   constructor(deps: IpBanDeps) {
     this.log = deps.log;
@@ -100,21 +114,16 @@ export class IpBans implements LoginAttempts {
     this.resolveHost = deps.resolveHost ?? hostOf;
     this.enabled = deps.config.enabled;
     this.threshold = deps.config.threshold;
-    const owns = (r: EventRecord) => r.stream === IP_BAN_STREAM;
     this.area = {
       name: 'ip_bans',
       snapshotVersion: SNAPSHOT_VERSION,
       streamPrefix: IP_BAN_STREAM,
       latestSuffices: false,
-      owns,
+      owns: ipBanRecords.owns,
       evolve: (r) => {
-        if (!owns(r)) return;
-        if (r.type === 'ip_banned' && typeof r.data?.ip_address === 'string') {
-          const ip = canonicalIp(r.data.ip_address);
-          if (!this.bans.has(ip)) this.bans.set(ip, r.time);
-        } else if (r.type === 'ip_unbanned' && typeof r.data?.ip_address === 'string') {
-          this.bans.delete(canonicalIp(r.data.ip_address));
-        }
+        const ip = canonicalIp(r.data.ip_address);
+        if (r.type === 'ip_unbanned') this.bans.delete(ip);
+        else if (!this.bans.has(ip)) this.bans.set(ip, r.time);
       },
       snapshot: () => [...this.bans].map(([ip, at]) => ({ ip_address: ip, banned_at: at })),
       restore: (data) => {
@@ -172,25 +181,28 @@ export class IpBans implements LoginAttempts {
         // the user agent is the client's own words: in the log only, as the original has it
         this.logLine(`${base} Requested URL: '${url}'. (${userAgent ?? 'None'})`);
         const events: NewEvent[] = [
-          this.record(LOGIN_ATTEMPT_STREAM, 'login_attempt_failed', time, {
-            ip_address: ip,
-            host,
-            path: attempt.path,
-            notification_id: NOTIFICATION_ID_LOGIN,
-            title: 'Login attempt failed',
-            message: `${base} See the log for details.`,
-          }),
+          loginAttemptRecords.make(
+            LOGIN_ATTEMPT_STREAM,
+            {
+              type: 'login_attempt_failed',
+              data: { ip_address: ip, host, path: attempt.path, notification_id: NOTIFICATION_ID_LOGIN, title: 'Login attempt failed', message: `${base} See the log for details.` },
+            },
+            this.context(time),
+            time,
+          ),
         ];
         if (ban) {
           this.logLine(`Banned IP ${ip} for too many login attempts`);
           events.push(
-            this.record(IP_BAN_STREAM, 'ip_banned', time, {
-              ip_address: ip,
-              banned_at: new Date(time).toISOString(),
-              notification_id: NOTIFICATION_ID_BAN,
-              title: 'Banning IP address',
-              message: `Too many login attempts from ${ip}`,
-            }),
+            ipBanRecords.make(
+              IP_BAN_STREAM,
+              {
+                type: 'ip_banned',
+                data: { ip_address: ip, banned_at: new Date(time).toISOString(), notification_id: NOTIFICATION_ID_BAN, title: 'Banning IP address', message: `Too many login attempts from ${ip}` },
+              },
+              this.context(time),
+              time,
+            ),
           );
         }
         await this.log.append(events);
@@ -214,8 +226,8 @@ export class IpBans implements LoginAttempts {
     this.pending.add(p);
   }
 
-  private record(stream: string, type: string, time: number, data: Record<string, unknown>): NewEvent {
-    return { time, stream, type, data, context: { id: this.ids.ulid(time), parent_id: null, user_id: null } };
+  private context(time: number) {
+    return { id: this.ids.ulid(time), parent_id: null, user_id: null };
   }
 }
 

@@ -1,5 +1,6 @@
 import type { NewEvent } from '../../store/types.ts';
 import type { CredentialCheck, VerifiedCredential } from '../../machines/login-flow.machine.ts';
+import type { UserUpdated } from '../../machines/user.machine.ts';
 import type { AuthModuleDeps } from './auth-records.ts';
 import type { GrantOutcome } from './types.ts';
 import { isLocalAddress, verifyClientId, verifyRedirectUri, type FetchPage } from './client-id.ts';
@@ -96,7 +97,7 @@ export function createLoginService(deps: LoginDeps): LoginService {
         case 'link': {
           // the original links a trusted_networks credential as the flow finishes
           const added: CredentialAdded = { id: ids.uuidHex(), user_id: found.userId, auth_provider_type: p.type, auth_provider_id: p.id, data: found.data };
-          await append(record(userStream(found.userId), 'credential_added', added, found.userId));
+          await append(record(userStream(found.userId), { type: 'credential_added', data: added }, found.userId));
           return { credentialId: added.id, userId: found.userId, mfaModules: [] };
         }
         case 'fresh': {
@@ -125,15 +126,17 @@ export function createLoginService(deps: LoginDeps): LoginService {
   const flowRecord = (flow: FlowInfo, data: Record<string, unknown>, userId: string | null = null) =>
     record(
       `auth/login_flow/${flow.flowId}`,
-      'login_flow_step',
       {
-        flow_id: flow.flowId,
-        ...data,
-        handler: flow.handler,
-        client_id: clip(flow.clientId),
-        redirect_uri: clip(flow.redirectUri),
-        flow_type: clip(flow.flowType),
-        ip_address: flow.ip,
+        type: 'login_flow_step',
+        data: {
+          flow_id: flow.flowId,
+          ...data,
+          handler: flow.handler,
+          client_id: clip(flow.clientId),
+          redirect_uri: clip(flow.redirectUri),
+          flow_type: clip(flow.flowType),
+          ip_address: flow.ip,
+        },
       },
       userId,
     );
@@ -189,10 +192,10 @@ export function createLoginService(deps: LoginDeps): LoginService {
     const provider = policy.providerOf(credential);
     const meta = provider?.refreshesMeta ? provider.metaOf?.(credential) : undefined;
     if (!meta) return [];
-    const update: Record<string, unknown> = {};
+    const update: UserUpdated = {};
     if (meta.name !== null && meta.name !== user.name) update.name = meta.name;
     if (meta.localOnly !== user.localOnly) update.local_only = meta.localOnly;
-    return Object.keys(update).length === 0 ? [] : [record(userStream(user.id), 'user_updated', update, user.id)];
+    return Object.keys(update).length === 0 ? [] : [record(userStream(user.id), { type: 'user_updated', data: update }, user.id)];
   }
 
   /** The token endpoint's refusal when the user or the credential's provider refuses a login from `ip`. */
@@ -233,8 +236,8 @@ export function createLoginService(deps: LoginDeps): LoginService {
       createdAt: now,
     };
     return issuer.grant(view, credential, clientId, ip, [
-      record(userStream(created.id), 'user_created', created, null, now),
-      record(userStream(created.id), 'credential_added', credential, created.id, now),
+      record(userStream(created.id), { type: 'user_created', data: created }, null, now),
+      record(userStream(created.id), { type: 'credential_added', data: credential }, created.id, now),
     ]);
   }
 
@@ -287,7 +290,7 @@ export function createLoginService(deps: LoginDeps): LoginService {
       // another flow may have made the same login someone's meanwhile
       const taken = sameCredential(entry.credential);
       if (taken) return taken.user_id === userId ? { ok: true } : { ok: false, reason: 'already_linked' };
-      await append(record(userStream(userId), 'credential_added', { ...entry.credential, user_id: userId }, userId));
+      await append(record(userStream(userId), { type: 'credential_added', data: { ...entry.credential, user_id: userId } }, userId));
       return { ok: true };
     },
   };

@@ -73,7 +73,7 @@ export function createMfaSetup({ users, records, clock, ids, modules }: AuthModu
       if (outcome.kind === 'malformed') return { ok: false, code: 'invalid_format', message: 'User input malformed' };
       if (outcome.enable) {
         const { moduleId, secret } = outcome.enable;
-        await records.append(records.record(userStream(userId), 'mfa_enabled', { module_id: moduleId, secret }, userId));
+        await records.append(records.record(userStream(userId), { type: 'mfa_enabled', data: { module_id: moduleId, secret } }, userId));
       }
       return { ok: true, result: outcome.body };
     },
@@ -85,7 +85,7 @@ export function createMfaSetup({ users, records, clock, ids, modules }: AuthModu
         return { ok: false, code: 'disable_failed', message: `Cannot disable MFA Module ${moduleId}: Unable find multi-factor auth module: ${moduleId}` };
       }
       if (Object.hasOwn(users.mfaOf(userId), moduleId)) {
-        await records.append(records.record(userStream(userId), 'mfa_disabled', { module_id: moduleId }, userId));
+        await records.append(records.record(userStream(userId), { type: 'mfa_disabled', data: { module_id: moduleId } }, userId));
       }
       return { ok: true, result: 'done' };
     },

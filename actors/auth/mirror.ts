@@ -1,10 +1,11 @@
 import type { EventLog, EventRecord } from '../../store/types.ts';
+import type { RecordOf } from '../../store/typed-records.ts';
 import { evolveOnCommit, type Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS } from '../../machines/refresh-token.machine.ts';
 import { AccessTokens } from './jwt.ts';
 import { ALL, NONE, NOWHERE, UserPermissions, compilePolicy, type EntityPermissions, type EntityPlacement, type Policy } from './permissions.ts';
-import { AUTHPUB_PREFIX, type TokenKeyPublished, type UserAccess } from './publish.ts';
+import { AUTHPUB_PREFIX, authPubRecords, type AuthPubRecord, type TokenKeyPublished, type UserAccess } from './publish.ts';
 import { publicKeyPem } from './token-keys.ts';
 import type { Authenticator, Principal } from './types.ts';
 import type { SignedRequest } from './signed-paths.ts';
@@ -48,13 +49,16 @@ const SNAPSHOT_VERSION = 1;
 const TOKEN_STREAM = 'authpub/token/';
 const USER_STREAM = 'authpub/user/';
 
+/** A record's data as a replica takes it: the primary's word, each field checked before it is used. */
+type Unchecked<T> = { [K in keyof T]?: unknown };
+
 /**
  * The auth of a read replica: checks the primary's access tokens with the public keys and user
  * access the primary publishes under `authpub/`, which is all it ever sees of auth (no password
  * hash, no signing key). It cannot mint tokens nor log anyone in; revocations and user changes
  * take effect as their records arrive.
  */
-export class MirroredAuth implements Area, Authenticator {
+export class MirroredAuth implements Area<RecordOf<AuthPubRecord>>, Authenticator {
   readonly name = 'auth_mirror';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = AUTHPUB_PREFIX;
@@ -74,24 +78,23 @@ export class MirroredAuth implements Area, Authenticator {
     this.accessTokens = new AccessTokens(accessTokenCacheSize);
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(AUTHPUB_PREFIX);
+  owns(record: EventRecord): record is RecordOf<AuthPubRecord> {
+    return authPubRecords.owns(record);
   }
 
   /** Applies one committed authpub/ record; a malformed one is ignored. */
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<AuthPubRecord>): void {
     if (record.seq <= this.lastSeq) return; // a record can arrive both by follow() and by a replay
     this.lastSeq = record.seq;
-    const { stream, type } = record;
-    const data = (record.data ?? {}) as Record<string, unknown>;
+    const { stream } = record;
     if (stream.startsWith(TOKEN_STREAM)) {
       const id = stream.slice(TOKEN_STREAM.length);
-      if (type === 'token_key_published') this.publishToken(id, data);
-      else if (type === 'token_key_revoked') this.revokeToken(id);
+      if (record.type === 'token_key_published') this.publishToken(id, record.data ?? {});
+      else if (record.type === 'token_key_revoked') this.revokeToken(id);
     } else if (stream.startsWith(USER_STREAM)) {
       const id = stream.slice(USER_STREAM.length);
-      if (type === 'user_access') this.setUser(id, data);
-      else if (type === 'user_access_removed') this.removeUser(id);
+      if (record.type === 'user_access') this.setUser(id, record.data ?? {});
+      else if (record.type === 'user_access_removed') this.removeUser(id);
     }
   }
 
@@ -113,8 +116,8 @@ export class MirroredAuth implements Area, Authenticator {
     for (const id of this.tokens.keys()) this.accessTokens.forget(id);
     this.tokens.clear();
     this.users.clear();
-    for (const t of snapshot.tokens) this.publishToken(t.token_id, t as unknown as Record<string, unknown>);
-    for (const u of snapshot.users) this.setUser(u.user_id, u as unknown as Record<string, unknown>);
+    for (const t of snapshot.tokens) this.publishToken(t.token_id, t);
+    for (const u of snapshot.users) this.setUser(u.user_id, u);
     this.lastSeq = snapshot.seq;
   }
 
@@ -164,7 +167,7 @@ export class MirroredAuth implements Area, Authenticator {
     return user?.view.isActive ? entry.key : undefined;
   }
 
-  private publishToken(id: string, data: Record<string, unknown>): void {
+  private publishToken(id: string, data: Unchecked<TokenKeyPublished>): void {
     const publicKey = publicKeyPem(data.public_key);
     const { user_id, token_type, expire_at } = data;
     if (publicKey === undefined || typeof user_id !== 'string' || (expire_at !== null && typeof expire_at !== 'number')) return;
@@ -187,8 +190,8 @@ export class MirroredAuth implements Area, Authenticator {
     this.tell(id);
   }
 
-  private setUser(id: string, data: Record<string, unknown>): void {
-    const flag = (name: string) => data[name] === true;
+  private setUser(id: string, data: Unchecked<UserAccess>): void {
+    const flag = (name: 'is_active' | 'is_admin' | 'is_owner' | 'local_only') => data[name] === true;
     const policy = data.policy !== null && typeof data.policy === 'object' ? (data.policy as Policy) : {};
     const access: UserAccess = {
       user_id: id,

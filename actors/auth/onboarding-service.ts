@@ -44,7 +44,7 @@ export function createOnboardingService(deps: OnboardingDeps): OnboardingService
     if (progress.isDone(step) || stepsInProgress.has(step)) return false;
     stepsInProgress.add(step);
     try {
-      await records.append(...extra, records.record(ONBOARDING_STREAM, 'onboarding_step_done', { step }, userId));
+      await records.append(...extra, records.record(ONBOARDING_STREAM, { type: 'onboarding_step_done', data: { step } }, userId));
       return true;
     } finally {
       stepsInProgress.delete(step);
@@ -67,8 +67,8 @@ export function createOnboardingService(deps: OnboardingDeps): OnboardingService
       const created = newUserData(ids, now, { name, isOwner: !users.hasUsers(), groupIds: [GROUP_ADMIN] });
       const credential = coreCredentialData(ids, created.id, normalizeUsername(username), passwordHash);
       const done = await markStep('user', null, [
-        records.record(userStream(created.id), 'user_created', created, null, now),
-        records.record(userStream(created.id), 'credential_added', credential, null, now),
+        records.record(userStream(created.id), { type: 'user_created', data: created }, null, now),
+        records.record(userStream(created.id), { type: 'credential_added', data: credential }, null, now),
       ]);
       if (!done) return { ok: false };
       return { ok: true, code: codes.create(clientId, credential.id) };

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 
 /** The onboarding steps, in the order clients walk them. */
 export const ONBOARDING_STEPS = ['user', 'core_config', 'analytics', 'integration'] as const;
@@ -8,12 +8,16 @@ export type OnboardingStep = (typeof ONBOARDING_STEPS)[number];
 /** The stream holding onboarding progress. */
 export const ONBOARDING_STREAM = 'auth/onboarding';
 
+/** The records of the onboarding stream. */
+export type OnboardingRecord = { type: 'onboarding_step_done'; data: { step: string } };
+export const onboardingRecords = typedRecords<OnboardingRecord>(ONBOARDING_STREAM, { onboarding_step_done: true });
+
 /** Which onboarding steps are done, rebuilt from `onboarding_step_done` records. */
 export class Onboarding {
   private readonly done = new Set<string>();
 
-  evolve(record: EventRecord): void {
-    if (record.type === 'onboarding_step_done') this.done.add((record.data as { step: string }).step);
+  evolve(record: RecordOf<OnboardingRecord>): void {
+    this.done.add(record.data.step);
   }
 
   isDone(step: OnboardingStep): boolean {

@@ -1,11 +1,12 @@
 import { initialTransition, transition } from 'xstate';
-import { userMachine, type UserCreated, type UserEvent } from '../../machines/user.machine.ts';
-import { refreshTokenMachine, type RefreshTokenEvent } from '../../machines/refresh-token.machine.ts';
+import { userEventOf, userMachine } from '../../machines/user.machine.ts';
+import { refreshTokenEventOf, refreshTokenMachine } from '../../machines/refresh-token.machine.ts';
 import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
+import { typedRecords } from '../../store/typed-records.ts';
 import type { Groups } from './groups.ts';
 import type { Policy } from './permissions.ts';
-import { USER_EVENTS, userViewOf, type UserSnapshot, type Users } from './users.ts';
-import type { RefreshTokenCreatedRecord, RefreshTokens, TokenSnapshot } from './tokens.ts';
+import { userRecords, userViewOf, type UserSnapshot, type Users } from './users.ts';
+import { refreshTokenRecords, type RefreshTokens, type TokenSnapshot } from './tokens.ts';
 import type { RecordMaker } from './auth-records.ts';
 
 // What read replicas need of auth, and nothing secret: the public keys of refresh tokens and
@@ -48,6 +49,14 @@ export interface UserAccess {
 export interface UserAccessRemoved {
   user_id: string;
 }
+
+/** The records under `authpub/`: `authpub/token/<id>` and `authpub/user/<id>`. */
+export type AuthPubRecord =
+  | { type: 'token_key_published'; data: TokenKeyPublished }
+  | { type: 'token_key_revoked'; data: TokenKeyRevoked }
+  | { type: 'user_access'; data: UserAccess }
+  | { type: 'user_access_removed'; data: UserAccessRemoved };
+export const authPubRecords = typedRecords<AuthPubRecord>(AUTHPUB_PREFIX, { token_key_published: true, token_key_revoked: true, user_access: true, user_access_removed: true });
 
 /** The access record of a user as its machine snapshot says. */
 export function accessOf(snapshot: UserSnapshot, groups: Groups): UserAccess {
@@ -98,49 +107,52 @@ export class AuthPublisher {
       return snapshot && publicKey ? { snapshot, publicKey } : undefined;
     };
     for (const event of events) {
-      const { stream, type, data } = event;
+      const { stream } = event;
       const ctx = event.context.user_id;
-      if (stream.startsWith('auth/user/')) {
+      if (userRecords.ownsNew(event)) {
         const userId = stream.slice('auth/user/'.length);
         const before = userNow(userId);
-        let after: UserSnapshot | undefined;
-        if (type === 'user_created') after = initialTransition(userMachine, data as UserCreated)[0];
-        else if (USER_EVENTS.has(type) && before?.can({ ...(data as object), type } as UserEvent)) {
-          after = transition(userMachine, before, { ...(data as object), type } as UserEvent)[0];
-        } else continue;
+        let after: UserSnapshot;
+        if (event.type === 'user_created') after = initialTransition(userMachine, event.data)[0];
+        else if (event.type === 'credential_added' || event.type === 'password_changed' || event.type === 'credential_removed') continue;
+        else {
+          const userEvent = userEventOf(event);
+          if (!before?.can(userEvent)) continue;
+          after = transition(userMachine, before, userEvent)[0];
+        }
         if (after.status === 'done') {
           userState.set(userId, undefined);
-          out.push(this.record(userPubStream(userId), 'user_access_removed', { user_id: userId } satisfies UserAccessRemoved, ctx, event.time));
+          out.push(this.record(userPubStream(userId), { type: 'user_access_removed', data: { user_id: userId } satisfies UserAccessRemoved }, ctx, event.time));
           continue;
         }
         userState.set(userId, after);
         const access = accessOf(after, this.users.groups);
-        if (!before || type === 'user_created' || !sameAccess(accessOf(before, this.users.groups), access)) {
-          out.push(this.record(userPubStream(userId), 'user_access', access, ctx, event.time));
+        if (!before || event.type === 'user_created' || !sameAccess(accessOf(before, this.users.groups), access)) {
+          out.push(this.record(userPubStream(userId), { type: 'user_access', data: access }, ctx, event.time));
         }
-      } else if (stream.startsWith('auth/refresh_token/')) {
+      } else if (refreshTokenRecords.ownsNew(event)) {
         const tokenId = stream.slice('auth/refresh_token/'.length);
-        if (type === 'refresh_token_created') {
-          const { token: _t, jwt_key: _k, private_key, public_key, ...created } = data as RefreshTokenCreatedRecord;
+        if (event.type === 'refresh_token_created') {
+          const { token: _t, jwt_key: _k, private_key, public_key, ...created } = event.data;
           if (private_key === undefined || public_key === undefined) continue;
           const snapshot = initialTransition(refreshTokenMachine, created)[0];
           tokenState.set(tokenId, { snapshot, publicKey: public_key });
-          out.push(this.record(tokenPubStream(tokenId), 'token_key_published', keyRecordOf(snapshot, public_key), ctx, event.time));
+          out.push(this.record(tokenPubStream(tokenId), { type: 'token_key_published', data: keyRecordOf(snapshot, public_key) }, ctx, event.time));
           continue;
         }
         const current = tokenNow(tokenId);
-        const tokenEvent = { ...(data as object), type } as RefreshTokenEvent;
+        const tokenEvent = refreshTokenEventOf(event);
         if (!current || !current.snapshot.can(tokenEvent)) continue;
         const snapshot = transition(refreshTokenMachine, current.snapshot, tokenEvent)[0];
         if (snapshot.status === 'done') {
           tokenState.set(tokenId, undefined);
-          out.push(this.record(tokenPubStream(tokenId), 'token_key_revoked', { token_id: tokenId } satisfies TokenKeyRevoked, ctx, event.time));
+          out.push(this.record(tokenPubStream(tokenId), { type: 'token_key_revoked', data: { token_id: tokenId } satisfies TokenKeyRevoked }, ctx, event.time));
           continue;
         }
         tokenState.set(tokenId, { snapshot, publicKey: current.publicKey });
         // a use slides the expiry, which a replica reckons from the access token's iat itself
-        if (type === 'refresh_token_expiry_set' && snapshot.context.expireAt !== current.snapshot.context.expireAt) {
-          out.push(this.record(tokenPubStream(tokenId), 'token_key_published', keyRecordOf(snapshot, current.publicKey), ctx, event.time));
+        if (event.type === 'refresh_token_expiry_set' && snapshot.context.expireAt !== current.snapshot.context.expireAt) {
+          out.push(this.record(tokenPubStream(tokenId), { type: 'token_key_published', data: keyRecordOf(snapshot, current.publicKey) }, ctx, event.time));
         }
       }
     }
@@ -177,11 +189,11 @@ export class AuthPublisher {
       const snapshot = this.users.machine(id);
       const access = snapshot && accessOf(snapshot, this.users.groups);
       if (this.publishedUsers.get(id) === (access ? JSON.stringify(access) : null)) continue;
-      out.push(access ? this.record(userPubStream(id), 'user_access', access) : this.record(userPubStream(id), 'user_access_removed', { user_id: id }));
+      out.push(access ? this.record(userPubStream(id), { type: 'user_access', data: access }) : this.record(userPubStream(id), { type: 'user_access_removed', data: { user_id: id } }));
     }
     for (const id of tokens) {
       // a key published for a token revoked meanwhile must not outlive it on a replica
-      if (this.publishedTokens.has(id) && !this.tokens.get(id)?.publicKey) out.push(this.record(tokenPubStream(id), 'token_key_revoked', { token_id: id }));
+      if (this.publishedTokens.has(id) && !this.tokens.get(id)?.publicKey) out.push(this.record(tokenPubStream(id), { type: 'token_key_revoked', data: { token_id: id } }));
     }
     return out;
   }
@@ -203,7 +215,7 @@ export class AuthPublisher {
       userIds.add(user.id);
       const access = accessOf(this.users.machine(user.id)!, this.users.groups);
       const stream = userPubStream(user.id);
-      if (!sameAccess(published.get(stream) as UserAccess | undefined, access)) out.push(this.record(stream, 'user_access', access));
+      if (!sameAccess(published.get(stream) as UserAccess | undefined, access)) out.push(this.record(stream, { type: 'user_access', data: access }));
     }
     const tokenIds = new Set<string>();
     for (const id of this.tokens.ids()) {
@@ -213,14 +225,14 @@ export class AuthPublisher {
       tokenIds.add(id);
       const stream = tokenPubStream(id);
       const known = published.get(stream) as TokenKeyPublished | undefined;
-      if (!known || known.public_key !== publicKey) out.push(this.record(stream, 'token_key_published', keyRecordOf(snapshot, publicKey)));
+      if (!known || known.public_key !== publicKey) out.push(this.record(stream, { type: 'token_key_published', data: keyRecordOf(snapshot, publicKey) }));
     }
     for (const [stream, data] of published) {
       if (data === undefined) continue;
       if (stream.startsWith('authpub/user/') && !userIds.has(stream.slice('authpub/user/'.length))) {
-        out.push(this.record(stream, 'user_access_removed', { user_id: stream.slice('authpub/user/'.length) }));
+        out.push(this.record(stream, { type: 'user_access_removed', data: { user_id: stream.slice('authpub/user/'.length) } }));
       } else if (stream.startsWith('authpub/token/') && !tokenIds.has(stream.slice('authpub/token/'.length))) {
-        out.push(this.record(stream, 'token_key_revoked', { token_id: stream.slice('authpub/token/'.length) }));
+        out.push(this.record(stream, { type: 'token_key_revoked', data: { token_id: stream.slice('authpub/token/'.length) } }));
       }
     }
     return out;

@@ -1,6 +1,5 @@
 import type { AuthModuleDeps } from './auth-records.ts';
 import type { TokenIssuer } from './token-issuer.ts';
-import type { RefreshTokenCreatedRecord } from './tokens.ts';
 import { newUserData, userStream } from './users.ts';
 
 /** System-generated users with a `system` refresh token: how the core hands another program access. */
@@ -21,17 +20,17 @@ export function createSystemUsers({ users, records, clock, ids, issuer }: AuthMo
       if (!user) {
         const now = clock.now();
         const created = { ...newUserData(ids, now, { name, isOwner: false, groupIds }), system_generated: true };
-        await records.append(records.record(userStream(created.id), 'user_created', created, null, now));
+        await records.append(records.record(userStream(created.id), { type: 'user_created', data: created }, null, now));
         user = users.get(created.id)!;
       } else if (groupIds.some((groupId) => !user!.groupIds.includes(groupId))) {
         // an older system user without the admin group (the original migrates it the same way)
-        await records.append(records.record(userStream(user.id), 'user_updated', { group_ids: [...new Set([...user.groupIds, ...groupIds])] }, null));
+        await records.append(records.record(userStream(user.id), { type: 'user_updated', data: { group_ids: [...new Set([...user.groupIds, ...groupIds])] } }, null));
       }
       const live = issuer.store.ofUser(user.id).find((rt) => rt.tokenType === 'system');
       if (live) return { userId: user.id, refreshToken: issuer.store.get(live.id)!.token };
       const created = issuer.create(user, { clientId: null, credentialId: null, tokenType: 'system' });
       await records.append(created);
-      return { userId: user.id, refreshToken: (created.data as RefreshTokenCreatedRecord).token };
+      return { userId: user.id, refreshToken: created.data.token };
     },
   };
 }

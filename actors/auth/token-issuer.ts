@@ -1,4 +1,5 @@
 import type { NewEvent } from '../../store/types.ts';
+import type { NewRecordOf } from '../../store/typed-records.ts';
 import { CORE_VERSION } from '../version.ts';
 import { REFRESH_TOKEN_EXPIRATION_MS, type RefreshTokenType } from '../../machines/refresh-token.machine.ts';
 import type { AuthModuleDeps } from './auth-records.ts';
@@ -86,7 +87,7 @@ export class TokenIssuer {
   }
 
   /** The `refresh_token_created` record of a new token of `user` (not appended). */
-  create(user: UserView, request: RefreshTokenRequest): NewEvent {
+  create(user: UserView, request: RefreshTokenRequest): TokenCreated {
     const { clock, ids, records } = this.deps;
     const now = clock.now();
     const tokenType = request.tokenType ?? 'normal';
@@ -106,7 +107,7 @@ export class TokenIssuer {
       jwt_key: ids.tokenHex(64),
       ...keyPairRecord(tokenKeyPair(ids.tokenHex(32))),
     };
-    return records.record(refreshTokenStream(data.id), 'refresh_token_created', data, user.id, now);
+    return records.record(refreshTokenStream(data.id), { type: 'refresh_token_created', data: data }, user.id, now);
   }
 
   /** Mints an access token, recording the use (after `extra`); undefined when the refresh token can no longer be used. */
@@ -114,7 +115,7 @@ export class TokenIssuer {
     const { clock, records } = this.deps;
     const now = clock.now();
     const used = { last_used_at: now, last_used_ip: ip };
-    await records.append(...extra, records.record(refreshTokenStream(rt.id), 'refresh_token_used', used, rt.userId, now));
+    await records.append(...extra, records.record(refreshTokenStream(rt.id), { type: 'refresh_token_used', data: used }, rt.userId, now));
     const live = this.store.get(rt.id);
     if (!live || live.lastUsedAt !== now) return undefined;
     const iat = Math.floor(now / 1000);
@@ -122,8 +123,8 @@ export class TokenIssuer {
   }
 
   /** Mints the first access token of a token `created` made, appending it with `extra` records before it. */
-  mintFirst(created: NewEvent, ip: string | null, extra: NewEvent[] = []): Promise<string | undefined> {
-    const data = created.data as RefreshTokenCreatedRecord;
+  mintFirst(created: TokenCreated, ip: string | null, extra: NewEvent[] = []): Promise<string | undefined> {
+    const { data } = created;
     const rt: RefreshTokenView = { ...tokenViewOf(data), token: data.token, jwtKey: data.jwt_key, privateKey: data.private_key, publicKey: data.public_key };
     return this.mint(rt, ip, [...extra, created]);
   }
@@ -131,7 +132,7 @@ export class TokenIssuer {
   /** A refresh token for `user` from `credential` and its first access token, appended with `extra` records. */
   async grant(user: UserView, credential: Credential, clientId: string, ip: string, extra: NewEvent[] = []): Promise<GrantOutcome> {
     const created = this.create(user, { clientId, credentialId: credential.id });
-    const data = created.data as RefreshTokenCreatedRecord;
+    const { data } = created;
     const accessToken = await this.mintFirst(created, ip, extra);
     if (!accessToken) return { ok: false, error: 'invalid_grant' };
     return { ok: true, accessToken, expiresIn: data.access_token_expiration, refreshToken: data.token, providerType: credential.auth_provider_type };
@@ -141,7 +142,7 @@ export class TokenIssuer {
   async revoke(rts: RefreshTokenView[], reason?: string, extra: NewEvent[] = []): Promise<void> {
     if (rts.length === 0 && extra.length === 0) return;
     const { records } = this.deps;
-    await records.append(...rts.map((rt) => records.record(refreshTokenStream(rt.id), 'refresh_token_revoked', reason ? { reason } : {}, rt.userId)), ...extra);
+    await records.append(...rts.map((rt) => records.record(refreshTokenStream(rt.id), { type: 'refresh_token_revoked', data: reason ? { reason } : {} }, rt.userId)), ...extra);
     for (const rt of rts) {
       for (const listener of this.revokedListeners) {
         try {
@@ -157,6 +158,9 @@ export class TokenIssuer {
     return { userId: user.id, isAdmin: user.isAdmin, isOwner: user.isOwner, refreshTokenId, permissions: this.deps.users.permissions(user.id) };
   }
 }
+
+/** A `refresh_token_created` record not yet appended. */
+type TokenCreated = NewRecordOf<{ type: 'refresh_token_created'; data: RefreshTokenCreatedRecord }>;
 
 function keyPairRecord(pair: { privateKey: string; publicKey: string }): Pick<RefreshTokenCreatedRecord, 'private_key' | 'public_key'> {
   return { private_key: pair.privateKey, public_key: pair.publicKey };

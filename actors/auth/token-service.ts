@@ -193,7 +193,7 @@ export function createTokenService({ issuer, policy, users, records, clock }: To
     async setRefreshTokenExpiry(userId, id, enable) {
       const rt = tokens.get(id);
       if (!rt || rt.userId !== userId) return false;
-      await records.append(records.record(refreshTokenStream(id), 'refresh_token_expiry_set', { enable_expiry: enable, at: clock.now() }, userId));
+      await records.append(records.record(refreshTokenStream(id), { type: 'refresh_token_expiry_set', data: { enable_expiry: enable, at: clock.now() } }, userId));
       return true;
     },
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
-import { refreshTokenMachine, type RefreshTokenContext, type RefreshTokenCreated, type RefreshTokenEvent } from '../../machines/refresh-token.machine.ts';
-import type { EventRecord } from '../../store/types.ts';
+import { refreshTokenEventOf, refreshTokenMachine, type RefreshTokenContext, type RefreshTokenCreated, type RefreshTokenEvent, type RefreshTokenStepRecord } from '../../machines/refresh-token.machine.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import { publicKeyPem } from './token-keys.ts';
 
 const secretKey = (token: string) => createHash('sha256').update(token).digest('base64');
@@ -61,7 +61,14 @@ export interface TokensSnapshot {
   tokens: Array<{ value: unknown; context: unknown; token: string; jwt_key: string; private_key?: string; public_key?: string }>;
 }
 
-const TOKEN_EVENTS = new Set<RefreshTokenEvent['type']>(['refresh_token_used', 'refresh_token_expiry_set', 'refresh_token_revoked']);
+/** The records of a token's stream `auth/refresh_token/<id>`. */
+export type RefreshTokenRecord = { type: 'refresh_token_created'; data: RefreshTokenCreatedRecord } | RefreshTokenStepRecord;
+export const refreshTokenRecords = typedRecords<RefreshTokenRecord>('auth/refresh_token/', {
+  refresh_token_created: true,
+  refresh_token_used: true,
+  refresh_token_expiry_set: true,
+  refresh_token_revoked: true,
+});
 
 /** The live refresh tokens, rebuilt from their log records; revoked ones are dropped. */
 export class RefreshTokens {
@@ -76,17 +83,15 @@ export class RefreshTokens {
   constructor(private readonly onRemoved: (id: string) => void = () => {}) {}
 
   /** Applies one committed record of an `auth/refresh_token/...` stream. */
-  evolve(record: EventRecord): void {
-    const { type, data } = record;
-    if (type === 'refresh_token_created') {
-      const { token, jwt_key, private_key, public_key, ...created } = data as RefreshTokenCreatedRecord;
+  evolve(record: RecordOf<RefreshTokenRecord>): void {
+    if (record.type === 'refresh_token_created') {
+      const { token, jwt_key, private_key, public_key, ...created } = record.data;
       this.add(initialTransition(refreshTokenMachine, created)[0], token, jwt_key, { privateKey: private_key, publicKey: public_key });
       return;
     }
-    if (!TOKEN_EVENTS.has(type as RefreshTokenEvent['type'])) return;
     const id = record.stream.slice('auth/refresh_token/'.length);
     const entry = this.entries.get(id);
-    const event = { ...data, type } as RefreshTokenEvent;
+    const event = refreshTokenEventOf(record);
     if (!entry || !entry.snapshot.can(event)) return;
     entry.snapshot = transition(refreshTokenMachine, entry.snapshot, event)[0];
     if (entry.snapshot.status === 'done') {

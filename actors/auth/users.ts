@@ -1,6 +1,6 @@
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
-import { userMachine, type UserCreated, type UserEvent } from '../../machines/user.machine.ts';
-import type { EventRecord } from '../../store/types.ts';
+import { userEventOf, userMachine, type UserCreated, type UserEvent, type UserStepRecord } from '../../machines/user.machine.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import { GROUP_ADMIN, Groups } from './groups.ts';
 import { ALL, NONE, NOWHERE, UserPermissions, compilePolicy, type EntityPermissions, type EntityPlacement } from './permissions.ts';
 
@@ -33,6 +33,27 @@ export interface PasswordChanged {
 export interface CredentialRemoved {
   credential_id: string;
 }
+
+/** The records of a user's stream `auth/user/<id>`: its lifecycle and its credentials. */
+export type UserRecord =
+  | { type: 'user_created'; data: UserCreated }
+  | UserStepRecord
+  | { type: 'credential_added'; data: CredentialAdded }
+  | { type: 'password_changed'; data: PasswordChanged }
+  | { type: 'credential_removed'; data: CredentialRemoved };
+export const userRecords = typedRecords<UserRecord>('auth/user/', {
+  user_created: true,
+  user_activated: true,
+  user_deactivated: true,
+  user_updated: true,
+  user_owner_set: true,
+  user_deleted: true,
+  mfa_enabled: true,
+  mfa_disabled: true,
+  credential_added: true,
+  password_changed: true,
+  credential_removed: true,
+});
 
 /** A user as the rest of the auth system reads it. */
 export interface UserView {
@@ -103,7 +124,6 @@ export function normalizeUsername(username: string): string {
   return username.trim().toLowerCase();
 }
 
-export const USER_EVENTS: ReadonlySet<string> = new Set<UserEvent['type']>(['user_activated', 'user_deactivated', 'user_updated', 'user_owner_set', 'user_deleted', 'mfa_enabled', 'mfa_disabled']);
 
 /** The users and credentials, rebuilt from their log records. */
 export class Users {
@@ -123,23 +143,22 @@ export class Users {
   ) {}
 
   /** Applies one committed record of an `auth/user/...` stream. */
-  evolve(record: EventRecord): void {
-    const { type, data } = record;
-    if (type === 'user_created') {
-      const created = data as UserCreated;
+  evolve(record: RecordOf<UserRecord>): void {
+    if (record.type === 'user_created') {
+      const created = record.data;
       this.users.set(created.id, initialTransition(userMachine, created)[0]);
       this.changed(created.id);
-    } else if (type === 'credential_added') {
-      this.addCredential(data as CredentialAdded);
-    } else if (type === 'password_changed') {
-      const changed = data as PasswordChanged;
+    } else if (record.type === 'credential_added') {
+      this.addCredential(record.data);
+    } else if (record.type === 'password_changed') {
+      const changed = record.data;
       if (this.credentials.has(changed.credential_id)) this.hashes.set(changed.credential_id, changed.password_hash);
-    } else if (type === 'credential_removed') {
-      this.removeCredential((data as CredentialRemoved).credential_id);
-    } else if (USER_EVENTS.has(type as UserEvent['type'])) {
+    } else if (record.type === 'credential_removed') {
+      this.removeCredential(record.data.credential_id);
+    } else {
       const userId = record.stream.slice('auth/user/'.length);
       const current = this.users.get(userId);
-      const event = { ...data, type } as UserEvent;
+      const event = userEventOf(record);
       if (current?.can(event)) {
         const next = transition(userMachine, current, event)[0];
         if (next.status === 'done') {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Context, EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../entities/types.ts';
+import { entityRecords } from '../entities/registry.ts';
 import type { IntentRegistry } from '../intents/registry.ts';
 import { IntentResponse } from '../intents/response.ts';
 import type { Intent, Slots } from '../intents/types.ts';
@@ -159,8 +160,8 @@ export class DefaultAgent {
   /** Whether a record changes the lists: any registry record; a state that appears, goes, or is renamed. */
   private changesNames(r: EventRecord): boolean {
     if (r.stream.startsWith('registry/')) return true;
-    if (r.type !== 'state_changed' || !r.stream.startsWith('entity/')) return false;
-    const d = r.data as { entity_id: string; new_state?: EntityState | null };
+    if (!entityRecords.owns(r) || r.type !== 'state_changed') return false;
+    const d = r.data;
     if (!this.namesSeen.has(d.entity_id)) return true;
     return !d.new_state || d.new_state.attributes?.friendly_name !== this.namesSeen.get(d.entity_id);
   }

@@ -1,6 +1,7 @@
 import { isoformat } from '../../machines/python/isoformat.ts';
 import type { Clock, Ids } from '../clock.ts';
-import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import type { Context, EventLog } from '../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import { isIndexableId } from '../../store/keys.ts';
 
 /**
@@ -27,6 +28,13 @@ export interface ChatContent {
   /** epoch ms */
   created: number;
 }
+
+/** A conversation's records on `conversation/<conversation_id>`. */
+export type ChatLogRecord =
+  | { type: 'chat_log_created'; data: { conversation_id: string; created: number } }
+  | { type: 'chat_log_content_added'; data: { conversation_id: string; content: ChatContent } }
+  | { type: 'chat_log_deleted'; data: { conversation_id: string } };
+const chatLogRecords = typedRecords<ChatLogRecord>(CHAT_LOG_PREFIX, { chat_log_created: true, chat_log_content_added: true, chat_log_deleted: true });
 
 interface ChatLogState {
   conversation_id: string;
@@ -61,7 +69,7 @@ export class ChatLogs {
   constructor(private readonly deps: { log: EventLog; clock: Clock; ids: Ids; timeoutMs?: number }) {
     this.timeoutMs = deps.timeoutMs ?? CONVERSATION_TIMEOUT_MS;
     this.stopListening = deps.log.onCommit((records) => {
-      for (const r of records) if (r.stream.startsWith(CHAT_LOG_PREFIX)) this.evolve(r);
+      for (const r of records) if (chatLogRecords.owns(r)) this.evolve(r);
     });
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), 30_000);
     this.sweeper.unref();
@@ -79,7 +87,7 @@ export class ChatLogs {
     // an id the store cannot name a stream by (too long, a NUL in it) is no id of the caller's own
     if (id === null || isUlid(id) || id.length > MAX_CONVERSATION_ID || !isIndexableId(CHAT_LOG_PREFIX + id)) id = this.deps.ids.ulid(this.deps.clock.now());
     const time = this.deps.clock.now();
-    await this.deps.log.append([{ time, stream: CHAT_LOG_PREFIX + id, type: 'chat_log_created', data: { conversation_id: id, created: time }, context }]);
+    await this.deps.log.append([chatLogRecords.make(CHAT_LOG_PREFIX + id, { type: 'chat_log_created', data: { conversation_id: id, created: time } }, context, time)]);
     return id;
   }
 
@@ -87,7 +95,7 @@ export class ChatLogs {
   async add(conversationId: string, content: Omit<ChatContent, 'created'>, context: Context): Promise<void> {
     const time = this.deps.clock.now();
     await this.deps.log.append([
-      { time, stream: CHAT_LOG_PREFIX + conversationId, type: 'chat_log_content_added', data: { conversation_id: conversationId, content: { ...content, created: time } }, context },
+      chatLogRecords.make(CHAT_LOG_PREFIX + conversationId, { type: 'chat_log_content_added', data: { conversation_id: conversationId, content: { ...content, created: time } } }, context, time),
     ]);
   }
 
@@ -132,7 +140,7 @@ export class ChatLogs {
     // marked first, so two sweeps at once do not delete a log twice
     for (const s of expired) s.lastActive = Infinity;
     await this.deps.log.append(
-      expired.map((s) => ({ time: now, stream: CHAT_LOG_PREFIX + s.conversation_id, type: 'chat_log_deleted', data: { conversation_id: s.conversation_id }, context: { id: this.deps.ids.ulid(now), parent_id: null, user_id: null } })),
+      expired.map((s) => chatLogRecords.make(CHAT_LOG_PREFIX + s.conversation_id, { type: 'chat_log_deleted', data: { conversation_id: s.conversation_id } }, { id: this.deps.ids.ulid(now), parent_id: null, user_id: null }, now)),
     );
   }
 
@@ -141,24 +149,22 @@ export class ChatLogs {
     this.stopListening();
   }
 
-  private evolve(r: EventRecord): void {
-    const d = r.data as Record<string, any>;
-    const id: string = d.conversation_id;
-    let event: ChatLogEvent | undefined;
+  private evolve(r: RecordOf<ChatLogRecord>): void {
+    const id = r.data.conversation_id;
+    let event: ChatLogEvent;
     if (r.type === 'chat_log_created') {
-      this.logs.set(id, { conversation_id: id, created: d.created, lastActive: r.time, content: [] });
+      this.logs.set(id, { conversation_id: id, created: r.data.created, lastActive: r.time, content: [] });
       event = { conversation_id: id, event_type: 'created', data: { chat_log: this.asDict(id) } };
     } else if (r.type === 'chat_log_content_added') {
       const s = this.logs.get(id);
       if (!s) return;
-      s.content.push(d.content);
+      s.content.push(r.data.content);
       if (s.lastActive !== Infinity) s.lastActive = r.time;
-      event = { conversation_id: id, event_type: 'content_added', data: { content: contentJson(d.content) } };
-    } else if (r.type === 'chat_log_deleted') {
+      event = { conversation_id: id, event_type: 'content_added', data: { content: contentJson(r.data.content) } };
+    } else {
       if (!this.logs.delete(id)) return;
       event = { conversation_id: id, event_type: 'deleted', data: {} };
     }
-    if (!event) return;
     for (const l of [...(this.listeners.get(id) ?? [])]) l(event);
     for (const l of [...this.indexListeners]) l(event);
     if (event.event_type === 'deleted') this.listeners.delete(id);

@@ -1,4 +1,5 @@
-import type { Area } from '../area.ts';
+import type { TypedArea } from '../area.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog } from '../../store/types.ts';
 import { CORE_VERSION } from '../version.ts';
@@ -16,6 +17,10 @@ interface Location {
 }
 
 const STREAM = 'core/config';
+
+/** The recorded changes of the core configuration (`set_location`), also bus events. */
+export type CoreConfigRecord = { type: 'core_config_updated'; data: Partial<Location> };
+const coreConfigRecords = typedRecords<CoreConfigRecord>(STREAM, { core_config_updated: true });
 
 /**
  * The location keys of a recorded change, and nothing else: Object.assign of a parsed record
@@ -58,9 +63,7 @@ export class CoreConfig {
   /** The original's set_location: recorded, so it survives a restart. */
   async setLocation(loc: Partial<Location>, context: Context): Promise<void> {
     const data = locationOf(loc);
-    await this.deps.log.append([
-      { time: this.deps.clock.now(), stream: STREAM, type: 'core_config_updated', data, context, origin: 'LOCAL' },
-    ]);
+    await this.deps.log.append([{ ...coreConfigRecords.make(STREAM, { type: 'core_config_updated', data }, context, this.deps.clock.now()), origin: 'LOCAL' }]);
     Object.assign(this.overrides, data);
   }
 
@@ -96,15 +99,14 @@ export class CoreConfig {
     };
   }
 
-  readonly area: Area = {
+  readonly area: TypedArea<RecordOf<CoreConfigRecord>> = {
     name: 'core_config',
     snapshotVersion: 1,
     streamPrefix: STREAM,
     latestSuffices: false,
-    owns: (r) => r.stream === STREAM,
-    evolve: (r) => {
-      if (r.type === 'core_config_updated') Object.assign(this.overrides, locationOf(r.data));
-    },
+    owns: coreConfigRecords.owns,
+    // only the location keys, as written: a parsed `__proto__` key must not reach Object.assign
+    evolve: (r) => Object.assign(this.overrides, locationOf(r.data)),
     snapshot: () => this.overrides,
     restore: (data) => {
       this.overrides = locationOf(data);

@@ -1,6 +1,7 @@
 import { createActor, type Actor } from 'xstate';
 import { entitiesMachine, entityMachine, type EntityDecision } from '../../machines/entity.machine.ts';
-import type { Area } from '../area.ts';
+import type { TypedArea } from '../area.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import type { EntityState } from './types.ts';
@@ -24,6 +25,11 @@ export interface StateReportedData {
   old_last_reported: number;
   new_state: EntityState;
 }
+
+/** An entity's records on `entity/<entity_id>` (bus events too: origin LOCAL). */
+export type EntityRecord = { type: 'state_changed'; data: StateChangedData } | { type: 'state_reported'; data: StateReportedData };
+/** The entities' records; a `state_changed` a client fires goes to `bus` and is none of these. */
+export const entityRecords = typedRecords<EntityRecord>(STREAM_PREFIX, { state_changed: true, state_reported: true });
 
 interface Cell {
   /** the committed state, as readers see it */
@@ -71,7 +77,7 @@ export class EntityActors {
     this.clock = options.clock;
     this.liveCap = options.liveActors ?? 4096;
     options.log.onCommit((records) => {
-      for (const r of records) if (r.stream.startsWith(STREAM_PREFIX)) this.project(r);
+      for (const r of records) if (entityRecords.owns(r)) this.project(r);
     });
   }
 
@@ -220,13 +226,13 @@ export class EntityActors {
   }
 
   /** Applies a committed record to the readers' view. */
-  private project(r: EventRecord): void {
+  private project(r: RecordOf<EntityRecord>): void {
     // the join of all states is stale now: let it go rather than hold it until the next read
     this.joined = undefined;
     // the id the state itself holds: a slice of the stream name would keep that name alive too
     const entityId: string = r.data?.entity_id ?? r.stream.slice(STREAM_PREFIX.length);
     if (r.type === 'state_changed') {
-      const next = (r.data as StateChangedData).new_state;
+      const next = r.data.new_state;
       if (next === null) {
         const cell = this.cells.get(entityId);
         if (cell && cell.pending === 0) {
@@ -244,8 +250,8 @@ export class EntityActors {
         this.cells.set(entityId, cell);
       }
       cell.state = next;
-    } else if (r.type === 'state_reported') {
-      const next = (r.data as StateReportedData).new_state;
+    } else {
+      const next = r.data.new_state;
       const cell = this.cells.get(entityId);
       // a restore from each stream's last record may meet a report first
       if (cell) cell.state = next;
@@ -254,13 +260,13 @@ export class EntityActors {
   }
 
   /** Restoration: snapshot plus log tail. */
-  readonly area: Area = {
+  readonly area: TypedArea<RecordOf<EntityRecord>> = {
     name: 'entities',
     snapshotVersion: 1,
     streamPrefix: STREAM_PREFIX,
     // state_changed and state_reported carry the entity's whole new state
     latestSuffices: true,
-    owns: (r) => r.stream.startsWith(STREAM_PREFIX),
+    owns: entityRecords.owns,
     evolve: (r) => this.project(r),
     snapshot: () => [...this.cells.values()].map((c) => c.state),
     restore: (data) => {
@@ -274,10 +280,10 @@ export class EntityActors {
 function toRecord(entityId: string, d: EntityDecision, context: Context, time: number): NewEvent {
   if (d.type === 'state_reported') {
     const data: StateReportedData = { entity_id: entityId, old_last_reported: d.old.last_reported, new_state: d.next };
-    return { time, stream: entityStream(entityId), type: 'state_reported', data, context, origin: 'LOCAL' };
+    return { ...entityRecords.make(entityStream(entityId), { type: 'state_reported', data }, context, time), origin: 'LOCAL' };
   }
   const data: StateChangedData = { entity_id: entityId, old_state: d.old, new_state: d.next };
-  const record: NewEvent = { time, stream: entityStream(entityId), type: 'state_changed', data, context, origin: 'LOCAL' };
+  const record: NewEvent = { ...entityRecords.make(entityStream(entityId), { type: 'state_changed', data }, context, time), origin: 'LOCAL' };
   // the old state is the new state of the stream's last record: the log keeps a reference
   if (d.old !== null) record.inherit = OLD_STATE;
   return record;

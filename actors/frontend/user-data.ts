@@ -1,6 +1,7 @@
 import type { Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 
 /**
  * The frontend's per-user data (the original's `frontend/*_user_data` commands): small JSON
@@ -22,14 +23,19 @@ export const USER_DATA_LIMITS = {
   keys: 256,
 };
 
-export type UserDataValue = null | boolean | number | string | UserDataValue[] | { [k: string]: UserDataValue };
+/** A value as the client sent it: any JSON value (the gateway checks it is one). */
+export type UserDataValue = unknown;
 
 /** Why a write is refused: the WebSocket error code and a message. */
 export type UserDataRefusal = [code: string, message: string];
 
 type Listener = (key: string) => void;
 
-export class FrontendUserData implements Area {
+/** A user's records on `frontend/user_data/<user_id>`: each sets one key. */
+export type UserDataRecord = { type: 'user_data_set'; data: { key: string; value?: UserDataValue } };
+const userDataRecords = typedRecords<UserDataRecord>(USER_DATA_PREFIX, { user_data_set: true });
+
+export class FrontendUserData implements Area<RecordOf<UserDataRecord>> {
   readonly name = 'frontend-user-data';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = USER_DATA_PREFIX;
@@ -50,12 +56,12 @@ export class FrontendUserData implements Area {
     });
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(USER_DATA_PREFIX);
+  owns(record: EventRecord): record is RecordOf<UserDataRecord> {
+    return userDataRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
-    if (record.type !== 'user_data_set' || typeof record.data?.key !== 'string') return;
+  evolve(record: RecordOf<UserDataRecord>): void {
+    if (typeof record.data?.key !== 'string') return;
     const userId = record.stream.slice(USER_DATA_PREFIX.length);
     let mine = this.data.get(userId);
     if (!mine) this.data.set(userId, (mine = new Map()));
@@ -100,7 +106,7 @@ export class FrontendUserData implements Area {
   async set(userId: string, key: string, value: unknown, context: Context): Promise<UserDataRefusal | undefined> {
     const refused = this.refusal(userId, key, value);
     if (refused) return refused;
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: USER_DATA_PREFIX + userId, type: 'user_data_set', data: { key, value }, context }]);
+    await this.deps.log.append([userDataRecords.make(USER_DATA_PREFIX + userId, { type: 'user_data_set', data: { key, value } }, context, this.deps.clock.now())]);
     return undefined;
   }
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog } from '../../store/types.ts';
+import { typedRecords } from '../../store/typed-records.ts';
 import type { ServiceRegistry } from '../services/registry.ts';
 import { ServiceError, type ServiceSpec } from '../services/types.ts';
 import { slugify } from '../entities/slug.ts';
@@ -78,6 +79,16 @@ interface Channel {
 }
 
 /** The outcome of one relay POST. */
+/** How a push went: through the push relay or the app's WebSocket channel. */
+type PushVia = 'relay' | 'websocket';
+
+/** The records of `mobile_app/push/<webhook_id>`, one a push notification sent, confirmed or failed. */
+export type PushRecord =
+  | { type: 'push_sent'; data: { webhook_id: string; via: PushVia; confirm_id?: string } & PushMessage }
+  | { type: 'push_confirmed'; data: { webhook_id: string; via: PushVia; confirm_id: string } }
+  | { type: 'push_failed'; data: { webhook_id: string; via: PushVia; code: string; message?: string; status?: number; confirm_id?: string } };
+const pushRecords = typedRecords<PushRecord>('mobile_app/push/', { push_sent: true, push_confirmed: true, push_failed: true });
+
 type RelayOutcome = { ok: true } | { ok: false; code: string; message: string; status?: number };
 
 /** True when a registration can receive pushes (core-wire §6.1). */
@@ -282,7 +293,7 @@ export class MobilePush {
     if (!channel || !pending) return NO_CHANNEL;
     clearTimeout(pending.timer);
     channel.pending.delete(confirmId);
-    await this.record(webhookId, 'push_confirmed', { via: 'websocket', confirm_id: confirmId }, context);
+    await this.record({ type: 'push_confirmed', data: { webhook_id: webhookId, via: 'websocket', confirm_id: confirmId } }, context);
     return undefined;
   }
 
@@ -315,7 +326,7 @@ export class MobilePush {
       channel.pending.set(confirmId, { message: event as unknown as PushMessage, timer });
     }
     channel.send(event);
-    await this.record(channel.webhookId, 'push_sent', { via: 'websocket', ...message, ...(confirmId ? { confirm_id: confirmId } : {}) }, context);
+    await this.record({ type: 'push_sent', data: { webhook_id: channel.webhookId, via: 'websocket', ...message, ...(confirmId ? { confirm_id: confirmId } : {}) } }, context);
   }
 
   /** A message went unconfirmed: the channel is dropped and its pending messages go to the relay. */
@@ -342,7 +353,7 @@ export class MobilePush {
     const context: Context = { id: this.deps.ids.ulid(this.deps.clock.now()), parent_id: null, user_id: null };
     void (async () => {
       for (const [confirmId, p] of pending) {
-        await this.record(channel.webhookId, 'push_failed', { via: 'websocket', code: 'not_confirmed', confirm_id: confirmId }, context);
+        await this.record({ type: 'push_failed', data: { webhook_id: channel.webhookId, via: 'websocket', code: 'not_confirmed', confirm_id: confirmId } }, context);
         const reg = this.deps.registrations.get(channel.webhookId);
         if (reg && typeof reg.app_data?.push_url === 'string') await this.sendRelay(reg, p.message, context);
         else this.deps.logger.warning(`Push notification ${confirmId} to ${channel.webhookId} lost: the device has no push relay`);
@@ -354,15 +365,13 @@ export class MobilePush {
   private async sendRelay(reg: Registration, message: PushMessage, context: Context): Promise<void> {
     const outcome = await this.postRelay(reg, message);
     if (outcome.ok) {
-      await this.record(reg.webhook_id, 'push_sent', { via: 'relay', ...message }, context);
+      await this.record({ type: 'push_sent', data: { webhook_id: reg.webhook_id, via: 'relay', ...message } }, context);
       return;
     }
     if (outcome.code === 'rate_limit_exceeded_sending_notification') this.deps.logger.warning(outcome.message);
     else this.deps.logger.error(outcome.message);
     await this.record(
-      reg.webhook_id,
-      'push_failed',
-      { via: 'relay', code: outcome.code, message: outcome.message, ...(outcome.status !== undefined ? { status: outcome.status } : {}) },
+      { type: 'push_failed', data: { webhook_id: reg.webhook_id, via: 'relay', code: outcome.code, message: outcome.message, ...(outcome.status !== undefined ? { status: outcome.status } : {}) } },
       context,
     );
   }
@@ -424,8 +433,8 @@ export class MobilePush {
     else this.deps.logger.info(line);
   }
 
-  private async record(webhookId: string, type: string, data: Record<string, unknown>, context: Context): Promise<void> {
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: `mobile_app/push/${webhookId}`, type, data: { webhook_id: webhookId, ...data }, context }]);
+  private async record(kind: PushRecord, context: Context): Promise<void> {
+    await this.deps.log.append([pushRecords.make(pushRecords.prefix + kind.data.webhook_id, kind, context, this.deps.clock.now())]);
   }
 }
 

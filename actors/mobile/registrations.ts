@@ -1,6 +1,7 @@
 import type { Area } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import type { Registries } from '../registries/index.ts';
 import { slugify } from '../registries/names.ts';
 import type { Registration, RegistrationChange, RegistrationsView } from './types.ts';
@@ -50,9 +51,19 @@ export interface RegistrationChanges {
   app_data?: Record<string, unknown>;
 }
 
-type Records = { type: string; data: unknown }[];
+/** A registration's records on `mobile_app/registration/<webhook_id>`: each but the deletion holds the whole entry. */
+export type RegistrationRecord =
+  | { type: 'registration_created' | 'registration_updated' | 'encryption_enabled' | 'legacy_encryption_retired'; data: RegistrationEntry }
+  | { type: 'registration_deleted'; data: { webhook_id: string; entry_id: string } };
+const registrationRecords = typedRecords<RegistrationRecord>(REGISTRATION_PREFIX, {
+  registration_created: true,
+  registration_updated: true,
+  encryption_enabled: true,
+  legacy_encryption_retired: true,
+  registration_deleted: true,
+});
 
-export class Registrations implements Area, RegistrationsView {
+export class Registrations implements Area<RecordOf<RegistrationRecord>>, RegistrationsView {
   readonly name = 'mobile-registrations';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = REGISTRATION_PREFIX;
@@ -72,18 +83,18 @@ export class Registrations implements Area, RegistrationsView {
     });
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(REGISTRATION_PREFIX);
+  owns(record: EventRecord): record is RecordOf<RegistrationRecord> {
+    return registrationRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<RegistrationRecord>): void {
     const id = record.stream.slice(REGISTRATION_PREFIX.length);
     if (record.type === 'registration_deleted') {
       this.byId.delete(id);
       this.deleted.add(id);
       return;
     }
-    this.byId.set(id, record.data as RegistrationEntry);
+    this.byId.set(id, record.data);
   }
 
   snapshot(): unknown {
@@ -241,9 +252,9 @@ export class Registrations implements Area, RegistrationsView {
     return entry;
   }
 
-  private async write(webhookId: string, records: Records, context: Context): Promise<void> {
+  private async write(webhookId: string, records: RegistrationRecord[], context: Context): Promise<void> {
     const time = this.deps.clock.now();
-    await this.deps.log.append(records.map((r) => ({ time, stream: REGISTRATION_PREFIX + webhookId, type: r.type, data: r.data, context })));
+    await this.deps.log.append(records.map((r) => registrationRecords.make(REGISTRATION_PREFIX + webhookId, r, context, time)));
   }
 }
 

@@ -1,5 +1,5 @@
 import { isoformatMicros } from '../../machines/python/isoformat.ts';
-import type { Area } from '../area.ts';
+import type { TypedArea } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { EntityActors } from '../entities/registry.ts';
 import type { EntityState } from '../entities/types.ts';
@@ -8,6 +8,7 @@ import { stateString } from '../entities/state.ts';
 import { slugify } from '../entities/slug.ts';
 import type { EntityEntry, EntityInfo, EntityChanges } from '../registries/types.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import { checkLocation, checkSensorRegistration, checkSensorUpdate, looseSensorItem, SENSOR_TYPES, type SensorRegistration, type SensorStateValue, type SensorType } from './sensor-schema.ts';
 import { trackerAttributes, trackerDataOf, trackerState, zonesOf, type TrackerData } from './location.ts';
 import { EMPTY_OK, type Registration, type RegistrationsView, type WebhookActions, type WebhookCall, type WebhookReply } from './types.ts';
@@ -25,18 +26,14 @@ const SENSOR_PREFIX = 'mobile_app/sensor/';
 /** Stream of a sensor's registration records: `<webhook_id>_<unique_id>`. */
 export const sensorStream = (storeKey: string) => `${SENSOR_PREFIX}${storeKey}`;
 
-export const RECORD = {
-  sensorRegistered: 'sensor_registered',
-  sensorUpdated: 'sensor_updated',
-  sensorRemoved: 'sensor_removed',
-} as const;
-
-/** The registration records the sensors follow (the registration actor's streams). */
-
 /** A registered sensor as its records hold it. */
 export interface StoredSensor extends SensorRegistration {
   webhook_id: string;
 }
+
+/** A sensor's records: registered and updated hold its whole registration. */
+export type SensorRecord = { type: 'sensor_registered' | 'sensor_updated'; data: StoredSensor } | { type: 'sensor_removed'; data: { webhook_id: string } };
+const sensorRecords = typedRecords<SensorRecord>(SENSOR_PREFIX, { sensor_registered: true, sensor_updated: true, sensor_removed: true });
 
 /** What the sensors need of the registries (a subset of Registries). */
 export interface SensorRegistries {
@@ -156,7 +153,7 @@ export class MobileSensors implements EntryFollower {
     }
     const sensors = [...this.sensors.entries()].filter(([, s]) => s.webhook_id === webhookId);
     if (sensors.length) {
-      await this.deps.log.append(sensors.map(([key]) => ({ time: this.deps.clock.now(), stream: sensorStream(key), type: RECORD.sensorRemoved, data: { webhook_id: webhookId }, context })));
+      await this.deps.log.append(sensors.map(([key]) => sensorRecords.make(sensorStream(key), { type: 'sensor_removed', data: { webhook_id: webhookId } }, context, this.deps.clock.now())));
       for (const [key] of sensors) {
         this.sensors.delete(key);
         this.lastValues.delete(key);
@@ -187,7 +184,7 @@ export class MobileSensors implements EntryFollower {
       const before = this.sensors.get(key);
       // a re-registration is merged into what the sensor had, as the original updates its config
       const s: StoredSensor = { ...(entry && before ? before : {}), webhook_id: reg.webhook_id, ...given };
-      await this.deps.log.append([{ time: this.deps.clock.now(), stream: sensorStream(key), type: entry && before ? RECORD.sensorUpdated : RECORD.sensorRegistered, data: s, context: call.context }]);
+      await this.deps.log.append([sensorRecords.make(sensorStream(key), { type: entry && before ? 'sensor_updated' : 'sensor_registered', data: s }, call.context, this.deps.clock.now())]);
       this.sensors.set(key, s);
       this.lastValues.set(key, { state: s.state, attributes: s.attributes, icon: s.icon });
       let ensured: EntityEntry;
@@ -412,17 +409,17 @@ export class MobileSensors implements EntryFollower {
 
   // ---- restore ----
 
-  readonly area: Area = {
+  readonly area: TypedArea<RecordOf<SensorRecord>> = {
     name: 'mobile_sensors',
     snapshotVersion: 1,
     streamPrefix: SENSOR_PREFIX,
     // each record holds the sensor's whole registration
     latestSuffices: true,
-    owns: (r) => r.stream.startsWith(SENSOR_PREFIX),
-    evolve: (r: EventRecord) => {
+    owns: sensorRecords.owns,
+    evolve: (r) => {
       const key = r.stream.slice(SENSOR_PREFIX.length);
-      if (r.type === RECORD.sensorRemoved) this.sensors.delete(key);
-      else this.sensors.set(key, r.data as StoredSensor);
+      if (r.type === 'sensor_removed') this.sensors.delete(key);
+      else this.sensors.set(key, r.data);
     },
     snapshot: () => [...this.sensors.entries()],
     restore: (data) => {

@@ -1,4 +1,5 @@
-import type { Area } from '../area.ts';
+import { evolveOnCommit, type Area } from '../area.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import { configEntryJson as entryJson } from '../config-entry-json.ts';
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
@@ -26,12 +27,16 @@ export interface MqttConfigEntry {
   modified_at: number;
 }
 
+/** The entry's records on `mqtt/config_entry/<entry_id>`. */
+export type MqttEntryRecord = { type: 'config_entry_created'; data: MqttConfigEntry } | { type: 'config_entry_removed'; data: { entry_id: string } };
+const entryRecords = typedRecords<MqttEntryRecord>(ENTRY_PREFIX, { config_entry_created: true, config_entry_removed: true });
+
 /**
  * The MQTT config entry as records: `config_entry_created` on `mqtt/config_entry/<entry_id>`
  * holds the whole entry (its password is a secret, redacted when printed), so the connection a
  * finished flow made comes back after a restart. Devices of MQTT entities belong to it.
  */
-export class MqttConfigEntries implements Area {
+export class MqttConfigEntries implements Area<RecordOf<MqttEntryRecord>> {
   readonly name = 'mqtt_config_entry';
   readonly snapshotVersion = 1;
   readonly streamPrefix = ENTRY_PREFIX;
@@ -39,18 +44,16 @@ export class MqttConfigEntries implements Area {
   private current: MqttConfigEntry | undefined;
 
   constructor(private readonly deps: { log: EventLog; clock: Clock; ids: Ids }) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
-  owns(r: EventRecord): boolean {
-    return r.stream.startsWith(ENTRY_PREFIX);
+  owns(r: EventRecord): r is RecordOf<MqttEntryRecord> {
+    return entryRecords.owns(r);
   }
 
-  evolve(r: EventRecord): void {
-    if (r.type === 'config_entry_created') this.current = r.data as MqttConfigEntry;
-    else if (r.type === 'config_entry_removed' && this.current?.entry_id === (r.data as { entry_id: string }).entry_id) this.current = undefined;
+  evolve(r: RecordOf<MqttEntryRecord>): void {
+    if (r.type === 'config_entry_created') this.current = r.data;
+    else if (this.current?.entry_id === r.data.entry_id) this.current = undefined;
   }
 
   snapshot(): unknown {
@@ -69,7 +72,7 @@ export class MqttConfigEntries implements Area {
   async create(title: string, source: MqttConfigEntry['source'], data: MqttEntryData, context: Context): Promise<MqttConfigEntry> {
     const now = this.deps.clock.now();
     const entry: MqttConfigEntry = { entry_id: this.deps.ids.ulid(now), title, source, data, created_at: now, modified_at: now };
-    await this.deps.log.append([{ time: now, stream: `${ENTRY_PREFIX}${entry.entry_id}`, type: 'config_entry_created', data: entry, context }]);
+    await this.deps.log.append([entryRecords.make(`${ENTRY_PREFIX}${entry.entry_id}`, { type: 'config_entry_created', data: entry }, context, now)]);
     return entry;
   }
 }

@@ -1,7 +1,7 @@
 import { createArea } from './places.ts';
 import { normalizeName } from './names.ts';
 import type { Plan } from './plan.ts';
-import { RECORD, pairKey, registryStream, type RegistryState } from './state.ts';
+import { pairKey, registryStream, type RegistryState } from './state.ts';
 import { RegistryError, noDevice, type DeviceChanges, type DeviceEntry, type DeviceInfo, type Pair } from './types.ts';
 import { EVENT, changedFields, distinct, dropDevice, dropEntity, putDevice, putEntity } from './writes.ts';
 
@@ -128,7 +128,7 @@ export function ensureDevice(s: RegistryState, p: Plan, info: DeviceInfo, newId:
   const changes = changedFields(base, wanted);
   if (found) return Object.keys(changes).length ? putDevice(p, found, changes) : found;
   const device: DeviceEntry = { ...base, ...changes, modified_at: p.now };
-  p.record(registryStream('device', device.id), RECORD.deviceCreated, device);
+  p.record(registryStream('device', device.id), { type: 'device_created', data: device });
   p.event(EVENT.device, { action: 'create', device_id: device.id });
   return device;
 }

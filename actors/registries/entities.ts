@@ -1,7 +1,7 @@
 import { MAX_ENTITY_ID_LENGTH, domainOf, validEntityId } from '../entities/state.ts';
 import type { StatesView } from './places.ts';
 import type { Plan } from './plan.ts';
-import { RECORD, registryStream, uniqueKey, type RegistryState } from './state.ts';
+import { registryStream, uniqueKey, type RegistryState } from './state.ts';
 import { RegistryError, type EntityChanges, type EntityEntry, type EntityInfo } from './types.ts';
 import { EVENT, changedFields, distinct, dropEntity, putEntity } from './writes.ts';
 
@@ -106,7 +106,7 @@ export function ensureEntity(s: RegistryState, p: Plan, info: EntityInfo, newId:
   const device = info.device_id ? s.devices.get(info.device_id) : undefined;
   if (info.disabled_by === undefined && device?.disabled_by && device.disabled_by !== 'config_entry') blank.disabled_by = 'device';
   const entry: EntityEntry = { ...blank, ...changedFields(blank, reported(info)) };
-  p.record(registryStream('entity', entityId), RECORD.entityCreated, entry);
+  p.record(registryStream('entity', entityId), { type: 'entity_entry_created', data: entry });
   p.event(EVENT.entity, { action: 'create', entity_id: entityId });
   return entry;
 }

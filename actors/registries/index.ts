@@ -1,4 +1,4 @@
-import type { Area } from '../area.ts';
+import type { TypedArea } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog, NewEvent } from '../../store/types.ts';
 import type { TargetExpansion, TargetRefs, TargetResolver } from '../services/targets.ts';
@@ -8,7 +8,8 @@ import * as lookups from './lookups.ts';
 import { normalizeName } from './names.ts';
 import * as places from './places.ts';
 import { BUS_STREAM, Plan } from './plan.ts';
-import { REGISTRY_PREFIX, RegistryState, type RegistrySnapshot } from './state.ts';
+import { REGISTRY_PREFIX, RegistryState, registryRecords, type RegistryRecord, type RegistrySnapshot } from './state.ts';
+import type { RecordOf } from '../../store/typed-records.ts';
 import {
   RegistryError,
   type AreaEntry,
@@ -62,10 +63,10 @@ export class Registries implements TargetResolver {
   private readonly state = new RegistryState();
   private readonly configEntries = new Map<string, ConfigEntryInfo>();
   private queue: Promise<unknown> = Promise.resolve();
-  readonly area: Area;
+  readonly area: TypedArea<RecordOf<RegistryRecord>>;
 
   constructor(private readonly deps: RegistriesDeps) {
-    const owns = (r: { stream: string }) => r.stream.startsWith(REGISTRY_PREFIX);
+    const { owns } = registryRecords;
     deps.log.onCommit((records) => {
       for (const r of records) if (owns(r)) this.state.evolve(r);
     });

@@ -1,7 +1,7 @@
 import { domainOf } from '../entities/state.ts';
 import { normalizeName, uniqueSlug } from './names.ts';
 import type { Plan } from './plan.ts';
-import { RECORD, registryStream, type RegistryState } from './state.ts';
+import { registryStream, type RegistryState } from './state.ts';
 import { RegistryError, noSuch, type AreaEntry, type AreaInput, type FloorEntry, type FloorInput, type LabelEntry, type LabelInput } from './types.ts';
 import { EVENT, changedFields, distinct, putArea, putDevice, putEntity, touchArea } from './writes.ts';
 
@@ -57,7 +57,7 @@ export function createArea(s: RegistryState, p: Plan, input: AreaInput & { name:
     created_at: p.now,
     modified_at: p.now,
   };
-  p.record(registryStream('area', area.area_id), RECORD.areaCreated, area);
+  p.record(registryStream('area', area.area_id), { type: 'area_created', data: area });
   p.event(EVENT.area, { action: 'create', area_id: area.area_id });
   return area;
 }
@@ -80,7 +80,7 @@ export function deleteArea(s: RegistryState, p: Plan, areaId: string): void {
   if (!s.areas.has(areaId)) throw noSuch('Area');
   for (const device of s.devices.find('area', areaId)) putDevice(p, device, { area_id: null });
   for (const entity of s.entities.find('area', areaId)) putEntity(p, entity, { area_id: null });
-  p.record(registryStream('area', areaId), RECORD.areaRemoved, { area_id: areaId });
+  p.record(registryStream('area', areaId), { type: 'area_removed', data: { area_id: areaId } });
   p.event(EVENT.area, { action: 'remove', area_id: areaId });
 }
 
@@ -95,7 +95,7 @@ export function createFloor(s: RegistryState, p: Plan, input: FloorInput & { nam
     created_at: p.now,
     modified_at: p.now,
   };
-  p.record(registryStream('floor', floor.floor_id), RECORD.floorCreated, floor);
+  p.record(registryStream('floor', floor.floor_id), { type: 'floor_created', data: floor });
   p.event(EVENT.floor, { action: 'create', floor_id: floor.floor_id });
   return floor;
 }
@@ -108,7 +108,7 @@ export function updateFloor(s: RegistryState, p: Plan, floorId: string, input: F
   if (!Object.keys(changes).length) return old;
   checkRename(input.name === undefined ? undefined : s.floors.first('name', normalizeName(input.name)), old.name, changes.name);
   const next: FloorEntry = { ...old, ...changes, modified_at: p.now };
-  p.record(registryStream('floor', floorId), RECORD.floorUpdated, next);
+  p.record(registryStream('floor', floorId), { type: 'floor_updated', data: next });
   p.event(EVENT.floor, { action: 'update', floor_id: floorId });
   return next;
 }
@@ -116,7 +116,7 @@ export function updateFloor(s: RegistryState, p: Plan, floorId: string, input: F
 /** Deletes a floor; its areas are then on no floor. */
 export function deleteFloor(s: RegistryState, p: Plan, floorId: string): void {
   if (!s.floors.has(floorId)) throw noSuch('Floor');
-  p.record(registryStream('floor', floorId), RECORD.floorRemoved, { floor_id: floorId });
+  p.record(registryStream('floor', floorId), { type: 'floor_removed', data: { floor_id: floorId } });
   p.event(EVENT.floor, { action: 'remove', floor_id: floorId });
   for (const area of s.areas.find('floor', floorId)) touchArea(p, area, { floor_id: null });
 }
@@ -132,7 +132,7 @@ export function createLabel(s: RegistryState, p: Plan, input: LabelInput & { nam
     created_at: p.now,
     modified_at: p.now,
   };
-  p.record(registryStream('label', label.label_id), RECORD.labelCreated, label);
+  p.record(registryStream('label', label.label_id), { type: 'label_created', data: label });
   p.event(EVENT.label, { action: 'create', label_id: label.label_id });
   return label;
 }
@@ -144,7 +144,7 @@ export function updateLabel(s: RegistryState, p: Plan, labelId: string, input: L
   if (!Object.keys(changes).length) return old;
   checkRename(input.name === undefined ? undefined : s.labels.first('name', normalizeName(input.name)), old.name, changes.name);
   const next: LabelEntry = { ...old, ...changes, modified_at: p.now };
-  p.record(registryStream('label', labelId), RECORD.labelUpdated, next);
+  p.record(registryStream('label', labelId), { type: 'label_updated', data: next });
   p.event(EVENT.label, { action: 'update', label_id: labelId });
   return next;
 }
@@ -152,7 +152,7 @@ export function updateLabel(s: RegistryState, p: Plan, labelId: string, input: L
 /** Deletes a label; areas, devices and entities then no longer carry it. */
 export function deleteLabel(s: RegistryState, p: Plan, labelId: string): void {
   if (!s.labels.has(labelId)) throw noSuch('Label');
-  p.record(registryStream('label', labelId), RECORD.labelRemoved, { label_id: labelId });
+  p.record(registryStream('label', labelId), { type: 'label_removed', data: { label_id: labelId } });
   p.event(EVENT.label, { action: 'remove', label_id: labelId });
   const without = (labels: string[]) => labels.filter((l) => l !== labelId);
   for (const area of s.areas.find('label', labelId)) touchArea(p, area, { labels: without(area.labels) });

@@ -1,3 +1,5 @@
+import type { RegistryRecord } from './state.ts';
+
 /** One record a change appends: a registry record, or (stream `bus`) the bus event telling of it. */
 export interface Step {
   stream: string;
@@ -20,8 +22,8 @@ export class Plan {
 
   constructor(readonly now: number) {}
 
-  record(stream: string, type: string, data: unknown): void {
-    this.steps.push({ stream, type, data });
+  record(stream: string, kind: RegistryRecord): void {
+    this.steps.push({ stream, ...kind });
   }
 
   /** A bus event (`area_registry_updated`...) with the original's data. */

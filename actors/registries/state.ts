@@ -1,4 +1,4 @@
-import type { EventRecord } from '../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import { normalizeName } from './names.ts';
 import { Table } from './table.ts';
 import type { AreaEntry, DeviceEntry, EntityEntry, FloorEntry, LabelEntry, Pair } from './types.ts';
@@ -9,35 +9,45 @@ export const REGISTRY_PREFIX = 'registry/';
 /** The stream of one entry: `registry/area/<area_id>`, `registry/entity/<entity_id>`... */
 export const registryStream = (kind: 'area' | 'floor' | 'label' | 'device' | 'entity', id: string) => `${REGISTRY_PREFIX}${kind}/${id}`;
 
-/**
- * The record types. Created and updated records hold the whole entry as it is now, a removal
- * what was removed, so each stream's last record is its whole state. An entity's records are
- * `entity_entry_*` (an `entity_*` type would read as a state's).
- */
-export const RECORD = {
-  areaCreated: 'area_created',
-  areaUpdated: 'area_updated',
-  areaRemoved: 'area_removed',
-  floorCreated: 'floor_created',
-  floorUpdated: 'floor_updated',
-  floorRemoved: 'floor_removed',
-  labelCreated: 'label_created',
-  labelUpdated: 'label_updated',
-  labelRemoved: 'label_removed',
-  deviceCreated: 'device_created',
-  deviceUpdated: 'device_updated',
-  deviceRemoved: 'device_removed',
-  entityCreated: 'entity_entry_created',
-  entityUpdated: 'entity_entry_updated',
-  entityRemoved: 'entity_entry_removed',
-} as const;
-
 /** The data of `entity_entry_removed`: the entry, and where it went when it was renamed. */
 export interface EntityRemovedData {
   entity_id: string;
   entry: EntityEntry;
   new_entity_id: string | null;
 }
+
+/**
+ * The registries' records. Created and updated records hold the whole entry as it is now, a
+ * removal what was removed, so each stream's last record is its whole state. An entity's
+ * records are `entity_entry_*` (an `entity_*` type would read as a state's).
+ */
+export type RegistryRecord =
+  | { type: 'area_created' | 'area_updated'; data: AreaEntry }
+  | { type: 'area_removed'; data: { area_id: string } }
+  | { type: 'floor_created' | 'floor_updated'; data: FloorEntry }
+  | { type: 'floor_removed'; data: { floor_id: string } }
+  | { type: 'label_created' | 'label_updated'; data: LabelEntry }
+  | { type: 'label_removed'; data: { label_id: string } }
+  | { type: 'device_created' | 'device_updated' | 'device_removed'; data: DeviceEntry }
+  | { type: 'entity_entry_created' | 'entity_entry_updated'; data: EntityEntry }
+  | { type: 'entity_entry_removed'; data: EntityRemovedData };
+export const registryRecords = typedRecords<RegistryRecord>(REGISTRY_PREFIX, {
+  area_created: true,
+  area_updated: true,
+  area_removed: true,
+  floor_created: true,
+  floor_updated: true,
+  floor_removed: true,
+  label_created: true,
+  label_updated: true,
+  label_removed: true,
+  device_created: true,
+  device_updated: true,
+  device_removed: true,
+  entity_entry_created: true,
+  entity_entry_updated: true,
+  entity_entry_removed: true,
+});
 
 /** A removed entity's registry id, kept so the same (domain, platform, unique_id) gets it back. */
 export interface DeletedEntity {
@@ -77,41 +87,40 @@ export class RegistryState {
   readonly deletedEntities = new Map<string, DeletedEntity>();
 
   /** Applies one committed registry record. */
-  evolve(r: EventRecord): void {
-    const d = r.data;
+  evolve(r: RecordOf<RegistryRecord>): void {
     switch (r.type) {
-      case RECORD.areaCreated:
-      case RECORD.areaUpdated:
-        return this.areas.put(d as AreaEntry);
-      case RECORD.areaRemoved:
-        this.areas.delete(d.area_id);
+      case 'area_created':
+      case 'area_updated':
+        return this.areas.put(r.data);
+      case 'area_removed':
+        this.areas.delete(r.data.area_id);
         return;
-      case RECORD.floorCreated:
-      case RECORD.floorUpdated:
-        return this.floors.put(d as FloorEntry);
-      case RECORD.floorRemoved:
-        this.floors.delete(d.floor_id);
+      case 'floor_created':
+      case 'floor_updated':
+        return this.floors.put(r.data);
+      case 'floor_removed':
+        this.floors.delete(r.data.floor_id);
         return;
-      case RECORD.labelCreated:
-      case RECORD.labelUpdated:
-        return this.labels.put(d as LabelEntry);
-      case RECORD.labelRemoved:
-        this.labels.delete(d.label_id);
+      case 'label_created':
+      case 'label_updated':
+        return this.labels.put(r.data);
+      case 'label_removed':
+        this.labels.delete(r.data.label_id);
         return;
-      case RECORD.deviceCreated:
-      case RECORD.deviceUpdated:
-        this.deletedDevices.delete(d.id);
-        return this.devices.put(d as DeviceEntry);
-      case RECORD.deviceRemoved:
-        this.devices.delete(d.id);
-        this.deletedDevices.set(d.id, d as DeviceEntry);
+      case 'device_created':
+      case 'device_updated':
+        this.deletedDevices.delete(r.data.id);
+        return this.devices.put(r.data);
+      case 'device_removed':
+        this.devices.delete(r.data.id);
+        this.deletedDevices.set(r.data.id, r.data);
         return;
-      case RECORD.entityCreated:
-      case RECORD.entityUpdated:
-        this.deletedEntities.delete(entityKey(d as EntityEntry));
-        return this.entities.put(d as EntityEntry);
-      case RECORD.entityRemoved: {
-        const { entity_id, entry, new_entity_id } = d as EntityRemovedData;
+      case 'entity_entry_created':
+      case 'entity_entry_updated':
+        this.deletedEntities.delete(entityKey(r.data));
+        return this.entities.put(r.data);
+      case 'entity_entry_removed': {
+        const { entity_id, entry, new_entity_id } = r.data;
         // a stream's last record may be a removal that a later entry under that id outlived
         if (this.entities.get(entity_id)?.id === entry.id) this.entities.delete(entity_id);
         if (new_entity_id === null) this.deletedEntities.set(entityKey(entry), { id: entry.id, entity_id });

@@ -1,5 +1,5 @@
 import type { Plan } from './plan.ts';
-import { RECORD, registryStream, type EntityRemovedData } from './state.ts';
+import { registryStream, type EntityRemovedData } from './state.ts';
 import type { AreaEntry, DeviceEntry, EntityEntry } from './types.ts';
 import { deviceDict } from './wire.ts';
 
@@ -44,7 +44,7 @@ function oldValues<E extends object>(old: E, changes: Partial<E>): Record<string
 /** An area with some fields changed. The bus event is the caller's: the original fires it even for no change. */
 export function putArea(p: Plan, old: AreaEntry, changes: Partial<AreaEntry>): AreaEntry {
   const next: AreaEntry = { ...old, ...changes, modified_at: p.now };
-  p.record(registryStream('area', old.area_id), RECORD.areaUpdated, next);
+  p.record(registryStream('area', old.area_id), { type: 'area_updated', data: next });
   return next;
 }
 
@@ -57,14 +57,14 @@ export function touchArea(p: Plan, old: AreaEntry, changes: Partial<AreaEntry>):
 /** A device with some fields changed: `device_updated` and the event with the old values. */
 export function putDevice(p: Plan, old: DeviceEntry, changes: Partial<DeviceEntry>): DeviceEntry {
   const next: DeviceEntry = { ...old, ...changes, modified_at: p.now };
-  p.record(registryStream('device', old.id), RECORD.deviceUpdated, next);
+  p.record(registryStream('device', old.id), { type: 'device_updated', data: next });
   p.event(EVENT.device, { action: 'update', device_id: old.id, changes: oldValues(old, changes) });
   return next;
 }
 
 /** A device that goes: what the original's event carries is the device as it was. */
 export function dropDevice(p: Plan, device: DeviceEntry): void {
-  p.record(registryStream('device', device.id), RECORD.deviceRemoved, device);
+  p.record(registryStream('device', device.id), { type: 'device_removed', data: device });
   p.event(EVENT.device, { action: 'remove', device_id: device.id, device: deviceDict(device) });
 }
 
@@ -77,9 +77,9 @@ export function putEntity(p: Plan, old: EntityEntry, changes: Partial<EntityEntr
   const renamed = next.entity_id !== old.entity_id;
   if (renamed) {
     const gone: EntityRemovedData = { entity_id: old.entity_id, entry: old, new_entity_id: next.entity_id };
-    p.record(registryStream('entity', old.entity_id), RECORD.entityRemoved, gone);
+    p.record(registryStream('entity', old.entity_id), { type: 'entity_entry_removed', data: gone });
   }
-  p.record(registryStream('entity', next.entity_id), RECORD.entityUpdated, next);
+  p.record(registryStream('entity', next.entity_id), { type: 'entity_entry_updated', data: next });
   const data: Record<string, unknown> = { action: 'update', entity_id: next.entity_id, changes: oldValues(old, changes) };
   if (renamed) data.old_entity_id = old.entity_id;
   p.event(EVENT.entity, data);
@@ -88,6 +88,6 @@ export function putEntity(p: Plan, old: EntityEntry, changes: Partial<EntityEntr
 
 export function dropEntity(p: Plan, entry: EntityEntry): void {
   const gone: EntityRemovedData = { entity_id: entry.entity_id, entry, new_entity_id: null };
-  p.record(registryStream('entity', entry.entity_id), RECORD.entityRemoved, gone);
+  p.record(registryStream('entity', entry.entity_id), { type: 'entity_entry_removed', data: gone });
   p.event(EVENT.entity, { action: 'remove', entity_id: entry.entity_id });
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 import type { EntityState } from '../entities/types.ts';
-import type { EntityActors, StateChangedData } from '../entities/registry.ts';
+import { entityRecords, type EntityActors } from '../entities/registry.ts';
 import { domainOf, validEntityId } from '../entities/state.ts';
 import { ServiceError, Unauthorized, type ServiceDescription, type ServiceSpec } from './types.ts';
 import { validate } from './validate.ts';
@@ -66,9 +66,9 @@ export class ServiceRegistry {
   }
 
   private collect(r: EventRecord): void {
-    if (r.type !== 'state_changed' || !r.stream.startsWith('entity/')) return;
+    if (!entityRecords.owns(r) || r.type !== 'state_changed') return;
     const list = this.collectors.get(r.context.id);
-    const next = (r.data as StateChangedData).new_state;
+    const next = r.data.new_state;
     if (list && next) list.push(next);
   }
 

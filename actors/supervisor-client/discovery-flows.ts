@@ -1,5 +1,6 @@
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog } from '../../store/types.ts';
+import { typedRecords } from '../../store/typed-records.ts';
 
 /**
  * Discovery flows the supervisor's apps started (the original's config flows with source
@@ -11,6 +12,12 @@ import type { Context, EventLog } from '../../store/types.ts';
  */
 
 export const DISCOVERY_FLOW_PREFIX = 'hassio/discovery/';
+
+/** A discovery message's flow records on `hassio/discovery/<uuid>` (an audit trail; never read back). */
+export type DiscoveryFlowRecord =
+  | { type: 'discovery_flow_started'; data: { flow_id: string; handler: string; uuid: string; addon: string } }
+  | { type: 'discovery_flow_removed'; data: { flow_id: string; handler: string; uuid: string } };
+const discoveryFlowRecords = typedRecords<DiscoveryFlowRecord>(DISCOVERY_FLOW_PREFIX, { discovery_flow_started: true, discovery_flow_removed: true });
 
 /** A discovery message as the supervisor's GET /discovery/<uuid> answers it (v1: `addon`). */
 export interface SupervisorDiscoveryMessage {
@@ -157,7 +164,7 @@ export class DiscoveryFlows {
     };
     this.byUuid.set(message.uuid, flow);
     await this.deps.log.append([
-      { time: this.deps.clock.now(), stream: DISCOVERY_FLOW_PREFIX + message.uuid, type: 'discovery_flow_started', data: { flow_id: flow.flow_id, handler: flow.handler, uuid: message.uuid, addon: slug }, context },
+      discoveryFlowRecords.make(DISCOVERY_FLOW_PREFIX + message.uuid, { type: 'discovery_flow_started', data: { flow_id: flow.flow_id, handler: flow.handler, uuid: message.uuid, addon: slug } }, context, this.deps.clock.now()),
     ]);
     return flow;
   }
@@ -168,7 +175,7 @@ export class DiscoveryFlows {
     if (!flow) return false;
     this.byUuid.delete(uuid);
     await this.deps.log.append([
-      { time: this.deps.clock.now(), stream: DISCOVERY_FLOW_PREFIX + uuid, type: 'discovery_flow_removed', data: { flow_id: flow.flow_id, handler: flow.handler, uuid }, context },
+      discoveryFlowRecords.make(DISCOVERY_FLOW_PREFIX + uuid, { type: 'discovery_flow_removed', data: { flow_id: flow.flow_id, handler: flow.handler, uuid } }, context, this.deps.clock.now()),
     ]);
     return true;
   }

@@ -1,6 +1,7 @@
 import { evolveOnCommit, type Area } from '../area.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 
 /**
  * The supervisor's settings, one section per subject (`supervisor`, `core`, `docker`,
@@ -11,7 +12,11 @@ import type { Context, EventLog, EventRecord } from '../../store/types.ts';
 export const SETTINGS_PREFIX = 'supervisor/settings/';
 const SNAPSHOT_VERSION = 1;
 
-export class Settings implements Area {
+/** A settings section's records: each holds the whole section (the docker registries are the `docker` section's). */
+export type SettingsRecord = { type: 'settings_changed'; data: Record<string, unknown> };
+const settingsRecords = typedRecords<SettingsRecord>(SETTINGS_PREFIX, { settings_changed: true });
+
+export class Settings implements Area<RecordOf<SettingsRecord>> {
   readonly name = 'supervisor-settings';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = SETTINGS_PREFIX;
@@ -22,12 +27,12 @@ export class Settings implements Area {
     evolveOnCommit(deps.log, this);
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(SETTINGS_PREFIX);
+  owns(record: EventRecord): record is RecordOf<SettingsRecord> {
+    return settingsRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
-    if (record.type === 'settings_changed') this.stored.set(record.stream.slice(SETTINGS_PREFIX.length), record.data);
+  evolve(record: RecordOf<SettingsRecord>): void {
+    this.stored.set(record.stream.slice(SETTINGS_PREFIX.length), record.data);
   }
 
   snapshot(): unknown {
@@ -50,7 +55,7 @@ export class Settings implements Area {
 
   /** @internal writes the whole section; resolves once committed */
   async write(name: string, value: Record<string, unknown>, context: Context): Promise<void> {
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: SETTINGS_PREFIX + name, type: 'settings_changed', data: value, context }]);
+    await this.deps.log.append([settingsRecords.make(SETTINGS_PREFIX + name, { type: 'settings_changed', data: value }, context, this.deps.clock.now())]);
   }
 }
 

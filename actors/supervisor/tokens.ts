@@ -2,6 +2,7 @@ import { chmod, writeFile, readFile } from 'node:fs/promises';
 import { evolveOnCommit, type Area } from '../area.ts';
 import type { Clock, Ids } from '../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import { ROLES, type Caller, type Role } from './access.ts';
 
 /**
@@ -26,7 +27,11 @@ export interface TokenEntry {
   slug?: string;
 }
 
-export class Tokens implements Area {
+/** A token's records on `supervisor/token/<id>`: the last one says what it is. */
+export type TokenRecord = { type: 'token_issued'; data: TokenEntry } | { type: 'token_revoked'; data: { id: string } };
+const tokenRecords = typedRecords<TokenRecord>(TOKEN_PREFIX, { token_issued: true, token_revoked: true });
+
+export class Tokens implements Area<RecordOf<TokenRecord>> {
   readonly name = 'supervisor-tokens';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = TOKEN_PREFIX;
@@ -38,18 +43,18 @@ export class Tokens implements Area {
     evolveOnCommit(deps.log, this);
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(TOKEN_PREFIX);
+  owns(record: EventRecord): record is RecordOf<TokenRecord> {
+    return tokenRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<TokenRecord>): void {
     const id = record.stream.slice(TOKEN_PREFIX.length);
     const old = this.byId.get(id);
     if (old) {
       this.byId.delete(id);
       this.byToken.delete(old.token);
     }
-    if (record.type === 'token_issued') this.keep(record.data as TokenEntry);
+    if (record.type === 'token_issued') this.keep(record.data);
   }
 
   private keep(entry: TokenEntry) {
@@ -87,14 +92,18 @@ export class Tokens implements Area {
   async issue(spec: { name: string; kind: Caller['kind']; role: Role; slug?: string }, context: Context): Promise<TokenEntry> {
     if (!ROLES.includes(spec.role)) throw new Error(`unknown role ${JSON.stringify(spec.role)}: give one of ${ROLES.join(', ')}`);
     const entry: TokenEntry = { id: this.deps.ids.uuidHex(), name: spec.name, kind: spec.kind, role: spec.role, token: this.deps.ids.tokenHex(56), created: this.deps.clock.now(), ...(spec.slug ? { slug: spec.slug } : {}) };
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: TOKEN_PREFIX + entry.id, type: 'token_issued', data: entry, context }]);
+    await this.record(entry.id, { type: 'token_issued', data: entry }, context);
     return entry;
   }
 
   async revoke(id: string, context: Context): Promise<boolean> {
     if (!this.byId.has(id)) return false;
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: TOKEN_PREFIX + id, type: 'token_revoked', data: { id }, context }]);
+    await this.record(id, { type: 'token_revoked', data: { id } }, context);
     return true;
+  }
+
+  private async record(id: string, kind: TokenRecord, context: Context): Promise<void> {
+    await this.deps.log.append([tokenRecords.make(TOKEN_PREFIX + id, kind, context, this.deps.clock.now())]);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Area } from '../area.ts';
+import { typedRecords, type RecordOf } from '../../store/typed-records.ts';
 import type { Clock } from '../clock.ts';
 import type { Context, EventLog, EventRecord, Origin } from '../../store/types.ts';
 import { isoformat } from '../../machines/python/isoformat.ts';
@@ -17,6 +18,10 @@ import type { EntityActors } from '../entities/registry.ts';
 /** Every tag's stream starts with this. */
 export const TAG_PREFIX = 'tag/';
 const SNAPSHOT_VERSION = 1;
+
+/** A tag's records on `tag/<tag_id>`: created and updated hold the whole tag. */
+export type TagRecord = { type: 'tag_created' | 'tag_updated'; data: TagItem } | { type: 'tag_removed'; data: { tag_id: string } };
+const tagRecords = typedRecords<TagRecord>(TAG_PREFIX, { tag_created: true, tag_updated: true, tag_removed: true });
 
 /** A tag as the original's collection holds it; `entity_id` is Hearth's own and never sent. */
 export interface TagItem {
@@ -88,7 +93,7 @@ export interface TagsDeps {
 }
 
 /** The tag collection: its records' projection, its changes, and the scans it follows. */
-export class Tags implements Area {
+export class Tags implements Area<RecordOf<TagRecord>> {
   readonly name = 'tags';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = TAG_PREFIX;
@@ -119,23 +124,22 @@ export class Tags implements Area {
     });
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(TAG_PREFIX);
+  owns(record: EventRecord): record is RecordOf<TagRecord> {
+    return tagRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<TagRecord>): void {
     this.apply(record);
   }
 
-  private apply(record: EventRecord): TagChange | undefined {
+  private apply(record: RecordOf<TagRecord>): TagChange | undefined {
     const tagId = record.stream.slice(TAG_PREFIX.length);
     if (record.type === 'tag_removed') {
       const gone = this.tags.get(tagId);
       this.tags.delete(tagId);
       return gone && { change_type: 'removed', tag_id: tagId, item: tagWire(gone) };
     }
-    if (record.type !== 'tag_created' && record.type !== 'tag_updated') return undefined;
-    const tag = record.data as TagItem;
+    const tag = record.data;
     this.tags.set(tagId, tag);
     return { change_type: record.type === 'tag_created' ? 'added' : 'updated', tag_id: tagId, item: tagWire(tag) };
   }
@@ -192,7 +196,7 @@ export class Tags implements Area {
       const id = tagId || crypto.randomUUID();
       if (this.tags.has(id)) throw new TagError('home_assistant_error', `Tag with id: ${id} already exists.`);
       const tag = this.made(id, fields);
-      await this.write('tag_created', tag, context);
+      await this.write({ type: 'tag_created', data: tag }, context);
       return tag;
     });
   }
@@ -203,7 +207,7 @@ export class Tags implements Area {
       const current = this.tags.get(tagId);
       if (!current) throw new TagError('not_found', `Unable to find tag_id ${tagId}`);
       const tag = { ...current, ...fields };
-      await this.write('tag_updated', tag, context);
+      await this.write({ type: 'tag_updated', data: tag }, context);
       return tag;
     });
   }
@@ -213,7 +217,7 @@ export class Tags implements Area {
     return this.serially(async () => {
       const current = this.tags.get(tagId);
       if (!current) throw new TagError('not_found', `Unable to find tag_id ${tagId}`);
-      await this.deps.log.append([{ time: this.deps.clock.now(), stream: TAG_PREFIX + tagId, type: 'tag_removed', data: { tag_id: tagId }, context }]);
+      await this.append({ type: 'tag_removed', data: { tag_id: tagId } }, context);
       if (this.deps.entities.has(current.entity_id)) await this.deps.entities.remove(current.entity_id, context);
     });
   }
@@ -224,9 +228,15 @@ export class Tags implements Area {
     return { id, tag_id: id, ...fields, entity_id: `tag.${uniqueId(slugify(fields.name ?? id), taken)}` };
   }
 
-  private async write(type: 'tag_created' | 'tag_updated', tag: TagItem, context: Context): Promise<void> {
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: TAG_PREFIX + tag.tag_id, type, data: tag, context }]);
+  /** Records a tag as it now is, and its entity's state. */
+  private async write(kind: TagRecord & { data: TagItem }, context: Context): Promise<void> {
+    await this.append(kind, context);
+    const tag = kind.data;
     await this.deps.entities.write(tag.entity_id, { state: entityState(tag), attributes: entityAttributes(tag), force_update: false }, context);
+  }
+
+  private async append(kind: TagRecord, context: Context): Promise<void> {
+    await this.deps.log.append([tagRecords.make(TAG_PREFIX + kind.data.tag_id, kind, context, this.deps.clock.now())]);
   }
 
   /** A committed scan: the tag's last scan (and scanner) moved on, the tag made if it is new. */
@@ -235,8 +245,8 @@ export class Tags implements Area {
     if (typeof r.data.device_id === 'string' && r.data.device_id) fields.device_id = r.data.device_id;
     const context: Context = { id: r.context.id, parent_id: r.context.parent_id, user_id: r.context.user_id };
     const current = this.tags.get(r.data.tag_id);
-    if (current) await this.write('tag_updated', { ...current, ...fields }, context);
-    else await this.write('tag_created', this.made(r.data.tag_id, fields), context);
+    if (current) await this.write({ type: 'tag_updated', data: { ...current, ...fields } }, context);
+    else await this.write({ type: 'tag_created', data: this.made(r.data.tag_id, fields) }, context);
   }
 }
 

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { openEventLog } from '../../store/log.ts';
 import type { EventLog, EventRecord, NewEvent } from '../../store/types.ts';
 import { manualClock, sequentialIds, type Ids } from '../../actors/clock.ts';
-import type { Area } from '../../actors/area.ts';
+import { replayArea } from '../../actors/restore.ts';
 import { Logs } from '../../actors/logging/logs.ts';
 import { Settings } from '../../actors/supervisor/settings.ts';
 import { Tokens } from '../../actors/supervisor/tokens.ts';
@@ -288,9 +288,7 @@ export async function buildSupervisor(t: { teardown(fn: () => unknown): void }, 
     watchdogPauseMs: 1,
     startTimeoutMs: 1000,
   });
-  for (const area of [settings, tokens, jobs, resolution, mounts, apps] as Area[]) {
-    for await (const r of log.readStreams(area.streamPrefix, { latest: area.latestSuffices })) area.evolve(r);
-  }
+  for (const area of [settings, tokens, jobs, resolution, mounts, apps]) await replayArea(log, area);
   t.teardown(async () => {
     await core.close();
     coreServer.closeAllConnections();

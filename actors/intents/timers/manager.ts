@@ -1,5 +1,6 @@
 import { createActor, type Actor } from 'xstate';
-import type { Area } from '../../area.ts';
+import type { TypedArea } from '../../area.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
 import { intentTimerMachine, secondsLeftAt, timerEnd, type IntentTimerContext } from '../../../machines/intent-timer.machine.ts';
@@ -10,6 +11,16 @@ export const TIMER_STREAM_PREFIX = 'intent_timer/';
 
 /** The record types of a timer's stream; each holds the whole timer. */
 export type TimerRecordType = 'timer_started' | 'timer_updated' | 'timer_paused' | 'timer_unpaused' | 'timer_cancelled' | 'timer_finished';
+/** A timer's records. */
+export type TimerRecord = { type: TimerRecordType; data: TimerInfo };
+const timerRecords = typedRecords<TimerRecord>(TIMER_STREAM_PREFIX, {
+  timer_started: true,
+  timer_updated: true,
+  timer_paused: true,
+  timer_unpaused: true,
+  timer_cancelled: true,
+  timer_finished: true,
+});
 
 /**
  * Bus events a subscriber sees (`subscribe_events`), one per change the original reports to a
@@ -110,7 +121,7 @@ const realSchedule = (ms: number, fn: () => void) => {
  * while Hearth was stopped.
  */
 export class TimerManager {
-  readonly area: Area;
+  readonly area: TypedArea<RecordOf<TimerRecord>>;
   private readonly timers = new Map<string, Running>();
   /** the last committed record of each unfinished timer: what a snapshot holds */
   private committed = new Map<string, TimerInfo>();
@@ -122,9 +133,9 @@ export class TimerManager {
 
   constructor(private readonly deps: TimerManagerDeps) {
     this.schedule = deps.schedule ?? realSchedule;
-    const owns = (r: EventRecord) => r.stream.startsWith(TIMER_STREAM_PREFIX);
-    const apply = (r: EventRecord) => {
-      const info = r.data as TimerInfo;
+    const { owns } = timerRecords;
+    const apply = (r: RecordOf<TimerRecord>) => {
+      const info = r.data;
       if (r.type === 'timer_finished' || r.type === 'timer_cancelled') this.committed.delete(info.id);
       else this.committed.set(info.id, info);
     };
@@ -138,9 +149,7 @@ export class TimerManager {
       streamPrefix: TIMER_STREAM_PREFIX,
       latestSuffices: true,
       owns,
-      evolve: (r) => {
-        if (owns(r)) apply(r);
-      },
+      evolve: apply,
       snapshot: () => [...this.committed.values()],
       restore: (data) => {
         this.committed = new Map((data as TimerInfo[]).map((t) => [t.id, t]));
@@ -389,7 +398,7 @@ export class TimerManager {
   private async write(info: TimerInfo, type: TimerRecordType, eventType: string, context: Context): Promise<void> {
     const time = this.deps.clock.now();
     const records: NewEvent[] = [
-      { time, stream: TIMER_STREAM_PREFIX + info.id, type, data: info, context },
+      timerRecords.make(TIMER_STREAM_PREFIX + info.id, { type, data: info }, context, time),
       { time, stream: 'bus', type: eventType, data: { ...info }, context, origin: 'LOCAL' },
     ];
     const p = this.deps.log.append(records);

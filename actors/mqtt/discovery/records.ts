@@ -1,6 +1,7 @@
-import type { Area } from '../../area.ts';
+import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 
 export const DISCOVERY_PREFIX = 'mqtt/discovery/';
 
@@ -13,7 +14,14 @@ export interface DiscoveredConfig {
   from_device: boolean;
 }
 
+/** A component's discovery records on `mqtt/discovery/<component>/<discovery id>`. */
+export type DiscoveryRecord =
+  | { type: 'mqtt_discovery_updated'; data: DiscoveredConfig }
+  | { type: 'mqtt_discovery_removed'; data: Pick<DiscoveredConfig, 'component' | 'discovery_id' | 'topic'> };
+const discoveryRecords = typedRecords<DiscoveryRecord>(DISCOVERY_PREFIX, { mqtt_discovery_updated: true, mqtt_discovery_removed: true });
+
 const keyOf = (component: string, discoveryId: string) => `${component} ${discoveryId}`;
+const streamOf = (d: Pick<DiscoveredConfig, 'component' | 'discovery_id'>) => `${DISCOVERY_PREFIX}${d.component}/${d.discovery_id}`;
 
 /**
  * The discovery configs the entities were made from, one stream per component
@@ -22,7 +30,7 @@ const keyOf = (component: string, discoveryId: string) => `${component} ${discov
  * the broker answers) before the broker sends its retained configs again; an unchanged config
  * sent again writes nothing.
  */
-export class DiscoveryRecords implements Area {
+export class DiscoveryRecords implements Area<RecordOf<DiscoveryRecord>> {
   readonly name = 'mqtt_discovery';
   readonly snapshotVersion = 1;
   readonly streamPrefix = DISCOVERY_PREFIX;
@@ -30,19 +38,16 @@ export class DiscoveryRecords implements Area {
   private readonly configs = new Map<string, DiscoveredConfig>();
 
   constructor(private readonly deps: { log: EventLog; clock: Clock }) {
-    deps.log.onCommit((records) => {
-      for (const r of records) if (this.owns(r)) this.evolve(r);
-    });
+    evolveOnCommit(deps.log, this);
   }
 
-  owns(r: EventRecord): boolean {
-    return r.stream.startsWith(DISCOVERY_PREFIX);
+  owns(r: EventRecord): r is RecordOf<DiscoveryRecord> {
+    return discoveryRecords.owns(r);
   }
 
-  evolve(r: EventRecord): void {
-    const d = r.data as DiscoveredConfig;
-    if (r.type === 'mqtt_discovery_updated') this.configs.set(keyOf(d.component, d.discovery_id), d);
-    else if (r.type === 'mqtt_discovery_removed') this.configs.delete(keyOf(d.component, d.discovery_id));
+  evolve(r: RecordOf<DiscoveryRecord>): void {
+    if (r.type === 'mqtt_discovery_updated') this.configs.set(keyOf(r.data.component, r.data.discovery_id), r.data);
+    else this.configs.delete(keyOf(r.data.component, r.data.discovery_id));
   }
 
   snapshot(): unknown {
@@ -64,12 +69,15 @@ export class DiscoveryRecords implements Area {
 
   /** Records a component's config (resolves once committed). */
   async updated(d: DiscoveredConfig, context: Context): Promise<void> {
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: `${DISCOVERY_PREFIX}${d.component}/${d.discovery_id}`, type: 'mqtt_discovery_updated', data: d, context }]);
+    await this.record({ type: 'mqtt_discovery_updated', data: d }, context);
   }
 
   /** Records a component's removal. */
   async removed(d: DiscoveredConfig, context: Context): Promise<void> {
-    const data = { component: d.component, discovery_id: d.discovery_id, topic: d.topic };
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: `${DISCOVERY_PREFIX}${d.component}/${d.discovery_id}`, type: 'mqtt_discovery_removed', data, context }]);
+    await this.record({ type: 'mqtt_discovery_removed', data: { component: d.component, discovery_id: d.discovery_id, topic: d.topic } }, context);
+  }
+
+  private async record(kind: DiscoveryRecord, context: Context): Promise<void> {
+    await this.deps.log.append([discoveryRecords.make(streamOf(kind.data), kind, context, this.deps.clock.now())]);
   }
 }

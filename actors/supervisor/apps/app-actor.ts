@@ -5,6 +5,7 @@
  */
 import { createActor, type Actor } from 'xstate';
 import type { Context } from '../../../store/types.ts';
+import type { ContainerRecord } from '../docker/container-records.ts';
 import { appMachine, isStable, type AppMachineState } from '../../../machines/app.machine.ts';
 import type { ContainerActor } from '../docker/container-actor.ts';
 import type { AppDeviceAccess } from '../hardware/app-devices.ts';
@@ -17,6 +18,31 @@ export interface PersistedApp {
   config: AppConfig;
   user: AppUserSettings;
 }
+
+/** What each record of an app holds besides `container` (its container's name), which every one starts with. */
+interface AppRecordData {
+  app_installed: { repository: string; config: AppConfig; user: AppUserSettings; restored?: boolean };
+  app_restored: { config: AppConfig; user: AppUserSettings };
+  app_updated: { from: string; to: string; config: AppConfig; user: AppUserSettings };
+  app_options_set: { user: AppUserSettings };
+  app_sys_options_set: { user: AppUserSettings };
+  app_security_set: { user: AppUserSettings };
+  app_rebuilt: { version: string };
+  app_started: { version: string };
+  app_stopped: { version: string };
+  app_start_failed: { message: string };
+  app_crashed: { exit_code: number };
+  watchdog_restart: { version: string };
+  watchdog_gave_up: { reason: string };
+  app_uninstalled: { remove_config: boolean };
+}
+
+/** What the manager records: one of an app's records, less the container it adds. */
+export type AppRecordKind = { [T in keyof AppRecordData]: { type: T; data: AppRecordData[T] } }[keyof AppRecordData];
+/** An app's records on `supervisor/app/<slug>`, as the log holds them. */
+export type AppRecord = ContainerRecord<AppRecordKind>;
+/** The settings records (`POST /addons/<slug>/options`, `sys_options`, `security`). */
+export type AppSettingsRecordType = 'app_options_set' | 'app_sys_options_set' | 'app_security_set';
 
 /** What an app container's steps are given: the context of the records, the options already checked (an API start). */
 export interface AppRequest {

@@ -13,6 +13,7 @@ import type { JobHandle } from '../jobs/types.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
 import type { AppConfig } from './repository.ts';
 import type { InstalledApp } from './types.ts';
+import type { AppRecordKind } from './app-actor.ts';
 import { containerSpec, hostFolders, type AppContainerInput } from './container-spec.ts';
 import { effectiveNetwork } from './user-settings.ts';
 import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
@@ -35,7 +36,7 @@ export interface AppContainerHost {
   /** the installed version's image, built again from the store when it went missing */
   imageOf(actor: AppActor): Promise<string>;
   inspect(actor: AppActor): Promise<Docker.ContainerInspectInfo | null>;
-  record(slug: string, type: string, data: Record<string, unknown>, context: Context): Promise<void>;
+  record(slug: string, kind: AppRecordKind, context: Context): Promise<void>;
   job<T>(name: string, slug: string, context: Context, work: (job: JobHandle) => Promise<T>, internal?: boolean): Promise<T>;
   systemContext(): Context;
 }
@@ -150,22 +151,22 @@ function watchdogReports(host: AppContainerHost, actor: AppActor): WatchdogRepor
     crashed: async (exitCode) => {
       const context = host.systemContext();
       host.deps.logger.warning(`app ${slug}: its container died with exit code ${exitCode}`);
-      await host.record(slug, 'app_crashed', { exit_code: exitCode }, context);
+      await host.record(slug, { type: 'app_crashed', data: { exit_code: exitCode } }, context);
       return { request: { context }, watchdog: actor.persisted.user.watchdog };
     },
     repairing: ({ context }, repair) => void host.job('app_restart_after_problem', slug, context, () => repair, true).catch(() => {}),
     restarted: async ({ context }, attempt, exitCode) => {
-      await host.record(slug, 'watchdog_restart', { version: actor.persisted.user.version }, context);
+      await host.record(slug, { type: 'watchdog_restart', data: { version: actor.persisted.user.version } }, context);
       host.deps.logger.info(`watchdog: app ${slug} is running again (restart ${attempt}, exit code ${exitCode})`);
     },
     attemptFailed: async ({ context }, attempt, error) => {
-      await host.record(slug, 'app_start_failed', { message: error.message }, context);
+      await host.record(slug, { type: 'app_start_failed', data: { message: error.message } }, context);
       host.deps.logger.warning(`watchdog: restart ${attempt} of app ${slug} failed: ${error.message}`);
       return !(error instanceof SupervisorError && error.errorKey === 'app_port_conflict');
     },
     gaveUp: async ({ context }, reason) => {
       if (reason === 'rate') host.deps.logger.error(`watchdog: more than 10 restarts of app ${slug} in 30 minutes, not restarting it`);
-      await host.record(slug, 'watchdog_gave_up', { reason }, context);
+      await host.record(slug, { type: 'watchdog_gave_up', data: { reason } }, context);
     },
     unreported: (error) => host.deps.logger.error(`watchdog of app ${slug}: ${error.message}`),
   };

@@ -5,6 +5,7 @@ import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 import type { Tokens } from '../tokens.ts';
 import type { Engine, ContainerStats } from '../docker/engine.ts';
 import type { Jobs, JobHandle } from '../jobs/types.ts';
@@ -20,7 +21,8 @@ import { invalidOptionsMessage, mergeOptions, parseSchema, validateOptions, type
 import { appConfigDir, appDataDir } from './container-spec.ts';
 import { effectiveBoot, ingressToken, newUserSettings, roleOf } from './user-settings.ts';
 import { DieEvents, type ContainerDeath } from '../docker/die-events.ts';
-import { AppActor, type PersistedApp } from './app-actor.ts';
+import { containerRecord } from '../docker/container-records.ts';
+import { AppActor, type AppRecord, type AppRecordKind, type AppSettingsRecordType, type PersistedApp } from './app-actor.ts';
 import { appContainerActor, type AppContainerHost } from './app-container.ts';
 import { runBackupCommand, writeToContainerStdin } from './container-exec.ts';
 import type { PanelPush } from './panel-push.ts';
@@ -44,6 +46,22 @@ import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
  */
 
 export const APP_STREAM_PREFIX = 'supervisor/app/';
+const appRecords = typedRecords<AppRecord>(APP_STREAM_PREFIX, {
+  app_installed: true,
+  app_restored: true,
+  app_updated: true,
+  app_options_set: true,
+  app_sys_options_set: true,
+  app_security_set: true,
+  app_rebuilt: true,
+  app_started: true,
+  app_stopped: true,
+  app_start_failed: true,
+  app_crashed: true,
+  watchdog_restart: true,
+  watchdog_gave_up: true,
+  app_uninstalled: true,
+});
 
 export interface AppManagerOptions {
   log: EventLog;
@@ -73,7 +91,7 @@ export interface AppManagerOptions {
   dns?: () => Promise<{ network: string; ip: string } | null>;
 }
 
-export class AppManager implements AppsView, Area {
+export class AppManager implements AppsView, Area<RecordOf<AppRecord>> {
   readonly name = 'supervisor-apps';
   readonly snapshotVersion = 1;
   readonly streamPrefix = APP_STREAM_PREFIX;
@@ -97,7 +115,7 @@ export class AppManager implements AppsView, Area {
       validOptions: (app) => this.validOptions(app),
       imageOf: (actor) => this.imageOf(actor),
       inspect: (actor) => this.inspect(actor),
-      record: (slug, type, data, context) => this.record(slug, type, data, context),
+      record: (slug, kind, context) => this.record(slug, kind, context),
       job: (name, slug, context, work, internal) => this.job(name, slug, context, work, internal),
       systemContext: () => this.systemContext(),
     };
@@ -109,27 +127,29 @@ export class AppManager implements AppsView, Area {
   // ------------------------------------------------------------------------------------------
   // the area: state from the log
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(APP_STREAM_PREFIX);
+  owns(record: EventRecord): record is RecordOf<AppRecord> {
+    return appRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<AppRecord>): void {
     const slug = record.stream.slice(APP_STREAM_PREFIX.length);
-    const data = record.data as Partial<PersistedApp> & { exit_code?: number };
     const actor = this.actors.get(slug);
     switch (record.type) {
-      case 'app_installed':
+      case 'app_installed': {
+        const { repository, config, user } = record.data;
         actor?.stop();
-        this.actors.set(slug, new AppActor({ slug, repository: data.repository!, config: data.config!, user: data.user! }, (app) => appContainerActor(this.containerHost, app)));
+        this.actors.set(slug, new AppActor({ slug, repository, config, user }, (app) => appContainerActor(this.containerHost, app)));
         return;
+      }
       case 'app_uninstalled':
         actor?.stop();
         this.actors.delete(slug);
         return;
     }
     if (!actor) return;
-    if (data.config) actor.persisted = { ...actor.persisted, config: data.config };
-    if (data.user) actor.persisted = { ...actor.persisted, user: data.user };
+    const data = record.data;
+    if ('config' in data) actor.persisted = { ...actor.persisted, config: data.config };
+    if ('user' in data) actor.persisted = { ...actor.persisted, user: data.user };
     switch (record.type) {
       case 'app_started':
       case 'watchdog_restart':
@@ -139,7 +159,7 @@ export class AppManager implements AppsView, Area {
         actor.machine.send({ type: 'stopped' });
         break;
       case 'app_crashed':
-        actor.machine.send({ type: 'died', exitCode: data.exit_code ?? 1 });
+        actor.machine.send({ type: 'died', exitCode: record.data.exit_code ?? 1 });
         break;
       case 'app_start_failed':
         actor.machine.send({ type: 'failed' });
@@ -247,9 +267,9 @@ export class AppManager implements AppsView, Area {
   // changes of settings
 
   /** Stores new user settings (checked by the caller) as one record. */
-  async setUser(slug: string, patch: Partial<AppUserSettings>, context: Context, type = 'app_options_set'): Promise<void> {
+  async setUser(slug: string, patch: Partial<AppUserSettings>, context: Context, type: AppSettingsRecordType = 'app_options_set'): Promise<void> {
     const actor = this.actor(slug);
-    await actor.exclusive(() => this.record(slug, type, { user: { ...actor.persisted.user, ...patch } }, context));
+    await actor.exclusive(() => this.record(slug, { type, data: { user: { ...actor.persisted.user, ...patch } } }, context));
     // as the original: each time the option is given, not only when it changes, so a core that
     // missed a push catches up
     if (patch.ingress_panel !== undefined && actor.persisted.config.ingress) await this.deps.pushPanel?.(slug, actor.persisted.user.ingress_panel);
@@ -277,7 +297,7 @@ export class AppManager implements AppsView, Area {
     await mkdir(this.dataDirOf(app.key), { recursive: true });
     const token = await this.deps.tokens.issue({ name: app.key, kind: 'app', role: roleOf(app.config), slug: app.key }, context);
     const user = newUserSettings(app.config, { uuid: this.deps.ids.uuidHex(), accessToken: token.token, ingressToken: ingressToken(this.deps.ids), image: appImageName(app, archOf()) });
-    await this.record(app.key, 'app_installed', { repository: app.repository, config: app.config, user }, context);
+    await this.record(app.key, { type: 'app_installed', data: { repository: app.repository, config: app.config, user } }, context);
     this.deps.logger.info(`app ${app.key} ${app.config.version} installed`);
     job.progress(100);
   }
@@ -294,7 +314,7 @@ export class AppManager implements AppsView, Area {
         const token = this.deps.tokens.list().find((t) => t.token === actor.persisted.user.access_token);
         if (token) await this.deps.tokens.revoke(token.id, context);
         const hadPanel = actor.persisted.config.ingress && actor.persisted.user.ingress_panel;
-        await this.record(slug, 'app_uninstalled', { remove_config: options.removeConfig === true }, context);
+        await this.record(slug, { type: 'app_uninstalled', data: { remove_config: options.removeConfig === true } }, context);
         this.deps.logger.info(`app ${slug} uninstalled`);
         if (hadPanel) await this.deps.pushPanel?.(slug, false);
       }),
@@ -326,8 +346,8 @@ export class AppManager implements AppsView, Area {
     }
     await swapDirectory(this.dataDirOf(slug), part.dataDir);
     if (part.configDir) await swapDirectory(appConfigDir(this.deps.dataDir, slug), part.configDir);
-    if (existing) await this.record(slug, 'app_restored', { config, user }, context);
-    else await this.record(slug, 'app_installed', { repository, config, user, restored: true }, context);
+    if (existing) await this.record(slug, { type: 'app_restored', data: { config, user } }, context);
+    else await this.record(slug, { type: 'app_installed', data: { repository, config, user, restored: true } }, context);
     this.deps.logger.info(`app ${slug} ${user.version} restored from a backup`);
     if (part.state === 'started') {
       const actor = this.actor(slug);
@@ -375,7 +395,7 @@ export class AppManager implements AppsView, Area {
         if (wasRunning) await this.stopNow(actor, context, false);
         job.stage('image');
         await this.buildImage(app, true);
-        await this.record(slug, 'app_rebuilt', { version: actor.persisted.user.version }, context);
+        await this.record(slug, { type: 'app_rebuilt', data: { version: actor.persisted.user.version } }, context);
         if (wasRunning) await this.startNow(actor, context);
       }),
     );
@@ -406,7 +426,7 @@ export class AppManager implements AppsView, Area {
           const wasRunning = (await this.inspect(actor))?.State?.Running === true;
           if (wasRunning) await this.stopNow(actor, context, false);
           const oldRef = `${actor.persisted.user.image}:${from}`;
-          await this.record(slug, 'app_updated', { from, to: app.config.version, config: app.config, user: { ...actor.persisted.user, version: app.config.version, image: appImageName(app, archOf()) } }, context);
+          await this.record(slug, { type: 'app_updated', data: { from, to: app.config.version, config: app.config, user: { ...actor.persisted.user, version: app.config.version, image: appImageName(app, archOf()) } } }, context);
           if (actor.persisted.user.image && `${actor.persisted.user.image}:${actor.persisted.user.version}` !== oldRef) await removeAppImage(this.docker, oldRef);
           if (wasRunning) await this.startNow(actor, context);
         }),
@@ -499,7 +519,7 @@ export class AppManager implements AppsView, Area {
   // ------------------------------------------------------------------------------------------
   // inside (called with the app's queue held)
 
-  private async startNow(actor: AppActor, context: Context, type = 'app_started'): Promise<void> {
+  private async startNow(actor: AppActor, context: Context): Promise<void> {
     const slug = actor.persisted.slug;
     const options = this.validOptions(this.view(actor));
     this.follow();
@@ -507,10 +527,10 @@ export class AppManager implements AppsView, Area {
     try {
       await actor.container.start({ context, options });
     } catch (err) {
-      await this.record(slug, 'app_start_failed', { message: (err as Error).message }, context);
+      await this.record(slug, { type: 'app_start_failed', data: { message: (err as Error).message } }, context);
       throw err;
     }
-    await this.record(slug, type, { version: actor.persisted.user.version }, context);
+    await this.record(slug, { type: 'app_started', data: { version: actor.persisted.user.version } }, context);
   }
 
   private async stopNow(actor: AppActor, context: Context, record = true): Promise<void> {
@@ -521,7 +541,7 @@ export class AppManager implements AppsView, Area {
       actor.machine.send({ type: 'failed' });
       throw err;
     }
-    if (record) await this.record(actor.persisted.slug, 'app_stopped', { version: actor.persisted.user.version }, context);
+    if (record) await this.record(actor.persisted.slug, { type: 'app_stopped', data: { version: actor.persisted.user.version } }, context);
     else actor.machine.send({ type: 'stopped' });
   }
 
@@ -597,8 +617,8 @@ export class AppManager implements AppsView, Area {
     return { id: this.deps.ids.ulid(this.deps.clock.now()), parent_id: null, user_id: null };
   }
 
-  private async record(slug: string, type: string, data: Record<string, unknown>, context: Context): Promise<void> {
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: APP_STREAM_PREFIX + slug, type, data: { container: this.containerName(slug), ...data }, context }]);
+  private async record(slug: string, kind: AppRecordKind, context: Context): Promise<void> {
+    await this.deps.log.append([containerRecord(APP_STREAM_PREFIX + slug, this.containerName(slug), kind, context, this.deps.clock.now())]);
   }
 }
 

@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog } from '../../../store/types.ts';
+import { containerRecord } from '../docker/container-records.ts';
 import type { Settings, SettingsSection } from '../settings.ts';
 import type { Tokens } from '../tokens.ts';
 import type { Engine, ContainerStats } from '../docker/engine.ts';
@@ -34,6 +35,19 @@ import { UPDATE_CONDITIONS } from '../jobs/conditions.ts';
  */
 
 export const CORE_RUNTIME_STREAM = 'core/runtime';
+
+/** What the core runtime records on `core/runtime`, less the container's name each record starts with (an audit trail; never read back). */
+export type CoreRuntimeRecordKind =
+  | { type: 'core_installed'; data: { version: string; image: string; built: boolean } }
+  | { type: 'core_container_created'; data: { version: string; image: string; port: number } }
+  | { type: 'core_started' | 'core_rebuilt'; data: { version: string | null; port?: number; reason?: 'restore' } }
+  | { type: 'core_stopped'; data: { version: string | null; reason?: 'restore' } }
+  | { type: 'core_restarted'; data: { version: string | null; port?: number; safe_mode?: boolean } }
+  | { type: 'core_updated' | 'core_update_rolled_back'; data: { from: string | null; to: string | null; reason?: 'restore' } }
+  | { type: 'core_update_failed'; data: { from: string | null; to: string | null; message: string } }
+  | { type: 'core_crashed'; data: { exit_code: number; version: string | null } }
+  | { type: 'watchdog_restart'; data: { attempt: number; exit_code: number } }
+  | { type: 'watchdog_gave_up'; data: { reason: string } };
 
 /** The parts filled in later by other areas (read when used, never copied). */
 export interface CoreRuntimeLinks {
@@ -202,7 +216,7 @@ export class CoreRuntime implements CoreRuntimeView {
       const built = await this.imageAsChild(job, CORE_VERSION, options.rebuild);
       if (this.version() === null) {
         await this.section.set({ version: CORE_VERSION }, context);
-        await this.record('core_installed', { version: CORE_VERSION, image: this.image(), built }, context);
+        await this.record({ type: 'core_installed', data: { version: CORE_VERSION, image: this.image(), built } }, context);
       }
     });
   }
@@ -220,7 +234,7 @@ export class CoreRuntime implements CoreRuntimeView {
     if (!options.force) await this.guard();
     await this.job('home_assistant_core_stop', context, () =>
       this.exclusive(async () => {
-        if (await this.container.stop()) await this.record('core_stopped', { version: this.version() }, context);
+        if (await this.container.stop()) await this.record({ type: 'core_stopped', data: { version: this.version() } }, context);
       }),
     ).done;
   }
@@ -231,8 +245,8 @@ export class CoreRuntime implements CoreRuntimeView {
       this.exclusive(async () => {
         if (options.safeMode) await this.touchSafeMode();
         // a missing container is made: that start is recorded as a start is
-        if ((await this.container.restart({ context })) === 'created') await this.record('core_restarted', { version: this.version(), port: this.section.get().port }, context);
-        else await this.record('core_restarted', { version: this.version(), safe_mode: options.safeMode === true }, context);
+        if ((await this.container.restart({ context })) === 'created') await this.record({ type: 'core_restarted', data: { version: this.version(), port: this.section.get().port } }, context);
+        else await this.record({ type: 'core_restarted', data: { version: this.version(), safe_mode: options.safeMode === true } }, context);
       }),
     ).done;
   }
@@ -298,7 +312,7 @@ export class CoreRuntime implements CoreRuntimeView {
       const wasRunning = host ? await host.running() : await this.running();
       if (host) await host.stop();
       else await this.container.remove();
-      await this.record('core_stopped', { version: this.version(), reason: 'restore' }, context);
+      await this.record({ type: 'core_stopped', data: { version: this.version(), reason: 'restore' } }, context);
       return wasRunning;
     });
   }
@@ -312,7 +326,7 @@ export class CoreRuntime implements CoreRuntimeView {
       const host = this.options.hostProcess;
       if (!host) return this.startNow(context, 'core_started', restoreJobId);
       await host.start();
-      await this.record('core_started', { version: this.version(), reason: 'restore' }, context);
+      await this.record({ type: 'core_started', data: { version: this.version(), reason: 'restore' } }, context);
     });
   }
 
@@ -332,7 +346,7 @@ export class CoreRuntime implements CoreRuntimeView {
       if (from === version || !this.runsContainer) return;
       await this.ensureImage(version);
       await this.section.set({ version }, context);
-      await this.record('core_updated', { from, to: version, reason: 'restore' }, context);
+      await this.record({ type: 'core_updated', data: { from, to: version, reason: 'restore' } }, context);
     });
   }
 
@@ -347,7 +361,7 @@ export class CoreRuntime implements CoreRuntimeView {
   private async installLocked(context: Context, job?: JobHandle) {
     const built = await this.imageAsChild(job, CORE_VERSION);
     await this.section.set({ version: CORE_VERSION }, context);
-    await this.record('core_installed', { version: CORE_VERSION, image: this.image(), built }, context);
+    await this.record({ type: 'core_installed', data: { version: CORE_VERSION, image: this.image(), built } }, context);
   }
 
   /** The image made sure of as the child job `docker_interface_install` (the original's pull). */
@@ -365,10 +379,10 @@ export class CoreRuntime implements CoreRuntimeView {
   }
 
   /** Creates the container (with a new core token) when there is none, starts it, waits for HTTP. */
-  private async startNow(context: Context, type = 'core_started', restoreJobId?: string): Promise<void> {
+  private async startNow(context: Context, type: 'core_started' | 'core_rebuilt' = 'core_started', restoreJobId?: string): Promise<void> {
     this.follow();
     if ((await this.container.start({ context, restoreJobId })) === 'alreadyRunning') return;
-    await this.record(type, { version: this.version(), port: this.section.get().port }, context);
+    await this.record({ type, data: { version: this.version(), port: this.section.get().port } }, context);
   }
 
   private async create(context: Context, restoreJobId?: string): Promise<void> {
@@ -382,7 +396,7 @@ export class CoreRuntime implements CoreRuntimeView {
     if (s.duplicate_log_file) env.push('HA_DUPLICATE_LOG_FILE=1');
     if (restoreJobId) env.push(`SUPERVISOR_RESTORE_JOB_ID=${restoreJobId}`);
     await this.docker.createContainer(coreContainerSpec({ name: this.containerName, image: this.ref(version), env, dataDir: this.dataDir, port: s.port }));
-    await this.record('core_container_created', { version, image: this.ref(version), port: s.port }, context);
+    await this.record({ type: 'core_container_created', data: { version, image: this.ref(version), port: s.port } }, context);
   }
 
   private async updateNow(context: Context, target: string, job: JobHandle): Promise<void> {
@@ -398,15 +412,15 @@ export class CoreRuntime implements CoreRuntimeView {
       if (wasRunning) await this.startNow(context, 'core_started');
       else await this.container.create({ context });
       job.progress(100);
-      await this.record('core_updated', { from, to: target }, context);
+      await this.record({ type: 'core_updated', data: { from, to: target } }, context);
     } catch (err) {
       this.options.logger.error(`the update to ${target} failed: ${(err as Error).message}; going back to ${from}`);
-      await this.record('core_update_failed', { from, to: target, message: (err as Error).message }, context);
+      await this.record({ type: 'core_update_failed', data: { from, to: target, message: (err as Error).message } }, context);
       try {
         await this.container.remove();
         await this.section.set({ version: from }, context);
         if (wasRunning) await this.startNow(context, 'core_started');
-        await this.record('core_update_rolled_back', { from: target, to: from }, context);
+        await this.record({ type: 'core_update_rolled_back', data: { from: target, to: from } }, context);
         await this.options.links.resolution?.addIssue({ type: 'update_rollback', context: 'core' }).catch(() => {});
       } catch (again) {
         this.options.logger.error(`going back to ${from} failed too: ${(again as Error).message}`);
@@ -446,14 +460,14 @@ export class CoreRuntime implements CoreRuntimeView {
       crashed: async (exitCode) => {
         const context: Context = { id: this.options.ids.ulid(this.options.clock.now()), parent_id: null, user_id: null };
         this.options.logger.warning(`the core container ${this.containerName} died with exit code ${exitCode}`);
-        await this.record('core_crashed', { exit_code: exitCode, version: this.version() }, context);
+        await this.record({ type: 'core_crashed', data: { exit_code: exitCode, version: this.version() } }, context);
         // no dedicated issue type in the original for a crashed core: boot_fail (context core) names it closest
         await this.options.links.resolution?.addIssue({ type: 'boot_fail', context: 'core', reference: this.containerName }, [{ type: 'execute_restart', context: 'core', reference: this.containerName }]).catch(() => {});
         return { request: { context }, watchdog: this.section.get().watchdog };
       },
       repairing: ({ context }, repair) => void this.job('home_assistant_core_restart_after_problem', context, () => repair).done.catch(() => {}),
       restarted: async ({ context }, attempt, exitCode) => {
-        await this.record('watchdog_restart', { attempt, exit_code: exitCode }, context);
+        await this.record({ type: 'watchdog_restart', data: { attempt, exit_code: exitCode } }, context);
         this.options.logger.info(`watchdog: the core is running again (restart ${attempt})`);
       },
       attemptFailed: async (_, attempt, error) => {
@@ -462,7 +476,7 @@ export class CoreRuntime implements CoreRuntimeView {
       },
       gaveUp: async ({ context }, reason) => {
         if (reason === 'rate') this.options.logger.error('watchdog: more than 10 restarts of the core in 30 minutes, not restarting it');
-        await this.record('watchdog_gave_up', { reason }, context);
+        await this.record({ type: 'watchdog_gave_up', data: { reason } }, context);
       },
       unreported: (error) => this.options.logger.error(`watchdog: ${error.message}`),
     };
@@ -479,7 +493,7 @@ export class CoreRuntime implements CoreRuntimeView {
     return (this.options.links.jobs ?? untrackedJobs(this.options.ids)).run({ name, reference: null, context }, work);
   }
 
-  private async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {
-    await this.options.log.append([{ time: this.options.clock.now(), stream: CORE_RUNTIME_STREAM, type, data: { container: this.containerName, ...data }, context }]);
+  private async record(kind: CoreRuntimeRecordKind, context: Context): Promise<void> {
+    await this.options.log.append([containerRecord(CORE_RUNTIME_STREAM, this.containerName, kind, context, this.options.clock.now())]);
   }
 }

@@ -2,6 +2,7 @@ import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 import type { AppsView } from '../apps/types.ts';
 import type { AppStoreView } from '../apps/store.ts';
 import { SupervisorError, notFound } from '../errors.ts';
@@ -27,6 +28,12 @@ export interface DiscoveryMessage {
 }
 
 /** How a change reaches the core; resolves whether or not the core took it. */
+/** A message's records on `supervisor/discovery/<uuid>`. */
+export type DiscoveryRecord =
+  | { type: 'discovery_sent'; data: DiscoveryMessage }
+  | { type: 'discovery_removed'; data: Pick<DiscoveryMessage, 'uuid' | 'app' | 'service'> };
+const discoveryRecords = typedRecords<DiscoveryRecord>(DISCOVERY_PREFIX, { discovery_sent: true, discovery_removed: true });
+
 export type DiscoveryPush = (method: 'POST' | 'DELETE', message: DiscoveryMessage) => Promise<void>;
 
 export interface DiscoveryDeps {
@@ -46,7 +53,7 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-export class Discovery implements Area {
+export class Discovery implements Area<RecordOf<DiscoveryRecord>> {
   readonly name = 'supervisor-discovery';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = DISCOVERY_PREFIX;
@@ -60,14 +67,14 @@ export class Discovery implements Area {
     evolveOnCommit(deps.log, this);
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(DISCOVERY_PREFIX);
+  owns(record: EventRecord): record is RecordOf<DiscoveryRecord> {
+    return discoveryRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<DiscoveryRecord>): void {
     const uuid = record.stream.slice(DISCOVERY_PREFIX.length);
-    if (record.type === 'discovery_sent') this.messages.set(uuid, record.data as DiscoveryMessage);
-    else if (record.type === 'discovery_removed') this.messages.delete(uuid);
+    if (record.type === 'discovery_sent') this.messages.set(uuid, record.data);
+    else this.messages.delete(uuid);
   }
 
   snapshot(): unknown {
@@ -123,7 +130,7 @@ export class Discovery implements Area {
     const existing = this.all().find((m) => m.app === app.slug && m.service === service);
     if (existing && sameConfig(existing.config, config)) return existing;
     const message: DiscoveryMessage = { uuid: existing?.uuid ?? this.deps.ids.uuidHex(), app: app.slug, service, config };
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: DISCOVERY_PREFIX + message.uuid, type: 'discovery_sent', data: message, context }]);
+    await this.record(message.uuid, { type: 'discovery_sent', data: message }, context);
     this.push('POST', message);
     return message;
   }
@@ -146,8 +153,12 @@ export class Discovery implements Area {
   }
 
   private async drop(message: DiscoveryMessage, context: Context) {
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: DISCOVERY_PREFIX + message.uuid, type: 'discovery_removed', data: { uuid: message.uuid, app: message.app, service: message.service }, context }]);
+    await this.record(message.uuid, { type: 'discovery_removed', data: { uuid: message.uuid, app: message.app, service: message.service } }, context);
     this.push('DELETE', message);
+  }
+
+  private async record(uuid: string, kind: DiscoveryRecord, context: Context): Promise<void> {
+    await this.deps.log.append([discoveryRecords.make(DISCOVERY_PREFIX + uuid, kind, context, this.deps.clock.now())]);
   }
 
   private push(method: 'POST' | 'DELETE', message: DiscoveryMessage) {

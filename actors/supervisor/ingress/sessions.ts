@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
-import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 
 /**
  * Ingress sessions (supervisor-wire §10.2): what the core asks for before a browser opens an
@@ -44,6 +45,11 @@ interface SessionEntry {
   user: IngressUser | null;
 }
 
+/** A session's records on `supervisor/ingress/session/<id>`: the last one is its whole state. */
+type SessionRecord = { type: 'ingress_session_created' | 'ingress_session_extended'; data: SessionEntry } | { type: 'ingress_session_expired'; data: { id: string } };
+const sessionRecords = typedRecords<SessionRecord>(INGRESS_SESSION_PREFIX, { ingress_session_created: true, ingress_session_extended: true, ingress_session_expired: true });
+const sessionRecord = (id: string, kind: SessionRecord, now: number, context: Context) => sessionRecords.make(INGRESS_SESSION_PREFIX + id, kind, context, now);
+
 /** What a valid session carries. */
 export interface IngressSession {
   expires: number;
@@ -66,7 +72,7 @@ const FLUSH_MS = 30_000;
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export class IngressSessions implements Area {
+export class IngressSessions implements Area<RecordOf<SessionRecord>> {
   readonly name = 'supervisor-ingress-sessions';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = INGRESS_SESSION_PREFIX;
@@ -85,15 +91,15 @@ export class IngressSessions implements Area {
     this.lookupUser = deps.lookupUser;
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(INGRESS_SESSION_PREFIX);
+  owns(record: EventRecord): record is RecordOf<SessionRecord> {
+    return sessionRecords.owns(record);
   }
 
   /** Applies a record while restoring; at run time the methods below change memory themselves. */
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<SessionRecord>): void {
     const id = record.stream.slice(INGRESS_SESSION_PREFIX.length);
     this.drop(id);
-    if (record.type === 'ingress_session_created' || record.type === 'ingress_session_extended') this.keep(record.data as SessionEntry);
+    if (record.type !== 'ingress_session_expired') this.keep(record.data);
   }
 
   private drop(id: string) {
@@ -143,7 +149,7 @@ export class IngressSessions implements Area {
     const entry: SessionEntry = { id: this.deps.ids.uuidHex(), token_hash: hash(token), created: now, expires: now + SESSION_LIFETIME_MS, user };
     const purged = this.purgeInMemory(now, context);
     this.keep(entry);
-    await this.deps.log.append([...purged, { time: now, stream: INGRESS_SESSION_PREFIX + entry.id, type: 'ingress_session_created', data: { ...entry }, context }]);
+    await this.deps.log.append([...purged, sessionRecord(entry.id, { type: 'ingress_session_created', data: { ...entry } }, now, context)]);
     return token;
   }
 
@@ -175,10 +181,10 @@ export class IngressSessions implements Area {
     if (!this.dirty.size) return;
     const now = this.deps.clock.now();
     const context = this.lastContext!;
-    const records = [];
+    const records: NewEvent[] = [];
     for (const id of this.dirty) {
       const entry = this.byId.get(id);
-      if (entry) records.push({ time: now, stream: INGRESS_SESSION_PREFIX + id, type: 'ingress_session_extended', data: { ...entry }, context });
+      if (entry) records.push(sessionRecord(id, { type: 'ingress_session_extended', data: { ...entry } }, now, context));
     }
     this.dirty.clear();
     try {
@@ -211,6 +217,6 @@ export class IngressSessions implements Area {
   }
 }
 
-function expiredRecord(entry: SessionEntry, now: number, context: Context) {
-  return { time: now, stream: INGRESS_SESSION_PREFIX + entry.id, type: 'ingress_session_expired', data: { id: entry.id }, context };
+function expiredRecord(entry: SessionEntry, now: number, context: Context): NewEvent {
+  return sessionRecord(entry.id, { type: 'ingress_session_expired', data: { id: entry.id } }, now, context);
 }

@@ -1,9 +1,10 @@
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { isoformat } from '../../../machines/python/isoformat.ts';
-import { jobMachine, roundProgress, type JobContext, type JobCreated, type JobError, type JobEvent } from '../../../machines/job.machine.ts';
+import { jobEventOf, jobMachine, roundProgress, type JobContext, type JobCreated, type JobError, type JobEvent, type JobRecord, type JobStepRecord } from '../../../machines/job.machine.ts';
 import type { Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 import type { Settings } from '../settings.ts';
 import { SupervisorError, UNKNOWN_ERROR, notFound } from '../errors.ts';
 import type { JobErrorView, JobHandle, JobSpec, JobView, Jobs } from './types.ts';
@@ -54,6 +55,16 @@ export const INTERRUPTED_MESSAGE = 'The supervisor restarted while this job was 
 
 const SNAPSHOT_VERSION = 1;
 const streamOf = (uuid: string) => JOB_PREFIX + uuid;
+const jobRecords = typedRecords<JobRecord>(JOB_PREFIX, {
+  job_created: true,
+  job_started: true,
+  job_progress: true,
+  job_stage: true,
+  job_extra: true,
+  job_error: true,
+  job_done: true,
+  job_removed: true,
+});
 
 type JobSnapshot = SnapshotFrom<typeof jobMachine>;
 
@@ -103,7 +114,7 @@ export interface JobTrackerDeps {
   warn?(line: string): void;
 }
 
-export class JobTracker implements Jobs, Area {
+export class JobTracker implements Jobs, Area<RecordOf<JobRecord>> {
   readonly name = 'supervisor-jobs';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = JOB_PREFIX;
@@ -119,22 +130,15 @@ export class JobTracker implements Jobs, Area {
 
   // ---- Area: restored from the log ----
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(JOB_PREFIX);
+  owns(record: EventRecord): record is RecordOf<JobRecord> {
+    return jobRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<JobRecord>): void {
     const uuid = record.stream.slice(JOB_PREFIX.length);
-    if (record.type === 'job_created') {
-      this.add(initialTransition(jobMachine, record.data as JobCreated)[0]);
-      return;
-    }
-    if (record.type === 'job_removed') {
-      this.forget(uuid);
-      return;
-    }
-    const event = (record.type === 'job_done' ? { ...record.data, type: record.type, at: record.time } : { ...record.data, type: record.type }) as JobEvent;
-    this.step(uuid, event);
+    if (record.type === 'job_created') this.add(initialTransition(jobMachine, record.data)[0]);
+    else if (record.type === 'job_removed') this.forget(uuid);
+    else this.step(uuid, jobEventOf(record, record.time));
   }
 
   snapshot(): unknown {
@@ -156,7 +160,7 @@ export class JobTracker implements Jobs, Area {
     for (const [uuid, s] of this.jobs) {
       if (s.value === 'done') continue;
       const error: JobError = { type: INTERRUPTED_TYPE, message: INTERRUPTED_MESSAGE, stage: s.context.stage, error_key: null, extra_fields: null };
-      this.emit(uuid, 'job_done', { errors: [error] }, context, now);
+      this.emit(uuid, { type: 'job_done', data: { errors: [error] } }, context, now);
     }
     this.prune(now);
     await this.flush();
@@ -192,7 +196,7 @@ export class JobTracker implements Jobs, Area {
       const job = this.jobs.get(id);
       if (job && job.value === 'done') {
         this.forget(id);
-        this.record(id, 'job_removed', {}, context);
+        this.record(id, { type: 'job_removed', data: {} }, context);
       }
     }
     await this.flush();
@@ -244,26 +248,26 @@ export class JobTracker implements Jobs, Area {
     };
     this.contexts.set(uuid, context);
     this.add(initialTransition(jobMachine, created)[0]);
-    this.record(uuid, 'job_created', created, context, created.created);
-    this.emit(uuid, 'job_started', {}, context);
+    this.record(uuid, { type: 'job_created', data: created }, context, created.created);
+    this.emit(uuid, { type: 'job_started', data: {} }, context);
 
     const handle: JobHandle = {
       uuid,
       progress: (percent) => {
         const s = this.jobs.get(uuid);
-        if (s && s.value === 'running' && roundProgress(percent) !== s.context.progress) this.emit(uuid, 'job_progress', { progress: roundProgress(percent) }, context);
+        if (s && s.value === 'running' && roundProgress(percent) !== s.context.progress) this.emit(uuid, { type: 'job_progress', data: { progress: roundProgress(percent) } }, context);
       },
       stage: (stage) => {
         const s = this.jobs.get(uuid);
-        if (s && s.value === 'running' && stage !== s.context.stage) this.emit(uuid, 'job_stage', { stage }, context);
+        if (s && s.value === 'running' && stage !== s.context.stage) this.emit(uuid, { type: 'job_stage', data: { stage } }, context);
       },
       extra: (extra) => {
         const s = this.jobs.get(uuid);
-        if (s && s.value === 'running') this.emit(uuid, 'job_extra', { extra }, context);
+        if (s && s.value === 'running') this.emit(uuid, { type: 'job_extra', data: { extra } }, context);
       },
       capture: (err) => {
         const s = this.jobs.get(uuid);
-        if (s && s.value === 'running') this.emit(uuid, 'job_error', { error: jobErrorOf(err, s.context.stage) }, context);
+        if (s && s.value === 'running') this.emit(uuid, { type: 'job_error', data: { error: jobErrorOf(err, s.context.stage) } }, context);
       },
       child: (name, reference, childWork) => this.start({ name, reference, context }, childWork, uuid).done,
       // only runInBackground listens for this (it wraps the handle)
@@ -272,10 +276,10 @@ export class JobTracker implements Jobs, Area {
     const done = (async () => {
       try {
         const result = await work(handle);
-        this.emit(uuid, 'job_done', { errors: [] }, context);
+        this.emit(uuid, { type: 'job_done', data: { errors: [] } }, context);
         return result;
       } catch (err) {
-        this.emit(uuid, 'job_done', { errors: [jobErrorOf(err, this.jobs.get(uuid)?.context.stage ?? null)] }, context);
+        this.emit(uuid, { type: 'job_done', data: { errors: [jobErrorOf(err, this.jobs.get(uuid)?.context.stage ?? null)] } }, context);
         throw err;
       }
     })();
@@ -285,9 +289,8 @@ export class JobTracker implements Jobs, Area {
   }
 
   /** Applies an event to the job's machine and records it when the machine took it. */
-  private emit(uuid: string, type: JobEvent['type'], data: Record<string, unknown>, context: Context, at = this.deps.clock.now()): void {
-    const event = (type === 'job_done' ? { ...data, type, at } : { ...data, type }) as JobEvent;
-    if (this.step(uuid, event)) this.record(uuid, type, data, context, at);
+  private emit(uuid: string, step: JobStepRecord, context: Context, at = this.deps.clock.now()): void {
+    if (this.step(uuid, jobEventOf(step, at))) this.record(uuid, step, context, at);
   }
 
   private step(uuid: string, event: JobEvent): boolean {
@@ -297,11 +300,11 @@ export class JobTracker implements Jobs, Area {
     return true;
   }
 
-  private record(uuid: string, type: string, data: unknown, context: Context, time = this.deps.clock.now()): void {
+  private record(uuid: string, kind: JobRecord, context: Context, time = this.deps.clock.now()): void {
     if (this.closed) return;
     const p = this.deps.log
-      .append([{ time, stream: streamOf(uuid), type, data, context }])
-      .catch((err) => this.deps.warn?.(`job ${uuid}: record ${type} not written: ${(err as Error)?.message ?? err}`))
+      .append([jobRecords.make(streamOf(uuid), kind, context, time)])
+      .catch((err) => this.deps.warn?.(`job ${uuid}: record ${kind.type} not written: ${(err as Error)?.message ?? err}`))
       .finally(() => this.pending.delete(p));
     this.pending.add(p);
   }

@@ -4,12 +4,13 @@ import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 import type { Jobs } from '../jobs/types.ts';
 import type { Resolution } from '../resolution/types.ts';
 import { SupervisorError, keyedError, notFound, badRequest } from '../errors.ts';
 import { CredentialFiles } from './credentials.ts';
 import { MountCommandError, type MountSystem } from './system.ts';
-import type { MountConfig, MountCredentials, MountState, MountView, MountsView } from './types.ts';
+import type { MountConfig, MountCredentials, MountRecord, MountState, MountView, MountsView } from './types.ts';
 import { childPath } from '../paths.ts';
 
 /**
@@ -29,6 +30,8 @@ import { childPath } from '../paths.ts';
 export const MOUNT_STREAM_PREFIX = 'supervisor/mount/';
 export const MOUNT_OPTIONS_STREAM = 'supervisor/mounts';
 const SNAPSHOT_VERSION = 1;
+// covers both `supervisor/mount/<name>` and `supervisor/mounts`
+const mountRecords = typedRecords<MountRecord>('supervisor/mount', { mount_created: true, mount_updated: true, mount_removed: true, default_backup_mount_changed: true });
 /** how often mounts that are not mounted are tried again (the original's RUN_RELOAD_MOUNTS) */
 export const MOUNT_REFRESH_INTERVAL_MS = 15 * 60 * 1000;
 
@@ -61,11 +64,10 @@ class MountFailure extends Error {
   }
 }
 
-export class Mounts implements Area, MountsView {
+export class Mounts implements Area<RecordOf<MountRecord>>, MountsView {
   readonly name = 'supervisor-mounts';
   readonly snapshotVersion = SNAPSHOT_VERSION;
-  // covers both `supervisor/mount/<name>` and `supervisor/mounts`
-  readonly streamPrefix = 'supervisor/mount';
+  readonly streamPrefix = mountRecords.prefix;
   readonly latestSuffices = true;
   readonly credentials: CredentialFiles;
   private readonly mounts = new Map<string, StoredMount>();
@@ -84,18 +86,23 @@ export class Mounts implements Area, MountsView {
 
   // ---- Area ----
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(MOUNT_STREAM_PREFIX) || record.stream === MOUNT_OPTIONS_STREAM;
+  owns(record: EventRecord): record is RecordOf<MountRecord> {
+    return (record.stream.startsWith(MOUNT_STREAM_PREFIX) || record.stream === MOUNT_OPTIONS_STREAM) && mountRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
-    if (record.stream === MOUNT_OPTIONS_STREAM) {
-      if (record.type === 'default_backup_mount_changed') this.defaultBackup = record.data.default_backup_mount ?? null;
-      return;
-    }
+  evolve(record: RecordOf<MountRecord>): void {
     const name = record.stream.slice(MOUNT_STREAM_PREFIX.length);
-    if (record.type === 'mount_created' || record.type === 'mount_updated') this.mounts.set(name, { config: record.data.config, credentials: record.data.credentials === true });
-    else if (record.type === 'mount_removed') this.mounts.delete(name);
+    switch (record.type) {
+      case 'default_backup_mount_changed':
+        this.defaultBackup = record.data.default_backup_mount ?? null;
+        break;
+      case 'mount_created':
+      case 'mount_updated':
+        this.mounts.set(name, { config: record.data.config, credentials: record.data.credentials === true });
+        break;
+      case 'mount_removed':
+        this.mounts.delete(name);
+    }
   }
 
   snapshot(): unknown {
@@ -236,7 +243,7 @@ export class Mounts implements Area, MountsView {
           throw this.failed(config.name, err, 'Could not mount');
         }
         this.deps.logger.info(`Created mount ${config.name}`);
-        const events = [this.event(MOUNT_STREAM_PREFIX + config.name, 'mount_created', { config, credentials: stored.credentials }, context)];
+        const events = [this.event(MOUNT_STREAM_PREFIX + config.name, { type: 'mount_created', data: { config, credentials: stored.credentials } }, context)];
         if (config.usage === 'backup' && this.defaultBackupMount() === null) events.push(this.defaultEvent(config.name, context));
         await this.deps.log.append(events);
       });
@@ -262,7 +269,7 @@ export class Mounts implements Area, MountsView {
         } catch (err) {
           failure = err;
         }
-        const events = [this.event(MOUNT_STREAM_PREFIX + config.name, 'mount_updated', { config, credentials: stored.credentials }, context)];
+        const events = [this.event(MOUNT_STREAM_PREFIX + config.name, { type: 'mount_updated', data: { config, credentials: stored.credentials } }, context)];
         if (this.defaultBackup === config.name && config.usage !== 'backup') events.push(this.defaultEvent(null, context));
         await this.deps.log.append(events);
         if (failure !== undefined) {
@@ -284,7 +291,7 @@ export class Mounts implements Area, MountsView {
         this.deps.logger.info(`Removing mount: ${name}`);
         await this.deactivate(m.config);
         this.states.delete(name);
-        const events = [this.event(MOUNT_STREAM_PREFIX + name, 'mount_removed', { name }, context)];
+        const events = [this.event(MOUNT_STREAM_PREFIX + name, { type: 'mount_removed', data: { name } }, context)];
         if (this.defaultBackup === name) events.push(this.defaultEvent(null, context));
         await this.deps.log.append(events);
         await this.credentials.remove(name);
@@ -417,11 +424,11 @@ export class Mounts implements Area, MountsView {
   }
 
   private defaultEvent(name: string | null, context: Context): NewEvent {
-    return this.event(MOUNT_OPTIONS_STREAM, 'default_backup_mount_changed', { default_backup_mount: name }, context);
+    return this.event(MOUNT_OPTIONS_STREAM, { type: 'default_backup_mount_changed', data: { default_backup_mount: name } }, context);
   }
 
-  private event(stream: string, type: string, data: unknown, context: Context): NewEvent {
-    return { time: this.deps.clock.now(), stream, type, data, context };
+  private event(stream: string, kind: MountRecord, context: Context): NewEvent {
+    return mountRecords.make(stream, kind, context, this.deps.clock.now());
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

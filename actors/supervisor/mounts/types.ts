@@ -18,6 +18,15 @@ export type MountUsage = (typeof MOUNT_USAGES)[number];
  */
 export type MountState = 'active' | 'activating' | 'deactivating' | 'failed' | 'inactive' | null;
 
+/**
+ * The records of the mounts: `supervisor/mount/<name>` holds a mount's configuration (and
+ * whether a credentials file goes with it), `supervisor/mounts` the default backup mount.
+ */
+export type MountRecord =
+  | { type: 'mount_created' | 'mount_updated'; data: { config: MountConfig; credentials?: boolean } }
+  | { type: 'mount_removed'; data: { name: string } }
+  | { type: 'default_backup_mount_changed'; data: { default_backup_mount?: string | null } };
+
 /** One mount's configuration, secrets left out. */
 export interface MountConfig {
   name: string;

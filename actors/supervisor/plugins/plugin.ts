@@ -9,6 +9,7 @@ import type { Resolution } from '../resolution/types.ts';
 import type { UpdaterView } from '../updater/types.ts';
 import { SupervisorError } from '../errors.ts';
 import { createContainerActor, type ContainerActor, type WatchdogReports } from '../docker/container-actor.ts';
+import { containerRecord } from '../docker/container-records.ts';
 import { isNewer } from '../../version-order.ts';
 import { CORE_VERSION } from '../../version.ts';
 import { ensurePluginImage, pluginImage } from './images.ts';
@@ -27,6 +28,16 @@ import { untrackedJobs } from '../jobs/jobs.ts';
  */
 
 export const PLUGIN_STREAM_PREFIX = 'plugins/';
+
+/** What a plugin records on `plugins/<name>`, less the container's name each record starts with (an audit trail; never read back). */
+export type PluginRecordKind =
+  | { type: 'plugin_installed'; data: { version: string; built: boolean } }
+  | { type: 'plugin_started'; data: { version: string | null; address: string | null } }
+  | { type: 'plugin_restarted'; data: { version: string | null; address?: string | null; attempt?: number; exit_code?: number } }
+  | { type: 'plugin_stopped'; data: { version: string | null } }
+  | { type: 'plugin_updated'; data: { from: string | null; to: string } }
+  | { type: 'plugin_crashed'; data: { exit_code: number; version: string | null } }
+  | { type: 'watchdog_gave_up'; data: { reason: string } };
 
 /** What every plugin's info starts with. */
 export interface PluginVersionInfo {
@@ -159,15 +170,15 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
       if (this.version() === null) await this.installLocked(context, this.latest());
       this.container.follow();
       // a missing container is made: that start is recorded as a start is
-      if ((await this.container.restart({ context })) === 'created') await this.record('plugin_restarted', { version: this.version(), address: this.address() }, context);
-      else await this.record('plugin_restarted', { version: this.version() }, context);
+      if ((await this.container.restart({ context })) === 'created') await this.record({ type: 'plugin_restarted', data: { version: this.version(), address: this.address() } }, context);
+      else await this.record({ type: 'plugin_restarted', data: { version: this.version() } }, context);
     });
   }
 
   /** Stops the container (the supervisor stopping leaves plugins running; this is for tests and repair). */
   async stop(context: Context): Promise<void> {
     await this.exclusive(async () => {
-      if (await this.container.stop()) await this.record('plugin_stopped', { version: this.version() }, context);
+      if (await this.container.stop()) await this.record({ type: 'plugin_stopped', data: { version: this.version() } }, context);
     });
   }
 
@@ -194,7 +205,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
         await this.container.remove();
         await this.section.set({ version: target } as Partial<{ version: string | null } & S>, context);
         await this.startLocked(context, 'plugin_started');
-        await this.record('plugin_updated', { from, to: target }, context);
+        await this.record({ type: 'plugin_updated', data: { from, to: target } }, context);
       });
     await (this.options.jobs() ?? untrackedJobs(this.options.ids)).run({ name: `plugin_${this.name}_update`, reference: null, context }, work).done;
   }
@@ -222,13 +233,13 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
   private async installLocked(context: Context, version: string): Promise<void> {
     const built = await ensurePluginImage(this.docker, this.name, version, (l) => this.options.logger.info(l));
     await this.section.set({ version } as Partial<{ version: string | null } & S>, context);
-    await this.record('plugin_installed', { version, built }, context);
+    await this.record({ type: 'plugin_installed', data: { version, built } }, context);
   }
 
-  private async startLocked(context: Context, type: string): Promise<void> {
+  private async startLocked(context: Context, type: 'plugin_started'): Promise<void> {
     this.container.follow();
     if ((await this.container.start({ context })) === 'alreadyRunning') return;
-    await this.record(type, { version: this.version(), address: this.address() }, context);
+    await this.record({ type, data: { version: this.version(), address: this.address() } }, context);
   }
 
   private async create(binds: string[], context: Context): Promise<void> {
@@ -275,7 +286,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
       crashed: async (exitCode) => {
         const context: Context = { id: this.options.ids.ulid(this.options.clock.now()), parent_id: null, user_id: null };
         this.options.logger.warning(`the ${this.name} plugin's container ${this.containerName} died with exit code ${exitCode}`);
-        await this.record('plugin_crashed', { exit_code: exitCode, version: this.version() }, context);
+        await this.record({ type: 'plugin_crashed', data: { exit_code: exitCode, version: this.version() } }, context);
         return { request: { context }, watchdog: true };
       },
       repairing: ({ context }, repair) => {
@@ -283,7 +294,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
         if (jobs) void jobs.run({ name: `plugin_${this.name}_restart_after_problem`, reference: null, context }, () => repair).done.catch(() => {});
       },
       restarted: async ({ context }, attempt, exitCode) => {
-        await this.record('plugin_restarted', { version: this.version(), attempt, exit_code: exitCode }, context);
+        await this.record({ type: 'plugin_restarted', data: { version: this.version(), attempt, exit_code: exitCode } }, context);
       },
       attemptFailed: async (_, attempt, error) => {
         this.options.logger.warning(`restart ${attempt} of the ${this.name} plugin failed: ${error.message}`);
@@ -292,7 +303,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
       gaveUp: async ({ context }, reason) => {
         if (reason === 'rate') {
           this.options.logger.error(`watchdog: more than 10 restarts of the ${this.name} plugin in 30 minutes, not restarting it`);
-          await this.record('watchdog_gave_up', { reason }, context);
+          await this.record({ type: 'watchdog_gave_up', data: { reason } }, context);
         } else await this.options.resolution()?.addIssue({ type: 'fatal_error', context: 'plugin', reference: this.name }).catch(() => {});
       },
       unreported: (error) => this.options.logger.error(`watchdog of the ${this.name} plugin: ${error.message}`),
@@ -303,7 +314,7 @@ export class Plugin<S extends Record<string, unknown> = Record<string, unknown>>
     return this.container.exclusive(work);
   }
 
-  protected async record(type: string, data: Record<string, unknown>, context: Context): Promise<void> {
-    await this.options.log.append([{ time: this.options.clock.now(), stream: `${PLUGIN_STREAM_PREFIX}${this.name}`, type, data: { container: this.containerName, ...data }, context }]);
+  protected async record(kind: PluginRecordKind, context: Context): Promise<void> {
+    await this.options.log.append([containerRecord(`${PLUGIN_STREAM_PREFIX}${this.name}`, this.containerName, kind, context, this.options.clock.now())]);
   }
 }

@@ -1,6 +1,7 @@
 import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock, Ids } from '../../clock.ts';
 import type { Context, EventLog, EventRecord, NewEvent } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 import type { Engine } from '../docker/engine.ts';
 import type { InterfaceView } from '../network/interfaces.ts';
 import { SupervisorError, keyedError } from '../errors.ts';
@@ -29,6 +30,29 @@ const SUGGESTION = 'resolution/suggestion/';
 const CHECK = 'resolution/check/';
 const EVALUATION = 'resolution/evaluation';
 const SNAPSHOT_VERSION = 1;
+
+/** The supported and healthy reasons an evaluation found. */
+type Reasons = { unsupported: string[]; unhealthy: string[] };
+
+/** The resolution center's records (streams above). */
+export type ResolutionRecord =
+  | { type: 'issue_created'; data: IssueView }
+  | { type: 'issue_dismissed' | 'issue_resolved'; data: Record<string, never> }
+  | { type: 'suggestion_created'; data: IssueView }
+  | { type: 'suggestion_dismissed' | 'suggestion_applied' | 'suggestion_resolved'; data: Record<string, never> }
+  | { type: 'check_options_changed'; data: { enabled: boolean } }
+  | { type: 'evaluation_changed'; data: Reasons };
+const resolutionRecords = typedRecords<ResolutionRecord>(RESOLUTION_PREFIX, {
+  issue_created: true,
+  issue_dismissed: true,
+  issue_resolved: true,
+  suggestion_created: true,
+  suggestion_dismissed: true,
+  suggestion_applied: true,
+  suggestion_resolved: true,
+  check_options_changed: true,
+  evaluation_changed: true,
+});
 /** how often every check runs on its own */
 export const HEALTHCHECK_INTERVAL_MS = 30 * 60 * 1000;
 
@@ -77,7 +101,7 @@ const sameTarget = (a: IssueSpec, b: IssueSpec) =>
   a.context === b.context && (a.reference ?? null) === (b.reference ?? null) && canonical(a.reference_extra ?? null) === canonical(b.reference_extra ?? null);
 const sameIdentity = (a: IssueSpec, b: IssueSpec) => a.type === b.type && sameTarget(a, b);
 
-export class ResolutionCenter implements Resolution, Area {
+export class ResolutionCenter implements Resolution, Area<RecordOf<ResolutionRecord>> {
   readonly name = 'supervisor-resolution';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = RESOLUTION_PREFIX;
@@ -85,7 +109,7 @@ export class ResolutionCenter implements Resolution, Area {
   private readonly issueMap = new Map<string, IssueView>();
   private readonly suggestionMap = new Map<string, IssueView>();
   private readonly enabled = new Map<string, boolean>();
-  private reasons: { unsupported: string[]; unhealthy: string[] } = { unsupported: [], unhealthy: [] };
+  private reasons: Reasons = { unsupported: [], unhealthy: [] };
   private readonly fixups: Fixup[];
   /** the built-in checks and those other parts add (backups) */
   private readonly checkList: Check[] = [...CHECKS];
@@ -153,24 +177,33 @@ export class ResolutionCenter implements Resolution, Area {
 
   // ---- Area ----
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(RESOLUTION_PREFIX);
+  owns(record: EventRecord): record is RecordOf<ResolutionRecord> {
+    return resolutionRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
-    const { stream, type, data } = record;
-    if (stream.startsWith(ISSUE)) {
-      const uuid = stream.slice(ISSUE.length);
-      if (type === 'issue_created') this.issueMap.set(uuid, data as IssueView);
-      else this.issueMap.delete(uuid);
-    } else if (stream.startsWith(SUGGESTION)) {
-      const uuid = stream.slice(SUGGESTION.length);
-      if (type === 'suggestion_created') this.suggestionMap.set(uuid, data as IssueView);
-      else this.suggestionMap.delete(uuid);
-    } else if (stream.startsWith(CHECK)) {
-      if (type === 'check_options_changed') this.enabled.set(stream.slice(CHECK.length), (data as { enabled: boolean }).enabled);
-    } else if (stream === EVALUATION && type === 'evaluation_changed') {
-      this.reasons = { unsupported: [...data.unsupported], unhealthy: [...data.unhealthy] };
+  evolve(record: RecordOf<ResolutionRecord>): void {
+    const { stream } = record;
+    switch (record.type) {
+      case 'issue_created':
+        this.issueMap.set(stream.slice(ISSUE.length), record.data);
+        break;
+      case 'issue_dismissed':
+      case 'issue_resolved':
+        this.issueMap.delete(stream.slice(ISSUE.length));
+        break;
+      case 'suggestion_created':
+        this.suggestionMap.set(stream.slice(SUGGESTION.length), record.data);
+        break;
+      case 'suggestion_dismissed':
+      case 'suggestion_applied':
+      case 'suggestion_resolved':
+        this.suggestionMap.delete(stream.slice(SUGGESTION.length));
+        break;
+      case 'check_options_changed':
+        this.enabled.set(stream.slice(CHECK.length), record.data.enabled);
+        break;
+      case 'evaluation_changed':
+        this.reasons = { unsupported: [...record.data.unsupported], unhealthy: [...record.data.unhealthy] };
     }
   }
 
@@ -179,7 +212,7 @@ export class ResolutionCenter implements Resolution, Area {
   }
 
   restore(data: unknown): void {
-    const d = data as { issues: IssueView[]; suggestions: IssueView[]; enabled: Record<string, boolean>; reasons: { unsupported: string[]; unhealthy: string[] } };
+    const d = data as { issues: IssueView[]; suggestions: IssueView[]; enabled: Record<string, boolean>; reasons: Reasons };
     for (const i of d.issues) this.issueMap.set(i.uuid, i);
     for (const s of d.suggestions) this.suggestionMap.set(s.uuid, s);
     for (const [k, v] of Object.entries(d.enabled)) this.enabled.set(k, v);
@@ -240,7 +273,7 @@ export class ResolutionCenter implements Resolution, Area {
       let view = [...this.issueMap.values()].find((i) => sameIdentity(i, issue));
       if (!view) {
         view = { type: issue.type, context: issue.context, reference: issue.reference ?? null, reference_extra: issue.reference_extra ?? null, uuid: this.deps.ids.uuidHex() };
-        events.push(this.event(ISSUE + view.uuid, 'issue_created', view, context));
+        events.push(this.event(ISSUE + view.uuid, { type: 'issue_created', data: view }, context));
       }
       for (const s of suggestions) {
         if (!this.fixupOf(s)) {
@@ -250,7 +283,7 @@ export class ResolutionCenter implements Resolution, Area {
         const known = [...this.suggestionMap.values()].some((x) => sameIdentity(x, s)) || events.some((e) => e.type === 'suggestion_created' && sameIdentity(e.data, s));
         if (known) continue;
         const sv: IssueView = { type: s.type, context: s.context, reference: s.reference ?? null, reference_extra: s.reference_extra ?? null, uuid: this.deps.ids.uuidHex() };
-        events.push(this.event(SUGGESTION + sv.uuid, 'suggestion_created', sv, context));
+        events.push(this.event(SUGGESTION + sv.uuid, { type: 'suggestion_created', data: sv }, context));
       }
       if (events.length) await this.deps.log.append(events);
       return { ...view };
@@ -283,7 +316,7 @@ export class ResolutionCenter implements Resolution, Area {
   dismissSuggestion(uuid: string, context: Context): Promise<void> {
     return this.change(async () => {
       if (!this.suggestionMap.has(uuid)) throw suggestionNotFound(uuid);
-      await this.deps.log.append([this.event(SUGGESTION + uuid, 'suggestion_dismissed', {}, context)]);
+      await this.deps.log.append([this.event(SUGGESTION + uuid, { type: 'suggestion_dismissed', data: {} }, context)]);
     });
   }
 
@@ -302,14 +335,14 @@ export class ResolutionCenter implements Resolution, Area {
     await this.change(async () => {
       if (!this.suggestionMap.has(uuid)) return;
       const fixed = [...this.issueMap.values()].filter((i) => this.fixes(suggestion, i));
-      await this.deps.log.append([this.event(SUGGESTION + uuid, 'suggestion_applied', {}, context)]);
+      await this.deps.log.append([this.event(SUGGESTION + uuid, { type: 'suggestion_applied', data: {} }, context)]);
       await this.removeIssues(fixed, 'issue_resolved', context);
     });
   }
 
   async setCheckEnabled(slug: string, enabled: boolean, context: Context): Promise<void> {
     const current = this.checkSlug(slug, true);
-    await this.deps.log.append([this.event(CHECK + current, 'check_options_changed', { enabled }, context)]);
+    await this.deps.log.append([this.event(CHECK + current, { type: 'check_options_changed', data: { enabled } }, context)]);
   }
 
   runCheck(slug: string): Promise<void> {
@@ -373,9 +406,9 @@ export class ResolutionCenter implements Resolution, Area {
     if (!gone.length) return;
     const goneIds = new Set(gone.map((i) => i.uuid));
     const remaining = [...this.issueMap.values()].filter((i) => !goneIds.has(i.uuid));
-    const events = gone.map((i) => this.event(ISSUE + i.uuid, type, {}, context));
+    const events = gone.map((i) => this.event(ISSUE + i.uuid, { type, data: {} }, context));
     for (const s of this.suggestionMap.values()) {
-      if (!remaining.some((i) => this.fixes(s, i))) events.push(this.event(SUGGESTION + s.uuid, 'suggestion_resolved', {}, context));
+      if (!remaining.some((i) => this.fixes(s, i))) events.push(this.event(SUGGESTION + s.uuid, { type: 'suggestion_resolved', data: {} }, context));
     }
     await this.deps.log.append(events);
   }
@@ -392,12 +425,12 @@ export class ResolutionCenter implements Resolution, Area {
     return this.change(async () => {
       const next = judge(await gatherFacts(this.deps.engine, this.deps.ignoredConditions(), this.deps.connectivityEnabled?.() ?? true));
       if (canonical(next) === canonical(this.reasons)) return;
-      await this.deps.log.append([this.event(EVALUATION, 'evaluation_changed', next, this.deps.context())]);
+      await this.deps.log.append([this.event(EVALUATION, { type: 'evaluation_changed', data: next }, this.deps.context())]);
     });
   }
 
-  private event(stream: string, type: string, data: unknown, context: Context): NewEvent {
-    return { time: this.deps.clock.now(), stream, type, data, context };
+  private event(stream: string, kind: ResolutionRecord, context: Context): NewEvent {
+    return resolutionRecords.make(stream, kind, context, this.deps.clock.now());
   }
 
   private change<T>(fn: () => Promise<T>): Promise<T> {

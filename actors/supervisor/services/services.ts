@@ -1,6 +1,7 @@
 import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 import type { AppsView, InstalledApp } from '../apps/types.ts';
 import { SupervisorError, keyedError, notFound } from '../errors.ts';
 
@@ -24,6 +25,10 @@ export type ServiceRole = 'provide' | 'want' | 'need';
 /** A service's data as stored: the published fields plus `app`, the provider's slug. */
 export type ServiceData = Record<string, unknown> & { app: string };
 
+/** A service's records on `supervisor/service/<name>`. */
+export type ServiceRecord = { type: 'service_provided'; data: ServiceData } | { type: 'service_removed'; data: { app: string } };
+const serviceRecords = typedRecords<ServiceRecord>(SERVICE_PREFIX, { service_provided: true, service_removed: true });
+
 /** `{mqtt: 'provide'}` from an app's `services: ["mqtt:provide"]`. */
 export function servicesRoleOf(app: Pick<InstalledApp, 'config'> | undefined): Record<string, ServiceRole> {
   const roles: Record<string, ServiceRole> = {};
@@ -38,7 +43,7 @@ export function isServiceName(name: string): name is ServiceName {
   return (SERVICE_NAMES as readonly string[]).includes(name);
 }
 
-export class Services implements Area {
+export class Services implements Area<RecordOf<ServiceRecord>> {
   readonly name = 'supervisor-services';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = SERVICE_PREFIX;
@@ -50,14 +55,14 @@ export class Services implements Area {
     evolveOnCommit(deps.log, this);
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(SERVICE_PREFIX);
+  owns(record: EventRecord): record is RecordOf<ServiceRecord> {
+    return serviceRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
+  evolve(record: RecordOf<ServiceRecord>): void {
     const name = record.stream.slice(SERVICE_PREFIX.length);
-    if (record.type === 'service_provided') this.stored.set(name, record.data as ServiceData);
-    else if (record.type === 'service_removed') this.stored.delete(name);
+    if (record.type === 'service_provided') this.stored.set(name, record.data);
+    else this.stored.delete(name);
   }
 
   snapshot(): unknown {
@@ -99,20 +104,24 @@ export class Services implements Area {
     const current = this.stored.get(name);
     if (current) throw keyedError(409, 'service_already_provided_error', 'The {service} service is already provided by {app}', { service: name, app: current.app });
     const data: ServiceData = { ...fields, app };
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: SERVICE_PREFIX + name, type: 'service_provided', data, context }]);
+    await this.record(name, { type: 'service_provided', data }, context);
   }
 
   /** Withdraws the publication (as the original, whichever provider made it); 404 when there is none. */
   async remove(name: string, app: string, context: Context): Promise<void> {
     this.known(name);
     if (!this.stored.has(name)) throw keyedError(404, 'service_not_provided_error', 'The {service} service is not currently provided by any app', { service: name });
-    await this.deps.log.append([{ time: this.deps.clock.now(), stream: SERVICE_PREFIX + name, type: 'service_removed', data: { app }, context }]);
+    await this.record(name, { type: 'service_removed', data: { app } }, context);
+  }
+
+  private async record(name: string, kind: ServiceRecord, context: Context): Promise<void> {
+    await this.deps.log.append([serviceRecords.make(SERVICE_PREFIX + name, kind, context, this.deps.clock.now())]);
   }
 
   /** Withdraws what an app published (it was uninstalled). */
   async removeApp(slug: string, context: Context): Promise<void> {
     for (const [name, data] of this.stored) {
-      if (data.app === slug) await this.deps.log.append([{ time: this.deps.clock.now(), stream: SERVICE_PREFIX + name, type: 'service_removed', data: { app: slug }, context }]);
+      if (data.app === slug) await this.record(name, { type: 'service_removed', data: { app: slug } }, context);
     }
   }
 

@@ -5,6 +5,7 @@ import { evolveOnCommit, type Area } from '../../area.ts';
 import type { Clock } from '../../clock.ts';
 import type { Logger } from '../../logging/logs.ts';
 import type { Context, EventLog, EventRecord } from '../../../store/types.ts';
+import { typedRecords, type RecordOf } from '../../../store/typed-records.ts';
 import type { Jobs } from '../jobs/types.ts';
 import type { UpdateComponent, UpdaterView } from './types.ts';
 
@@ -39,6 +40,10 @@ export interface UpdaterFetched {
   versions: ChannelVersions;
 }
 
+/** What was last read for a channel, on `supervisor/updater/<channel>`. */
+export type UpdaterRecord = { type: 'updater_fetched'; data: UpdaterFetched };
+const updaterRecords = typedRecords<UpdaterRecord>(UPDATER_PREFIX, { updater_fetched: true });
+
 export interface UpdaterDeps {
   log: EventLog;
   clock: Clock;
@@ -59,7 +64,7 @@ export type ReloadOutcome = { fetched: true; versions: ChannelVersions } | { fet
 
 export class UpdaterError extends Error {}
 
-export class Updater implements UpdaterView, Area {
+export class Updater implements UpdaterView, Area<RecordOf<UpdaterRecord>> {
   readonly name = 'supervisor-updater';
   readonly snapshotVersion = SNAPSHOT_VERSION;
   readonly streamPrefix = UPDATER_PREFIX;
@@ -72,14 +77,12 @@ export class Updater implements UpdaterView, Area {
     evolveOnCommit(deps.log, this);
   }
 
-  owns(record: EventRecord): boolean {
-    return record.stream.startsWith(UPDATER_PREFIX);
+  owns(record: EventRecord): record is RecordOf<UpdaterRecord> {
+    return updaterRecords.owns(record);
   }
 
-  evolve(record: EventRecord): void {
-    if (record.type !== 'updater_fetched') return;
-    const data = record.data as UpdaterFetched;
-    this.known.set(data.channel, data);
+  evolve(record: RecordOf<UpdaterRecord>): void {
+    this.known.set(record.data.channel, record.data);
   }
 
   snapshot(): unknown {
@@ -139,7 +142,7 @@ export class Updater implements UpdaterView, Area {
     const before = this.known.get(channel);
     if (!before || before.source !== source || !sameVersions(before.versions, versions)) {
       const data: UpdaterFetched = { channel, source, versions };
-      await this.deps.log.append([{ time: this.deps.clock.now(), stream: UPDATER_PREFIX + channel, type: 'updater_fetched', data, context: this.deps.context() }]);
+      await this.deps.log.append([updaterRecords.make(UPDATER_PREFIX + channel, { type: 'updater_fetched', data }, this.deps.context(), this.deps.clock.now())]);
       this.deps.logger.info(`channel ${channel}: core ${versions.core}, supervisor ${versions.supervisor} (from ${source})`);
     }
     return { fetched: true, versions };

@@ -9,6 +9,7 @@ import { startTestHearth, onboard, api } from '../../helpers/hearth.ts';
 import { authedClient, type RawClient } from '../../helpers/ws.ts';
 import { exchange, login, onboardOwner, postForm, startAuthServer, CLIENT_ID } from './harness.ts';
 import { MirroredAuth } from '../../../actors/auth/mirror.ts';
+import { replayArea } from '../../../actors/restore.ts';
 import { isExported } from '../../../actors/export/subjects.ts';
 import { authMain } from '../../../bin/auth-cli.ts';
 import type { EventLog } from '../../../store/types.ts';
@@ -47,7 +48,7 @@ const records = (log: EventLog, prefix = '') => (prefix ? collect(log.readStream
 /** A replica's auth rebuilt from the primary's authpub/ records alone. */
 async function replayed(log: EventLog): Promise<MirroredAuth> {
   const mirror = new MirroredAuth({ clock });
-  for await (const r of log.readStreams('authpub/', { latest: mirror.latestSuffices })) mirror.evolve(r);
+  await replayArea(log, mirror);
   return mirror;
 }
 

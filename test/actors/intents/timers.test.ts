@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { openEventLog } from '../../../store/log.ts';
 import type { EventLog, EventRecord } from '../../../store/types.ts';
 import { manualClock, sequentialIds } from '../../../actors/clock.ts';
+import { replayArea } from '../../../actors/restore.ts';
 import { IntentRegistry } from '../../../actors/intents/registry.ts';
 import { IntentHandleError, InvalidSlotInfo } from '../../../actors/intents/errors.ts';
 import type { Intent } from '../../../actors/intents/types.ts';
@@ -349,7 +350,7 @@ t.test('a manager rebuilt from the log alone (no snapshot) has the unfinished ti
   await h.handle('CoreCancelTimer', { name: 'c' });
   h.clock.advance(30_000);
   const again = new TimerManager({ log: h.log, clock: h.clock, ids: sequentialIds('b'), places, schedule: () => () => {} });
-  for await (const r of h.log.readStreams(again.area.streamPrefix, { latest: true })) again.area.evolve(r);
+  await replayArea(h.log, again.area);
   t.same(again.area.snapshot(), h.timers.list().map((x) => ({ ...x })), 'its snapshot before resuming is the last records');
   await again.resume();
   t.same(again.list(), h.timers.list());
