@@ -1,3 +1,7 @@
+// The composition root of one Hearth instance: it opens the log, builds every area in the order
+// their dependencies need, restores them, and wires the gateway. It is a little over 500 lines
+// because it is the one place that knows them all; the routes (instance-routes.ts) and the
+// snapshots (instance-snapshots.ts) live beside it.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import uWS from '@trufflesuite/uws-js-unofficial';
