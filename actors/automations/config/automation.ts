@@ -88,12 +88,11 @@ export function readAutomation(value: unknown): AutomationConfig {
   return automation;
 }
 
+// The original checks the whole automation with one schema (failed_schema) and only then each
+// trigger's own schema (failed_triggers; inside wait_for_trigger, with the actions: failed_actions).
 function statusOf(problem: ConfigProblem): ValidationStatus {
-  const first = problem.problem.path[0];
-  if (first === 'triggers') return 'failed_triggers';
-  if (first === 'conditions') return 'failed_conditions';
-  if (first === 'actions') return 'failed_actions';
-  return 'failed_schema';
+  if (!problem.late) return 'failed_schema';
+  return problem.problem.path[0] === 'actions' ? 'failed_actions' : 'failed_triggers';
 }
 
 /** The original's _MINIMAL_PLATFORM_SCHEMA: what can still be told of a refused automation. */

@@ -16,6 +16,11 @@ import { Refusal } from '../../voluptuous/schema.ts';
 /** One refusal inside an automation or a script, where it is and what was found there. */
 export class ConfigProblem extends Error {
   readonly code = 'HEARTH_INVALID_CONFIG';
+  /**
+   * Found by a trigger kind's own validation, which the original runs after the automation's
+   * schema passed (async_validate_trigger_config): it names the failed part differently.
+   */
+  late = false;
   constructor(readonly problem: Problem) {
     super(humanizeProblem(problem, 500));
   }

@@ -2,7 +2,7 @@ import { parseIntText } from '../../../machines/python/float.ts';
 import * as cv from '../../voluptuous/cv.ts';
 import type { Path } from '../../voluptuous/problems.ts';
 import { Refusal } from '../../voluptuous/schema.ts';
-import { DictReader, check, ensureList, isDict, pyStrOnly, refuse } from './read.ts';
+import { ConfigProblem, DictReader, check, ensureList, isDict, pyStrOnly, refuse } from './read.ts';
 import {
   booleanOrTemplate,
   entityId,
@@ -222,6 +222,17 @@ export function readTrigger(value: unknown, path: Path): Trigger {
   // the base schema first: the kind, an id, variables (other keys are the kind's)
   const base = new DictReader(raw, path);
   const kind = base.need('trigger', (v, p) => check(p, v, pyStrOnly));
+  readBase(base, kind);
+  try {
+    return readKind(kind, raw, path);
+  } catch (err) {
+    if (err instanceof ConfigProblem) err.late = true;
+    throw err;
+  }
+}
+
+/** The kind's own schema (the trigger platform's TRIGGER_SCHEMA). */
+function readKind(kind: string, raw: Record<string, unknown>, path: Path): Trigger {
   const keys = (...own: string[]) => [...BASE_KEYS, ...own];
   switch (kind) {
     case 'state': {
