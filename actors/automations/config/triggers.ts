@@ -214,6 +214,9 @@ function timePattern(maximum: number) {
   };
 }
 
+const TIME_AT_REFUSAL =
+  "Expected HH:MM, HH:MM:SS, an Entity ID with domain 'input_datetime' or 'sensor', or a combination of a timestamp sensor entity and an offset.";
+
 const WEBHOOK_METHODS = ['HEAD', 'GET', 'POST', 'PUT'];
 
 /** One trigger: its kind's schema after the base one. */
@@ -262,7 +265,12 @@ function readKind(kind: string, raw: Record<string, unknown>, path: Path): Trigg
       const t: EventTrigger = {
         ...readBase(r, kind),
         trigger: 'event',
-        event_type: r.need('event_type', (v, p) => ensureList(v).map((e, i) => check(Array.isArray(v) ? [...p, i] : p, e, template))),
+        event_type: r.need('event_type', (v, p) => {
+          const types = ensureList(v).map((e, i) => check(Array.isArray(v) ? [...p, i] : p, e, template));
+          // state_reported is too frequent to trigger on (a template naming it is not looked at)
+          if (types.includes('state_reported')) throw refuse("Can't listen to state_reported in event trigger", p, v);
+          return types;
+        }),
       };
       if (r.has('event_data')) t.event_data = r.checked('event_data', templateDict);
       if (r.has('context')) t.context = r.checked('context', templateDict);
@@ -281,11 +289,17 @@ function readKind(kind: string, raw: Record<string, unknown>, path: Path): Trigg
         at: r.need('at', (v, p) =>
           ensureList(v).map((at, i): TimeAt => {
             const where = Array.isArray(v) ? [...p, i] : p;
-            if (!isDict(at)) return check(where, at, timeOrEntityOf);
-            const a = new DictReader(at, where, ['entity_id', 'offset']);
-            const entity: TimeAt = { entity_id: a.need('entity_id', (e, ep) => check(ep, e, entityOfDomain(['sensor']))) };
-            if (a.has('offset')) entity.offset = a.read('offset', timePeriod);
-            return entity;
+            try {
+              if (!isDict(at)) return check(where, at, timeOrEntityOf);
+              const a = new DictReader(at, where, ['entity_id', 'offset']);
+              const entity: TimeAt = { entity_id: a.need('entity_id', (e, ep) => check(ep, e, entityOfDomain(['sensor']))) };
+              if (a.has('offset')) entity.offset = a.read('offset', timePeriod);
+              return entity;
+            } catch (err) {
+              // one vol.Any with its own message for every way an item fails
+              if (err instanceof ConfigProblem) throw refuse(TIME_AT_REFUSAL, where, at);
+              throw err;
+            }
           }),
         ),
       };
