@@ -202,7 +202,7 @@ function readBase(r: DictReader): ActionBase {
 
 /** A list of steps (SCRIPT_SCHEMA: vol.All(cv.ensure_list, [script_action])). */
 export function readActions(value: unknown, path: Path): Action[] {
-  return ensureList(value).map((item, i) => readAction(item, Array.isArray(value) ? [...path, i] : path));
+  return ensureList(value).map((item, i) => readAction(item, [...path, i]));
 }
 
 /** vol.Any(template, vol.All(dict, template_complex)): service data. */
@@ -337,7 +337,7 @@ export function readAction(value: unknown, path: Path): Action {
         ...readBase(r),
         choose: r.need('choose', (v, p) =>
           ensureList(v).map((option, i) => {
-            const o = DictReader.of(option, Array.isArray(v) ? [...p, i] : p, ['alias', 'conditions', 'sequence']);
+            const o = DictReader.of(option, [...p, i], ['alias', 'conditions', 'sequence']);
             const read: ChooseOption = { conditions: o.need('conditions', readConditions), sequence: o.need('sequence', readActions) };
             if (o.has('alias')) read.alias = o.required('alias', cv.string);
             return read;
@@ -363,7 +363,7 @@ export function readAction(value: unknown, path: Path): Action {
     }
     case 'parallel': {
       const r = new DictReader(value, path, keys('parallel'));
-      return { ...readBase(r), parallel: r.need('parallel', (v, p) => ensureList(v).map((b, i) => readBranch(b, Array.isArray(v) ? [...p, i] : p))) };
+      return { ...readBase(r), parallel: r.need('parallel', (v, p) => ensureList(v).map((b, i) => readBranch(b, [...p, i]))) };
     }
     case 'variables': {
       const r = new DictReader(value, path, keys('variables'));

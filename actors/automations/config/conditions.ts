@@ -125,7 +125,7 @@ function readBase(r: DictReader): ConditionBase {
 
 /** A list of conditions (vol.All(cv.ensure_list, [CONDITION_SCHEMA])). */
 export function readConditions(value: unknown, path: Path): Condition[] {
-  return ensureList(value).map((item, i) => readCondition(item, Array.isArray(value) ? [...path, i] : path));
+  return ensureList(value).map((item, i) => readCondition(item, [...path, i]));
 }
 
 /** expand_condition_shorthand: `{and: [...]}` (with at most alias and enabled beside) and `condition: [...]`. */
@@ -146,11 +146,18 @@ function expandShorthand(value: Record<string, unknown>): Record<string, unknown
  * `condition:` holding a template is a template condition too (CONDITION_ACTION_SCHEMA).
  */
 export function readCondition(value: unknown, path: Path, inAction = false): Condition {
-  if (typeof value === 'string' && !inAction) {
-    // a shorthand template condition
-    return { condition: 'template', value_template: check(path, value, dynamicTemplate) };
+  if (!isDict(value)) {
+    // a shorthand template condition; anything else, a bad template too, is refused as the first
+    // alternative of the original's vol.Any refuses it
+    if (typeof value === 'string' && !inAction) {
+      try {
+        return { condition: 'template', value_template: dynamicTemplate(value) };
+      } catch (err) {
+        if (!(err instanceof Refusal)) throw err;
+      }
+    }
+    throw refuse(inAction ? 'expected dictionary' : 'Expected a dictionary', path, value);
   }
-  if (!isDict(value)) throw refuse('Expected a dictionary', path, value);
   const expanded = expandShorthand(value);
   const kind = expanded.condition;
   if (typeof kind === 'string' && (KINDS as readonly string[]).includes(kind)) return readOfKind(kind as (typeof KINDS)[number], expanded, path);

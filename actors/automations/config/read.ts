@@ -33,7 +33,7 @@ export function refuse(reason: string, path: Path, value: unknown, own = true): 
 
 export const isDict = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** cv.ensure_list: None is no item, a list is itself, anything else one item. */
+/** cv.ensure_list: None is no item, a list is itself, anything else one item (at index 0 of the list it is made). */
 export function ensureList(value: unknown): unknown[] {
   return value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
 }

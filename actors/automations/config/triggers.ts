@@ -171,7 +171,7 @@ const BASE_KEYS = ['trigger', 'id', 'alias', 'variables', 'enabled'];
 
 /** A list of triggers (TRIGGER_SCHEMA: vol.All(cv.ensure_list, [...])). */
 export function readTriggers(value: unknown, path: Path): Trigger[] {
-  return ensureList(value).map((item, i) => readTrigger(item, Array.isArray(value) ? [...path, i] : path));
+  return ensureList(value).map((item, i) => readTrigger(item, [...path, i]));
 }
 
 /** The old `platform:` as `trigger:` (both at once refused, as the original does). */
@@ -266,7 +266,7 @@ function readKind(kind: string, raw: Record<string, unknown>, path: Path): Trigg
         ...readBase(r, kind),
         trigger: 'event',
         event_type: r.need('event_type', (v, p) => {
-          const types = ensureList(v).map((e, i) => check(Array.isArray(v) ? [...p, i] : p, e, template));
+          const types = ensureList(v).map((e, i) => check([...p, i], e, template));
           // state_reported is too frequent to trigger on (a template naming it is not looked at)
           if (types.includes('state_reported')) throw refuse("Can't listen to state_reported in event trigger", p, v);
           return types;
@@ -288,7 +288,7 @@ function readKind(kind: string, raw: Record<string, unknown>, path: Path): Trigg
         trigger: 'time',
         at: r.need('at', (v, p) =>
           ensureList(v).map((at, i): TimeAt => {
-            const where = Array.isArray(v) ? [...p, i] : p;
+            const where = [...p, i];
             try {
               if (!isDict(at)) return check(where, at, timeOrEntityOf);
               const a = new DictReader(at, where, ['entity_id', 'offset']);
