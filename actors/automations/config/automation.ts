@@ -1,7 +1,7 @@
 import * as cv from '../../voluptuous/cv.ts';
 import { readActions, type Action } from './actions.ts';
 import { readConditions, type Condition } from './conditions.ts';
-import { ConfigProblem, DictReader, check, isDict, pyStrOnly, refuse } from './read.ts';
+import { ConfigProblem, DictReader, check, isDict, pyFalsy, pyStrOnly, refuse } from './read.ts';
 import { RUN_MODE_KEYS, readRunLimits, sectionsOf, type RunLimits } from './script.ts';
 import { readTriggers, type Trigger } from './triggers.ts';
 import { scriptVariables } from './validators.ts';
@@ -122,7 +122,7 @@ export function readAutomationSections(sections: Record<string, unknown>): { aut
   const invalid: InvalidAutomation[] = [];
   for (const section of sectionsOf(sections, 'automation')) {
     // config_per_platform: an empty section has none, one automation alone is a list of one
-    if (section === null || section === undefined || section === false) continue;
+    if (pyFalsy(section)) continue;
     for (const item of Array.isArray(section) ? section : [section]) {
       try {
         automations.push(readAutomation(item));

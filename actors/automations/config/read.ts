@@ -33,6 +33,13 @@ export function refuse(reason: string, path: Path, value: unknown, own = true): 
 
 export const isDict = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Python's falsiness of what YAML gives: None, false, 0, an empty str, list or dict. */
+export function pyFalsy(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === 0 || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isDict(value) && Object.keys(value).length === 0;
+}
+
 /** cv.ensure_list: None is no item, a list is itself, anything else one item (at index 0 of the list it is made). */
 export function ensureList(value: unknown): unknown[] {
   return value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];

@@ -3,7 +3,7 @@ import * as cv from '../../voluptuous/cv.ts';
 import type { Path } from '../../voluptuous/problems.ts';
 import { Refusal } from '../../voluptuous/schema.ts';
 import { readActions, type Action } from './actions.ts';
-import { ConfigProblem, DictReader, isDict, refuse } from './read.ts';
+import { ConfigProblem, DictReader, isDict, pyFalsy, refuse } from './read.ts';
 import { scriptVariables } from './validators.ts';
 
 /**
@@ -137,7 +137,7 @@ export function readScriptSections(sections: Record<string, unknown>): { scripts
   const warnings: string[] = [];
   const seen = new Set<string>();
   for (const section of sectionsOf(sections, 'script')) {
-    if (section === null || section === undefined) continue;
+    if (pyFalsy(section)) continue;
     if (!isDict(section)) {
       invalid.push({ object_id: '', message: `Invalid config for 'script': expected a dictionary` });
       continue;

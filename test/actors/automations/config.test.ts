@@ -469,3 +469,9 @@ script more:
     ],
   );
 });
+
+t.test('empty sections have nothing in them', async (t) => {
+  const sections = await sectionsOf({ 'configuration.yaml': 'automation: !include automations.yaml\nautomation ui: []\nscript: {}\n', 'automations.yaml': '' });
+  t.same(readAutomationSections(sections), { automations: [], invalid: [] });
+  t.same(readScriptSections(sections), { scripts: [], invalid: [], warnings: [] });
+});
