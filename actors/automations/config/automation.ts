@@ -1,7 +1,7 @@
 import * as cv from '../../voluptuous/cv.ts';
 import { readActions, type Action } from './actions.ts';
 import { readConditions, type Condition } from './conditions.ts';
-import { ConfigProblem, DictReader, check, isDict, pyFalsy, pyStrOnly, refuse } from './read.ts';
+import { ConfigProblem, DictReader, Gathered, check, isDict, pyFalsy, pyStrOnly, refuse } from './read.ts';
 import { RUN_MODE_KEYS, readRunLimits, sectionsOf, type RunLimits } from './script.ts';
 import { readTriggers, type Trigger } from './triggers.ts';
 import { scriptVariables } from './validators.ts';
@@ -66,25 +66,31 @@ function renamed(raw: Record<string, unknown>): Record<string, unknown> {
 export function readAutomation(value: unknown): AutomationConfig {
   if (!isDict(value)) throw refuse('expected a dictionary', [], value);
   if ('use_blueprint' in value) throw refuse('automations from blueprints are not read yet', ['use_blueprint'], value.use_blueprint);
-  const r = new DictReader(renamed(value), [], KEYS);
+  const g = new Gathered();
+  const r = DictReader.gathering(renamed(value), [], KEYS, g);
   const automation: AutomationConfig = {
-    trace: r.read('trace', (v, p) => {
-      const t = DictReader.of(v, p, ['stored_traces']);
-      return t.has('stored_traces') ? { stored_traces: t.required('stored_traces', cv.positiveInt) } : {};
-    }) ?? {},
-    ...readRunLimits(r),
-    triggers: r.need('triggers', readTriggers),
+    trace:
+      g.take(() =>
+        r.read('trace', (v, p) => {
+          const t = DictReader.of(v, p, ['stored_traces']);
+          return t.has('stored_traces') ? { stored_traces: t.required('stored_traces', cv.positiveInt) } : {};
+        }),
+      ) ?? {},
+    ...readRunLimits(r, g),
+    triggers: g.take(() => r.need('triggers', readTriggers)) ?? [],
     actions: [],
   };
-  if (r.has('id')) automation.id = r.checked('id', pyStrOnly);
-  if (r.has('alias')) automation.alias = r.required('alias', cv.string);
-  if (r.has('description')) automation.description = r.required('description', cv.string);
-  if (r.has('initial_state')) automation.initial_state = r.required('initial_state', cv.boolean);
-  if (r.has('hide_entity')) r.required('hide_entity', cv.boolean);
-  if (r.has('variables')) automation.variables = r.read('variables', scriptVariables);
-  if (r.has('trigger_variables')) automation.trigger_variables = r.read('trigger_variables', scriptVariables);
-  if (r.has('conditions')) automation.conditions = r.read('conditions', readConditions);
-  automation.actions = r.need('actions', readActions);
+  if (r.has('id')) automation.id = g.take(() => r.checked('id', pyStrOnly));
+  if (r.has('alias')) automation.alias = g.take(() => r.required('alias', cv.string));
+  if (r.has('description')) automation.description = g.take(() => r.required('description', cv.string));
+  if (r.has('initial_state')) automation.initial_state = g.take(() => r.required('initial_state', cv.boolean));
+  if (r.has('hide_entity')) g.take(() => r.required('hide_entity', cv.boolean));
+  if (r.has('variables')) automation.variables = g.take(() => r.read('variables', scriptVariables));
+  if (r.has('trigger_variables')) automation.trigger_variables = g.take(() => r.read('trigger_variables', scriptVariables));
+  if (r.has('conditions')) automation.conditions = g.take(() => r.read('conditions', readConditions));
+  automation.actions = g.take(() => r.need('actions', readActions)) ?? [];
+  // every key's problem at once, as the original's schema reports them
+  g.done();
   return automation;
 }
 

@@ -21,8 +21,42 @@ export class ConfigProblem extends Error {
    * schema passed (async_validate_trigger_config): it names the failed part differently.
    */
   late = false;
-  constructor(readonly problem: Problem) {
-    super(humanizeProblem(problem, 500));
+  /** `message`: several problems' lines, where they were gathered (the first of them is `problem`) */
+  constructor(
+    readonly problem: Problem,
+    message = humanizeProblem(problem, 500),
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The problems of one dict's keys gathered, as voluptuous reports every key's problem at once
+ * (humanize_error sorts them, one a line). A trigger kind's own problem (`late`) is one the
+ * original finds only after the schema passed, so it is reported only when nothing else is.
+ */
+export class Gathered {
+  readonly problems: ConfigProblem[] = [];
+
+  /** What `read` gives, or undefined when it refused (the refusal kept). */
+  take<T>(read: () => T): T | undefined {
+    try {
+      return read();
+    } catch (err) {
+      if (!(err instanceof ConfigProblem)) throw err;
+      this.problems.push(err);
+      return undefined;
+    }
+  }
+
+  /** Throws what was gathered, if anything was. */
+  done(): void {
+    if (!this.problems.length) return;
+    const early = this.problems.filter((p) => !p.late);
+    if (!early.length) throw this.problems[0];
+    if (early.length === 1) throw early[0];
+    const sorted = [...early].sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+    throw new ConfigProblem(sorted[0].problem, sorted.map((p) => p.message).join('\n'));
   }
 }
 
@@ -64,6 +98,13 @@ export class DictReader extends KeyReader<ConfigProblem> {
   ) {
     super(raw);
     if (allowed) for (const key of Object.keys(raw)) if (!allowed.includes(key)) throw this.error(key, 'extra keys not allowed');
+  }
+
+  /** Every key not among `allowed` refused into `gathered` (voluptuous names each extra key). */
+  static gathering(raw: Record<string, unknown>, path: Path, allowed: readonly string[], gathered: Gathered): DictReader {
+    const r = new DictReader(raw, path);
+    for (const key of Object.keys(raw)) if (!allowed.includes(key)) gathered.take(() => { throw r.error(key, 'extra keys not allowed'); });
+    return r;
   }
 
   /** A dict at `path`, refused with `words` (the validator's) when it is none. */

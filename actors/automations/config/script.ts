@@ -3,7 +3,7 @@ import * as cv from '../../voluptuous/cv.ts';
 import type { Path } from '../../voluptuous/problems.ts';
 import { Refusal } from '../../voluptuous/schema.ts';
 import { readActions, type Action } from './actions.ts';
-import { ConfigProblem, DictReader, isDict, pyFalsy, refuse } from './read.ts';
+import { ConfigProblem, DictReader, Gathered, isDict, pyFalsy, refuse } from './read.ts';
 import { scriptVariables } from './validators.ts';
 
 /**
@@ -32,28 +32,29 @@ export interface RunLimits {
 export const RUN_MODE_KEYS = ['mode', 'max', 'max_exceeded'];
 
 /** make_script_schema's keys: vol.In(modes), vol.All(Coerce(int), Range(min=2)), vol.All(Upper, In(levels)). */
-export function readRunLimits(r: DictReader): RunLimits {
-  return {
+export function readRunLimits(r: DictReader, gathered = new Gathered()): RunLimits {
+  const limits = {
     mode:
-      r.checked('mode', (v) => {
+      gathered.take(() => r.checked('mode', (v) => {
         if (typeof v !== 'string' || !(RUN_MODES as readonly string[]).includes(v)) throw new Refusal(`value must be one of [${RUN_MODES.map((m) => `'${m}'`).join(', ')}]`);
         return v as RunMode;
-      }) ?? 'single',
+      })) ?? 'single',
     max:
-      r.checked('max', (v) => {
+      gathered.take(() => r.checked('max', (v) => {
         const n = cv.convert(cv.coerceInt, v);
         if (n < 2) throw new Refusal('value must be at least 2');
         return n;
-      }) ?? 10,
+      })) ?? 10,
     max_exceeded:
-      r.checked('max_exceeded', (v) => {
+      gathered.take(() => r.checked('max_exceeded', (v) => {
         const upper = typeof v === 'string' ? v.toUpperCase() : v;
         if (typeof upper !== 'string' || !(MAX_EXCEEDED as readonly string[]).includes(upper)) {
           throw new Refusal(`value must be one of [${MAX_EXCEEDED.map((m) => `'${m}'`).join(', ')}]`);
         }
         return upper as MaxExceeded;
-      }) ?? 'WARNING',
+      })) ?? 'WARNING',
   };
+  return limits;
 }
 
 /** One field a script takes (what the UI asks for when it is run). */
@@ -104,20 +105,26 @@ function readField(value: unknown, path: Path): ScriptField {
 
 /** One script (SCRIPT_ENTITY_SCHEMA), its object id already checked. */
 export function readScript(objectId: string, value: unknown): ScriptConfig {
-  const r = DictReader.of(value, [], ['alias', 'icon', 'description', 'fields', 'variables', 'sequence', 'trace', ...RUN_MODE_KEYS]);
+  if (!isDict(value)) throw refuse('expected a dictionary', [], value);
+  const g = new Gathered();
+  const r = DictReader.gathering(value, [], ['alias', 'icon', 'description', 'fields', 'variables', 'sequence', 'trace', ...RUN_MODE_KEYS], g);
   const script: ScriptConfig = {
     object_id: objectId,
-    description: r.optional('description', cv.string, ''),
-    fields: r.read('fields', (v, p) => {
-      if (!isDict(v)) throw refuse('expected dict', p, v);
-      return Object.fromEntries(Object.entries(v).map(([name, field]) => [name, readField(field, [...p, name])]));
-    }) ?? {},
-    ...readRunLimits(r),
-    sequence: r.need('sequence', readActions),
+    description: g.take(() => r.optional('description', cv.string, '')) ?? '',
+    fields:
+      g.take(() =>
+        r.read('fields', (v, p) => {
+          if (!isDict(v)) throw refuse('expected dict', p, v);
+          return Object.fromEntries(Object.entries(v).map(([name, field]) => [name, readField(field, [...p, name])]));
+        }),
+      ) ?? {},
+    ...readRunLimits(r, g),
+    sequence: g.take(() => r.need('sequence', readActions)) ?? [],
   };
-  if (r.has('alias')) script.alias = r.required('alias', cv.string);
-  if (r.has('icon')) script.icon = r.required('icon', cv.icon);
-  if (r.has('variables')) script.variables = r.read('variables', scriptVariables);
+  if (r.has('alias')) script.alias = g.take(() => r.required('alias', cv.string));
+  if (r.has('icon')) script.icon = g.take(() => r.required('icon', cv.icon));
+  if (r.has('variables')) script.variables = g.take(() => r.read('variables', scriptVariables));
+  g.done();
   return script;
 }
 

@@ -298,6 +298,8 @@ t.test('a refused trigger, condition or action: the original words, at the field
     ['unquoted on is a bool', () => readCondition({ condition: 'state', entity_id: 'light.a', state: true }, ['conditions', 0]), "expected str for dictionary value @ data['conditions'][0]['state']. Got True"],
     ['unknown condition', () => readCondition({ condition: 'sometimes' }, ['conditions', 0]), "Unexpected value for condition: 'sometimes'. Expected and, device, not, numeric_state, or, state, sun, template, time, trigger, zone @ data['conditions'][0]"],
     ['not a template', () => readCondition('always', ['conditions', 0]), "Expected a dictionary @ data['conditions'][0]. Got 'always'"],
+    ['every key of the automation at once, sorted', () => readAutomation({ alias: 'bad_automation', color: 'red' }), "extra keys not allowed @ data['color']. Got 'red'\nrequired key not provided @ data['actions']. Got None\nrequired key not provided @ data['triggers']. Got None"],
+    ['a trigger kind only after the schema', () => readAutomation({ triggers: { trigger: 'zone' }, actions: [], mode: 'x' }), "value must be one of ['parallel', 'queued', 'restart', 'single'] for dictionary value @ data['mode']. Got 'x'"],
     ['one condition alone is item 0', () => readAutomation({ triggers: [], conditions: { condition: 'zone' }, actions: [] }), "required key not provided @ data['conditions'][0]['entity_id']. Got None"],
     ['bad template syntax', () => readCondition({ condition: 'template', value_template: '{{ 1 + }}' }, ['conditions', 0]), "invalid template (TemplateSyntaxError"],
     ['unknown action', () => readAction({ light: 'on' }, ['actions', 0]), "Unable to determine action @ data['actions'][0]. Got {'light': 'on'}"],
@@ -312,6 +314,7 @@ t.test('a refused trigger, condition or action: the original words, at the field
   for (const [name, read, words] of cases) {
     const message = refusal(read);
     t.ok(message?.startsWith(words), `${name}: ${message}`);
+    if (name.includes('at once') || name.includes('after the schema')) t.equal(message, words, name);
   }
 });
 
