@@ -103,7 +103,7 @@ export class DictReader extends KeyReader<ConfigProblem> {
   /** Every key not among `allowed` refused into `gathered` (voluptuous names each extra key). */
   static gathering(raw: Record<string, unknown>, path: Path, allowed: readonly string[], gathered: Gathered): DictReader {
     const r = new DictReader(raw, path);
-    for (const key of Object.keys(raw)) if (!allowed.includes(key)) gathered.take(() => { throw r.error(key, 'extra keys not allowed'); });
+    for (const key of Object.keys(raw)) if (!allowed.includes(key)) gathered.problems.push(r.error(key, 'extra keys not allowed'));
     return r;
   }
 
