@@ -15,7 +15,8 @@ export class HelperConfigError extends Error {
 // cv.slug: the key must be its own slugify() (lower-case ascii words joined by single underscores)
 const SLUG = /^[a-z0-9]+(?:_[a-z0-9]+)*$/;
 
-function slugify(text: string): string {
+/** The original's util.slugify, for the names cv.slug checks. */
+export function slugify(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
