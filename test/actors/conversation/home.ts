@@ -20,7 +20,7 @@ cover:
 lock:
   - { platform: virtual, name: Front door, unique_id: front_door, operation_seconds: 0 }
 climate:
-  - { platform: virtual, name: Thermostat, unique_id: thermostat, hvac_modes: [off, heat], current_temperature: 19.5 }
+  - { platform: virtual, name: Thermostat, unique_id: thermostat, hvac_modes: ['off', heat], current_temperature: 19.5 }
 sensor:
   - { platform: virtual, name: Kitchen temperature, unique_id: kitchen_temp, device_class: temperature, unit_of_measurement: °C, state_class: measurement, initial: 21.5 }
 `;

@@ -6,7 +6,7 @@ const CONFIG = `
 climate:
   - platform: virtual
     name: Living room
-    hvac_modes: [off, heat, cool, heat_cool]
+    hvac_modes: ['off', heat, cool, heat_cool]  # quoted: YAML reads a bare off as false, as the original's loader does
     current_temperature: 19.26
     preset_modes: [home, away]
     fan_modes: [auto, low]
