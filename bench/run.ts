@@ -27,6 +27,7 @@ export const BENCHES: Bench[] = [
   { name: 'replica', module: './replica.ts', what: 'read replicas: write -> replica subscriber p50/p99 vs the primary\'s own and raw NATS; catch-up of 1M records (HEARTH_REPLICA_RECORDS) vs a raw JetStream consumer and raw LevelDB; start from a snapshot' },
   { name: 'core-backup', module: './core-backup.ts', what: 'the log exported for a backup and restored from it, 1M events (HEARTH_BACKUP_RECORDS), vs a raw LevelDB iterate + batch write' },
   { name: 'backup', module: './backup.ts', what: 'a compressed backup of a core log of 1M events (HEARTH_BACKUP_RECORDS) and 1 GiB of app data (HEARTH_BACKUP_APP_BYTES) vs tar -czf of the same files' },
+  { name: 'mqtt-ingest', module: './mqtt-ingest.ts', what: 'MQTT state messages handled/s from 1,000 zigbee2mqtt-like devices (5,000 sensors) over Mosquitto, and message → subscribe_entities p99, vs a raw MQTT.js subscriber' },
   { name: 'sustained', module: './sustained.ts', what: '100k entities, 10k writes/s for 60 s, 100 subscribe_entities clients' },
 ];
 

@@ -67,6 +67,17 @@ export class CoreConfig {
     Object.assign(this.overrides, data);
   }
 
+  /** What a template render reads of the config: time zone, location and unit system, as asDict has them. */
+  templateBasics(): Record<string, unknown> {
+    const y = this.yaml;
+    return {
+      latitude: this.overrides.latitude ?? (y.latitude as number | undefined) ?? 52.3731339,
+      longitude: this.overrides.longitude ?? (y.longitude as number | undefined) ?? 4.8903147,
+      time_zone: y.time_zone ?? 'UTC',
+      unit_system: y.unit_system === 'us_customary' || y.unit_system === 'imperial' ? US_CUSTOMARY : METRIC,
+    };
+  }
+
   /** The config dict of GET /api/config and get_config. */
   asDict(state: string): Record<string, unknown> {
     const y = this.yaml;

@@ -178,7 +178,9 @@ export class EntityActors {
     }
     holder.actor = actor;
     this.live.set(key, holder);
-    this.evictIdle();
+    // never the one just woken: it is about to decide (with every older actor busy, it would be
+    // the first idle one, and a stopped actor decides nothing sound)
+    this.evictIdle(key);
     return actor;
   }
 
@@ -191,11 +193,11 @@ export class EntityActors {
     cell.actor = undefined;
   }
 
-  private evictIdle(): void {
+  private evictIdle(keep: string): void {
     if (this.live.size <= this.liveCap) return;
     for (const [key, cell] of this.live) {
       if (this.live.size <= this.liveCap) break;
-      if (cell.pending > 0) continue;
+      if (cell.pending > 0 || key === keep) continue;
       this.sleep(cell);
       this.live.delete(key);
     }

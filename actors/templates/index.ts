@@ -21,7 +21,11 @@ export interface TemplatesOptions {
   /** the states (EntityActors) */
   entities: { get(entityId: string): EntityState | undefined; states(): Iterable<EntityState> };
   /** the core configuration: location, time zone, unit system */
-  coreConfig: { asDict(state: string): Record<string, unknown> };
+  coreConfig: {
+    asDict(state: string): Record<string, unknown>;
+    /** what a render reads (time zone, location, units) without the rest of asDict, whose components list walks every source */
+    templateBasics?(): Record<string, unknown>;
+  };
   clock: Clock;
   /** area, floor, device and label lookups; none until the registries exist */
   home?: TemplateHome;
@@ -139,7 +143,7 @@ export class Templates {
 
   private world(canRead?: (entityId: string) => boolean): World {
     const { entities, coreConfig, clock } = this.options;
-    const config = coreConfig.asDict('RUNNING');
+    const config = coreConfig.templateBasics ? coreConfig.templateBasics() : coreConfig.asDict('RUNNING');
     const states: StateSource = canRead
       ? {
           get: (id) => (canRead(id) ? entities.get(id) : undefined),

@@ -20,7 +20,7 @@ export interface WsLimits {
 /** The defaults (the original's figures). */
 export const WS_LIMITS: WsLimits = {
   authTimeoutMs: 10_000,
-  /** queued messages past which the client is dropped */
+  /** queued messages past which the queue is handed to uWS at once (its bytes bound the client) */
   maxPending: 4096,
   /** bytes uWS may hold for a slow client before it is dropped; also the most a client may have queued */
   maxBufferedBytes: 16 * 1024 * 1024,
@@ -108,13 +108,15 @@ export class Connection implements Backlogged {
     this.queue.push(json);
     this.queuedChars += json.length;
     if (json.length > this.largest) this.largest = json.length;
-    if (this.queue.length > this.limits.maxPending || this.queuedChars > this.limits.maxBufferedBytes + this.largest) {
+    if (this.queuedChars > this.limits.maxBufferedBytes + this.largest) {
       this.log(`Client ${this.ip} unable to keep up with pending messages (${this.queue.length} messages, ${this.queuedChars} characters queued); disconnecting`);
       return this.drop();
     }
     // a large backlog goes out now rather than at the end of the turn: held until then, it
-    // would outlive the young generation and grow the heap
-    if (this.queuedChars >= COALESCE_CHARS) this.flush();
+    // would outlive the young generation and grow the heap. Many messages in one turn (a commit
+    // of thousands of changes) go out too: whether the client keeps up is the socket's to say
+    // (what uWS holds for it, bounded in sendNow), not how much one turn made
+    if (this.queuedChars >= COALESCE_CHARS || this.queue.length > this.limits.maxPending) this.flush();
     else if (this.queue.length === 1) this.scheduler.mark(this);
   }
 

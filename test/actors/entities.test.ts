@@ -135,6 +135,21 @@ t.test('a reader of the log gets each entity record as it was committed', async 
   t.same(JSON.parse(stateJson(created.state)), stateDict(created.state), 'the wire JSON is the state’s dict');
 });
 
+t.test('past the live limit with every live entity busy, the one woken still decides its write', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'hearth-live-'));
+  const log = await openEventLog({ path: join(dir, 'log'), commit: 'fast' });
+  t.teardown(() => log.close());
+  const clock = manualClock(Date.UTC(2026, 0, 1), 1000);
+  const entities = new EntityActors({ log, clock, liveActors: 4 });
+  const ctx = { id: 'c', parent_id: null, user_id: null };
+  const ids = Array.from({ length: 10 }, (_, i) => `sensor.busy_${i}`);
+  // ten writes in one turn: none committed yet when the fifth wakes an entity past the limit
+  await Promise.all(ids.map((id) => entities.write(id, { state: '0', attributes: {}, force_update: false }, ctx)));
+  await Promise.all(ids.map((id) => entities.write(id, { state: '1', attributes: { unit: 'W' }, force_update: false }, ctx)));
+  t.same(ids.map((id) => entities.get(id)?.state), ids.map(() => '1'), 'every entity has its last state');
+  t.ok(ids.every((id) => entities.get(id)?.context?.id === 'c' && entities.get(id)?.attributes.unit === 'W'), 'whole states, with their context');
+});
+
 t.test('entities put to sleep past the live limit wake from their committed state', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'hearth-live-'));
   const log = await openEventLog({ path: join(dir, 'log'), commit: 'fast' });

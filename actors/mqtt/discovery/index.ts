@@ -111,9 +111,9 @@ export class Discovery {
       return;
     }
     const entry: DiscoveredConfig = { component: item.component, discovery_id: item.discoveryId, topic: item.topic, config: item.config, from_device: item.fromDevice };
-    await records.updated(entry, context);
     log.info(`${recorded ? 'Updating' : 'Found new'} component: ${item.component} ${item.discoveryId}`);
-    await entities.apply(key, platform, config, context, item.topic);
+    // the record and the entity's registry entries go to the log together (one commit, not one after the other)
+    await Promise.all([records.updated(entry, context), entities.apply(key, platform, config, context, item.topic)]);
     const entityId = entities.entityIdOf(key);
     if (entityId) this.deps.debug.discovered(entityId, item.topic, item.config);
   }

@@ -28,11 +28,24 @@ function pyText(value: unknown): string {
   return String(value);
 }
 
+/** A strict decoder per encoding (made once: every message of every entity decodes). */
+const decoders = new Map<string, TextDecoder | null>();
+
 /** A payload as text in the entity's encoding; undefined when it is not valid in it. */
 function decode(payload: Buffer, encoding: string): string | undefined {
   if (encoding === '') return payload.toString('latin1');
+  let decoder = decoders.get(encoding);
+  if (decoder === undefined) {
+    try {
+      decoder = new TextDecoder(encoding, { fatal: true });
+    } catch {
+      decoder = null;
+    }
+    decoders.set(encoding, decoder);
+  }
+  if (decoder === null) return undefined;
   try {
-    return new TextDecoder(encoding, { fatal: true }).decode(payload);
+    return decoder.decode(payload);
   } catch {
     return undefined;
   }
@@ -51,6 +64,10 @@ export class LiveEntity {
   private chain: Promise<void> = Promise.resolve();
   private quiet = false;
   private stopped = true;
+  /** per subscription: the last payload taken and the machine's snapshot it left (the same payload again changes nothing) */
+  private readonly lastTaken = new Map<PlatformSubscription<MqttEntityConfig>, { topic: string; text: string; snapshot: unknown }>();
+  /** whether a repeated state message may be skipped (the platform says so, and the templates read only the payload) */
+  private readonly repeatIsNoop: boolean;
 
   /** the platform that runs the config (the domain's, or the variant its options name) */
   readonly platform: MqttPlatform;
@@ -65,6 +82,8 @@ export class LiveEntity {
   ) {
     this.platform = platformFor(domainPlatform, config);
     this.availability = new Availability(config);
+    this.repeatIsNoop =
+      this.platform.repeatIsNoop?.(config) === true && Object.keys(config).every((key) => !key.endsWith('_template') || host.templates.readsOnlyPayload(config[key]));
   }
 
   /** Starts the machine (from `carried`, a previous machine's context, or the recorded state) and subscribes. */
@@ -136,6 +155,10 @@ export class LiveEntity {
   }
 
   private stateMessage(sub: PlatformSubscription<MqttEntityConfig>, m: RawMessage, text: string): void {
+    // the payload it took last, the machine untouched since: taking it again changes nothing
+    const last = this.lastTaken.get(sub);
+    if (last && last.text === text && last.topic === m.topic && last.snapshot === this.actor?.getSnapshot()) return;
+    let warned = false;
     const rendered = this.render(sub.templateKey, text);
     const event = sub.read({
       payload: rendered === undefined ? text : rendered,
@@ -145,12 +168,18 @@ export class LiveEntity {
       now: this.host.clock.now(),
       config: this.config,
       entityId: this.entityId,
-      warn: (line) => this.host.log.warning(line),
+      warn: (line) => {
+        warned = true;
+        this.host.log.warning(line);
+      },
       render: (key) => this.render(key, text),
     });
-    if (!event) return;
+    if (!event) return void this.lastTaken.delete(sub);
     this.send(event);
-    this.host.batch.mark(this, this.host.newContext({ via: 'mqtt', topic: m.topic }), this.show().force);
+    this.host.batch.mark(this, this.host.newContext({ via: 'mqtt', topic: m.topic }), this.forced());
+    // a refused payload is refused (and logged) again each time it comes
+    if (this.repeatIsNoop && !warned && rendered !== null && this.actor) this.lastTaken.set(sub, { topic: m.topic, text, snapshot: this.actor.getSnapshot() });
+    else this.lastTaken.delete(sub);
   }
 
   private availabilityMessage(topic: string, template: string | undefined, m: RawMessage, text: string): void {
@@ -208,6 +237,11 @@ export class LiveEntity {
   available(): boolean {
     if (!this.host.broker.connected || !this.availability.available()) return false;
     return this.actor ? this.platform.render(this.actor.getSnapshot(), this.config, this.env).available !== false : false;
+  }
+
+  /** Whether the entity writes even an unchanged state now (force_update). */
+  private forced(): boolean {
+    return this.actor ? this.platform.render(this.actor.getSnapshot(), this.config, this.env).force_update === true : false;
   }
 
   /** What the entity shows now, in the original's attribute order, with its registry entry's overrides. */

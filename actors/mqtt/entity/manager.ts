@@ -31,6 +31,10 @@ export class MqttEntities implements EntryFollower {
   private readonly byKey = new Map<string, Kept>();
   private readonly byEntityId = new Map<string, Kept>();
   private readonly registeredDomains = new Set<string>();
+  /** how many entities of each domain there are (the components list asks often) */
+  private readonly domainCounts = new Map<string, number>();
+  /** the key of each platform's unique_id (a duplicate is refused) */
+  private readonly byUniqueId = new Map<MqttPlatform, Map<string, string>>();
   /** changes run one after the other */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -47,7 +51,28 @@ export class MqttEntities implements EntryFollower {
 
   /** The domains with MQTT entities (for the components list). */
   domains(): string[] {
-    return [...new Set([...this.byKey.values()].map((k) => k.platform.domain))];
+    return [...this.domainCounts.keys()];
+  }
+
+  private keep(kept: Kept): void {
+    this.byKey.set(kept.key, kept);
+    const { domain } = kept.platform;
+    this.domainCounts.set(domain, (this.domainCounts.get(domain) ?? 0) + 1);
+    if (kept.config.unique_id === undefined) return;
+    let ids = this.byUniqueId.get(kept.platform);
+    if (!ids) this.byUniqueId.set(kept.platform, (ids = new Map()));
+    ids.set(kept.config.unique_id, kept.key);
+  }
+
+  private drop(kept: Kept): void {
+    if (this.byKey.get(kept.key) !== kept) return;
+    this.byKey.delete(kept.key);
+    const { domain } = kept.platform;
+    const n = (this.domainCounts.get(domain) ?? 0) - 1;
+    if (n > 0) this.domainCounts.set(domain, n);
+    else this.domainCounts.delete(domain);
+    const ids = this.byUniqueId.get(kept.platform);
+    if (kept.config.unique_id !== undefined && ids?.get(kept.config.unique_id) === kept.key) ids.delete(kept.config.unique_id);
   }
 
   has(key: string): boolean {
@@ -80,7 +105,8 @@ export class MqttEntities implements EntryFollower {
       const kept = this.byKey.get(key);
       if (config === undefined) return kept && this.remove(kept, context);
       if (kept && kept.platform === platform && jsonEqual(kept.config, config)) return;
-      const duplicate = config.unique_id !== undefined && [...this.byKey.values()].find((k) => k.key !== key && k.platform === platform && k.config.unique_id === config.unique_id);
+      const holder = config.unique_id === undefined ? undefined : this.byUniqueId.get(platform)?.get(config.unique_id);
+      const duplicate = holder !== undefined && holder !== key;
       if (duplicate) {
         this.host.log.error(`Platform mqtt does not generate unique IDs. ID ${config.unique_id} already exists - ignoring ${platform.domain} ${key}`);
         return;
@@ -93,7 +119,7 @@ export class MqttEntities implements EntryFollower {
       const at = await place(this.host, platform, config, context, taken);
       const live = new LiveEntity(this.host, platform, config, at.entityId, at.name, at.deviceId);
       const next: Kept = { key, platform, config, discoveryTopic, live, disabled: at.disabled };
-      this.byKey.set(key, next);
+      this.keep(next);
       this.byEntityId.set(at.entityId, next);
       await this.ensureServices(platform, context);
       if (kept && kept.live.entityId !== at.entityId && this.host.entities.has(kept.live.entityId)) await this.host.entities.remove(kept.live.entityId, context);
@@ -108,7 +134,7 @@ export class MqttEntities implements EntryFollower {
 
   private async retire(kept: Kept): Promise<void> {
     await kept.live.stop();
-    this.byKey.delete(kept.key);
+    this.drop(kept);
     if (this.byEntityId.get(kept.live.entityId) === kept) this.byEntityId.delete(kept.live.entityId);
   }
 

@@ -34,6 +34,7 @@ export const mqttBinarySensor: MqttPlatform<MqttBinarySensorConfig> = {
     payload_on: optional(toStr, 'ON'),
   },
   keptOnUpdate: ['on'],
+  repeatIsNoop: (config) => config.expire_after === undefined && config.off_delay === undefined && !config.force_update,
   machine: mqttBinarySensorMachine,
   input: (config, restored, now) => {
     const { kept, expireAfterMs, remainingMs } = expiryInput(restored, config.expire_after, now);

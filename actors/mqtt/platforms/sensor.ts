@@ -97,6 +97,8 @@ export const mqttSensor: MqttPlatform<MqttSensorConfig> = {
     return undefined;
   },
   keptOnUpdate: ['value', 'lastReset'],
+  // a live sensor takes the same value again: nothing changes, as the original writes nothing
+  repeatIsNoop: (config) => config.expire_after === undefined && !config.force_update,
   machine: mqttSensorMachine,
   input: (config, restored, now) => {
     // only a sensor whose values expire restores its last one, and only while it is still valid

@@ -36,6 +36,13 @@ export interface MqttPlatform<C extends MqttEntityConfig = any> {
   services: PlatformService[];
   /** context keys of the machine a changed config carries over to the new machine (the value it shows) */
   keptOnUpdate?: readonly string[];
+  /**
+   * Whether a state message that repeats the previous one (same topic, same payload, the machine
+   * untouched since) leaves the machine as it is, so it may be skipped: true when no timer
+   * restarts on a message (expire_after, off_delay) and none writes every message (force_update).
+   * The framework adds that the entity's templates must read only the payload.
+   */
+  repeatIsNoop?(config: C): boolean;
   /** keys JSON attributes may not set, besides the ones no MQTT entity lets them set */
   blockedAttributes?: readonly string[];
   /**
