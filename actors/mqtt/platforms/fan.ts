@@ -4,8 +4,8 @@ import { mqttFanMachine, type MqttFanSpec, type MqttFanState } from '../../../ma
 import { fanDomain } from '../../entities/platforms/fan.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
-import { PAYLOAD_NONE } from './sensor.ts';
-import type { MqttEntityConfig, MqttPlatform, ReadMessage } from './types.ts';
+import { isEmptyPayload, onOffStateSubscription } from './state-payloads.ts';
+import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { toBool, toPositiveInt, toStr } from '../schema.ts';
 import { parseIntText } from '../../../machines/python/float.ts';
 
@@ -67,7 +67,6 @@ function fanSpec(c: MqttFanConfig): MqttFanSpec {
 }
 
 const message = (patch: Partial<MqttFanState>) => ({ type: 'message', patch });
-const empty = (m: ReadMessage<MqttFanConfig>) => m.payload === null || m.payload === '';
 
 /** fan: on and off, a percentage of its speed range, preset modes, oscillation and direction, each on its own topics. */
 export const mqttFan: MqttPlatform<MqttFanConfig> = {
@@ -111,22 +110,12 @@ export const mqttFan: MqttPlatform<MqttFanConfig> = {
     fan: { on: null, percentage: null, preset_mode: null, oscillating: config.oscillation_state_topic !== undefined ? false : null, direction: null },
   }),
   subscriptions: () => [
-    {
-      topicKey: 'state_topic',
-      templateKey: 'state_value_template',
-      read(m) {
-        if (empty(m)) return undefined;
-        if (m.payload === m.config.payload_on) return message({ on: true });
-        if (m.payload === m.config.payload_off) return message({ on: false });
-        if (m.payload === PAYLOAD_NONE) return message({ on: null });
-        return undefined;
-      },
-    },
+    onOffStateSubscription(),
     {
       topicKey: 'percentage_state_topic',
       templateKey: 'percentage_value_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         if (m.payload === m.config.payload_reset_percentage) return message({ percentage: null });
         const value = parseIntText(m.payload!);
         const percentage = value === undefined ? undefined : rangedToPercentage([m.config.speed_range_min, m.config.speed_range_max], value);
@@ -156,7 +145,7 @@ export const mqttFan: MqttPlatform<MqttFanConfig> = {
       topicKey: 'oscillation_state_topic',
       templateKey: 'oscillation_value_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         if (m.payload === m.config.payload_oscillation_on) return message({ oscillating: true });
         if (m.payload === m.config.payload_oscillation_off) return message({ oscillating: false });
         return undefined;
@@ -165,7 +154,7 @@ export const mqttFan: MqttPlatform<MqttFanConfig> = {
     {
       topicKey: 'direction_state_topic',
       templateKey: 'direction_value_template',
-      read: (m) => (empty(m) ? undefined : message({ direction: m.payload })),
+      read: (m) => (isEmptyPayload(m) ? undefined : message({ direction: m.payload })),
     },
   ],
   render: (snapshot, config) => {
