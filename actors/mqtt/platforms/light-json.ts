@@ -4,6 +4,7 @@ import { LIGHT_EFFECT, LIGHT_FLASH, LIGHT_TRANSITION, VALID_COLOR_MODES, brightn
 import { filterColorModes, type LightState } from '../../../machines/mqtt/light-state.ts';
 import { listOf, optional, type Fields } from '../schema.ts';
 import { kelvinRange, lastLight, lightInput, lightPlatform, restoredAttribute, STATE_KEY, toScale, type MqttLightCommonConfig } from './light-shared.ts';
+import { isDict, parseJsonObject } from './state-payloads.ts';
 import type { ReadMessage } from './types.ts';
 import { InvalidValue, toBool, toPositiveInt } from '../schema.ts';
 
@@ -73,8 +74,6 @@ export function jsonSpec(c: MqttJsonLightConfig): JsonSpec {
     flashTimeLong: c.flash_time_long,
   };
 }
-
-const isDict = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Python's int() of a JSON value: a whole number from a number or numeric text. */
 function pyInt(v: unknown): number {
@@ -157,14 +156,8 @@ export const mqttJsonLight = lightPlatform<MqttJsonLightConfig>('MQTT JSON Light
     {
       topicKey: 'state_topic',
       read(m) {
-        let values: unknown;
-        try {
-          values = JSON.parse(m.raw);
-        } catch {
-          m.warn(`Unable to parse JSON ${m.entityId}: '${m.raw}'`);
-          return undefined;
-        }
-        if (!isDict(values)) {
+        const values = parseJsonObject(m.raw);
+        if (values === undefined) {
           m.warn(`Unable to parse JSON ${m.entityId}: '${m.raw}'`);
           return undefined;
         }

@@ -3,6 +3,7 @@ import { UNKNOWN_LOCK, lockStateOf, mqttLockMachine, type MqttLockState } from '
 import { lockDomain } from '../../entities/platforms/lock.ts';
 import { optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { hasNonBlankPayload } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { InvalidValue, toBool, toStr } from '../schema.ts';
 
@@ -73,7 +74,7 @@ export const mqttLock: MqttPlatform<MqttLockConfig> = {
       topicKey: 'state_topic',
       templateKey: 'value_template',
       read(m) {
-        if (m.payload === null || m.payload.trim() === '') return undefined;
+        if (!hasNonBlankPayload(m)) return undefined;
         const c = m.config;
         const p = m.payload;
         if (p === c.payload_reset) return { type: 'message', lock: UNKNOWN_LOCK };

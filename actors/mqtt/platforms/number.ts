@@ -6,6 +6,7 @@ import { SENSOR_DEVICE_CLASSES } from '../../entities/platforms/sensor.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { SENSOR_NAMES } from './device-class-names.ts';
+import { hasNonBlankPayload } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { parseIntText } from '../../../machines/python/float.ts';
 import { floatRepr as pyFloat } from '../../../machines/python/float.ts';
@@ -99,7 +100,7 @@ export const mqttNumber: MqttPlatform<MqttNumberConfig> = {
       topicKey: 'state_topic',
       templateKey: 'value_template',
       read(m) {
-        if (m.payload === null || m.payload.trim() === '') return undefined;
+        if (!hasNonBlankPayload(m)) return undefined;
         const { config } = m;
         if (m.payload === config.payload_reset) return { type: 'message', value: null };
         // str.isnumeric() makes an int, anything else goes through float()

@@ -3,6 +3,7 @@ import { toBool, toStr } from '../schema.ts';
 import { selectServices } from '../../entities/platforms/select.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { hasNonBlankPayload } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { pyRepr as pyListRepr } from '../../../machines/python/repr.ts';
 
@@ -47,7 +48,7 @@ export const mqttSelect: MqttPlatform<MqttSelectConfig> = {
       topicKey: 'state_topic',
       templateKey: 'value_template',
       read(m) {
-        if (m.payload === null || m.payload.trim() === '') return undefined;
+        if (!hasNonBlankPayload(m)) return undefined;
         if (m.payload.toLowerCase() === 'none') return { type: 'message', option: null };
         if (!m.config.options.includes(m.payload)) {
           m.warn(`Invalid option for ${m.entityId}: '${m.payload}' (valid options: ${pyListRepr(m.config.options)})`);

@@ -2,6 +2,7 @@ import { mqttSirenMachine, processParams, type SirenSettings } from '../../../ma
 import { toBool, toStr } from '../schema.ts';
 import { SIREN_DURATION, SIREN_TONES, SIREN_TURN_OFF, SIREN_TURN_ON, SIREN_VOLUME_SET, sirenParams, sirenServices } from '../../entities/platforms/siren.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
+import { parseJsonObject } from './state-payloads.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import type { MqttEntityConfig, MqttPlatform, ReadMessage } from './types.ts';
@@ -45,8 +46,6 @@ function initialSettings(c: MqttSirenConfig): SirenSettings {
   return s;
 }
 
-const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** A parameter of a state message that the turn_on schema refuses, in voluptuous's words; undefined when all pass. */
 function paramProblem(data: Record<string, unknown>): string | undefined {
   for (const [key, v] of Object.entries(data)) {
@@ -75,13 +74,8 @@ function readState(m: ReadMessage<MqttSirenConfig>) {
   let json: Record<string, unknown>;
   if (payload === stateOn || payload === stateOff || payload === PAYLOAD_NONE) json = { state: payload };
   else {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(payload);
-    } catch {
-      parsed = undefined;
-    }
-    if (!isDict(parsed)) {
+    const parsed = parseJsonObject(payload);
+    if (parsed === undefined) {
       m.warn(`No valid (JSON) payload detected after processing payload '{}' on topic ${m.topic}`);
       return undefined;
     }

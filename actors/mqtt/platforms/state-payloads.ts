@@ -4,8 +4,8 @@ import type { PlatformSubscription, ReadMessage } from './types.ts';
 /** The original's "not payload": an empty payload (or a failed template) changes nothing. */
 export const isEmptyPayload = (m: ReadMessage<unknown>) => m.payload === null || m.payload === '';
 
-/** A payload of nothing but white space (or a failed template) changes nothing. */
-export const isBlankPayload = (m: ReadMessage<unknown>) => m.payload === null || m.payload.trim() === '';
+/** A payload with more than white space (one of nothing but white space, or a failed template, changes nothing). */
+export const hasNonBlankPayload = <C>(m: ReadMessage<C>): m is ReadMessage<C> & { payload: string } => m.payload !== null && m.payload.trim() !== '';
 
 /** A JSON object (Python's dict): not null, not an array. */
 export const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
