@@ -1,5 +1,5 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import { climateProblem, turnOnMode, type ClimateContext, type ClimateEvent, type HvacMode } from '../climate.machine.ts';
+import { climateProblem, climateRejection, turnOnMode, type ClimateContext, type ClimateEmitted, type ClimateEvent, type HvacMode } from '../climate.machine.ts';
 import { PyFloat } from './py-float.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
 
@@ -51,19 +51,9 @@ export interface MqttClimateContext extends MqttClimateInput {}
 export type MqttClimateEvent =
   | { type: 'message'; patch: Partial<MqttClimateState> }
   | { type: 'setpoint'; key: 'temperature' | 'target_temp_low' | 'target_temp_high'; value: number | null }
-  | { type: 'turn_on' }
-  | { type: 'turn_off' }
-  | { type: 'toggle' }
-  | { type: 'set_hvac_mode'; hvac_mode: HvacMode }
-  | { type: 'set_temperature'; temperature?: number; target_temp_high?: number; target_temp_low?: number; hvac_mode?: HvacMode }
-  | { type: 'set_humidity'; humidity: number }
-  | { type: 'set_fan_mode'; fan_mode: string }
-  | { type: 'set_preset_mode'; preset_mode: string }
-  | { type: 'set_swing_mode'; swing_mode: string };
+  | ClimateEvent;
 
-export type MqttClimateEmitted =
-  | MqttPublishRequest
-  | { type: 'rejected'; code: 'service_validation_error'; message: string; translation: { domain: string; key: string; placeholders: Record<string, string> } };
+export type MqttClimateEmitted = MqttPublishRequest | ClimateEmitted;
 
 /** A system temperature (°C) in the device's unit. */
 const toDevice = (spec: MqttClimateSpec, t: number) => (spec.fahrenheit ? t * 1.8 + 32 : t);
@@ -140,10 +130,7 @@ export const mqttClimateMachine = setup({
       }
       return { climate: c };
     }),
-    reject: emit(({ context, event }) => {
-      const problem = climateProblem(asChecked(context.spec), event as ClimateEvent)!;
-      return { type: 'rejected' as const, code: 'service_validation_error' as const, message: problem.message, translation: { domain: 'climate', key: problem.key, placeholders: problem.placeholders } };
-    }),
+    reject: emit(({ context, event }) => climateRejection(climateProblem(asChecked(context.spec), event as ClimateEvent)!)),
     command: enqueueActions(({ context, event, enqueue }) => {
       const { spec } = context;
       const c: MqttClimateState = { ...context.climate, parkedRange: [...context.climate.parkedRange] as [number | null, number | null] };
