@@ -1,5 +1,6 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import { percentageToRanged, rangedToPercentage } from './cover.machine.ts';
+import { adjustedPercentage, presetRejection, type FanEmitted } from '../fan.machine.ts';
+import { percentageToRanged } from './cover.machine.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
 
 /** What an MQTT fan is built to do, from its options. */
@@ -44,9 +45,7 @@ export type MqttFanEvent =
   | { type: 'oscillate'; oscillating: boolean }
   | { type: 'set_direction'; direction: string };
 
-export type MqttFanEmitted =
-  | MqttPublishRequest
-  | { type: 'rejected'; message: string; code: 'service_validation_error'; translation?: { domain: string; key: string; placeholders: Record<string, string> } };
+export type MqttFanEmitted = MqttPublishRequest | FanEmitted;
 
 const publish = (topic: string, template: string, payload: { option: string } | { value: string | number }): MqttPublishRequest => ({
   type: 'publish',
@@ -55,17 +54,8 @@ const publish = (topic: string, template: string, payload: { option: string } | 
   ...('option' in payload ? { payload: payload.option } : { value: payload.value }),
 });
 
-/** The original's _async_adjust_speed: a step, or the next of the fan's speeds. */
-function adjusted(c: MqttFanContext, modifier: 1 | -1, step: number | undefined): number {
-  const current = c.fan.percentage ?? 0;
-  let next: number;
-  if (step !== undefined) next = current + step * modifier;
-  else {
-    const range: [number, number] = [1, c.spec.speedCount];
-    next = rangedToPercentage(range, Math.ceil(percentageToRanged(range, current)) + modifier);
-  }
-  return Math.max(0, Math.min(100, next));
-}
+/** The original's _async_adjust_speed (the virtual fan's): a step, or the next of the fan's speeds. */
+const adjusted = (c: MqttFanContext, modifier: 1 | -1, step: number | undefined) => adjustedPercentage(c.fan.percentage ?? 0, modifier, step, c.spec.speedCount);
 
 /** The preset mode a call names, when the fan does not have it. */
 function invalidPreset(c: MqttFanContext, event: MqttFanEvent): string | undefined {
@@ -87,16 +77,7 @@ export const mqttFanMachine = setup({
   },
   actions: {
     take: assign(({ context, event }) => (event.type === 'message' ? { fan: { ...context.fan, ...event.patch } } : {})),
-    rejectPreset: emit(({ context, event }) => {
-      const preset = String(invalidPreset(context, event));
-      const modes = context.spec.presetModes.join(', ');
-      return {
-        type: 'rejected' as const,
-        code: 'service_validation_error' as const,
-        message: `Preset mode ${preset} is not valid, valid preset modes are: ${modes}.`,
-        translation: { domain: 'fan', key: 'not_valid_preset_mode', placeholders: { preset_mode: preset, preset_modes: modes } },
-      };
-    }),
+    rejectPreset: emit(({ context, event }) => presetRejection(String(invalidPreset(context, event)), context.spec.presetModes)),
     command: enqueueActions(({ context, event, enqueue }) => {
       const { spec } = context;
       const fan = { ...context.fan };
