@@ -1,6 +1,7 @@
 import { assign, emit, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
 import { floatRepr as pyFloat } from '../python/float.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic } from './optimistic-command.ts';
 
 /** What an MQTT number starts from. */
 export interface MqttNumberInput {
@@ -57,7 +58,7 @@ export const mqttNumberMachine = setup({
   },
   guards: {
     outOfRange: ({ context, event }) => event.type === 'set_value' && !(event.value >= context.min && event.value <= context.max),
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
   },
 }).createMachine({
   id: 'mqtt_number',
@@ -69,8 +70,7 @@ export const mqttNumberMachine = setup({
         message: { actions: 'take' },
         set_value: [
           { guard: 'outOfRange', actions: 'refuse' },
-          { guard: 'optimistic', actions: ['publish', 'assume'] },
-          { actions: 'publish' },
+          ...publishAndAssumeIfOptimistic('publish', 'assume'),
         ],
       },
     },

@@ -1,5 +1,6 @@
 import { assign, emit, raise, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic } from './optimistic-command.ts';
 
 /** What an MQTT select starts from. */
 export interface MqttSelectInput {
@@ -67,7 +68,7 @@ export const mqttSelectMachine = setup({
   },
   guards: {
     invalid: ({ context, event }) => event.type === 'select_option' && !context.options.includes(event.option),
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
   },
 }).createMachine({
   id: 'mqtt_select',
@@ -77,7 +78,7 @@ export const mqttSelectMachine = setup({
     running: {
       on: {
         message: { actions: 'take' },
-        select_option: [{ guard: 'invalid', actions: 'refuse' }, { guard: 'optimistic', actions: ['publish', 'assume'] }, { actions: 'publish' }],
+        select_option: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publish', 'assume')],
         select_first: { actions: 'first' },
         select_last: { actions: 'last' },
         select_next: { actions: 'next' },

@@ -1,5 +1,6 @@
 import { assign, emit, raise, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic, toggleByTurningOffOrOn } from './optimistic-command.ts';
 
 /** A siren's turn_on parameters (tone, duration, volume_level), as the siren's features allow them. */
 export interface SirenSettings {
@@ -99,7 +100,7 @@ export const mqttSirenMachine = setup({
   },
   guards: {
     invalid: ({ context, event }) => event.type === 'turn_on' && typeof processParams(context, event.params) === 'string',
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
     isOn: ({ context }) => context.on === true,
   },
 }).createMachine({
@@ -110,9 +111,9 @@ export const mqttSirenMachine = setup({
     running: {
       on: {
         message: { actions: 'take' },
-        turn_on: [{ guard: 'invalid', actions: 'refuse' }, { guard: 'optimistic', actions: ['publishOn', 'assumeOn'] }, { actions: 'publishOn' }],
-        turn_off: [{ guard: 'optimistic', actions: ['publishOff', 'assumeOff'] }, { actions: 'publishOff' }],
-        toggle: [{ guard: 'isOn', actions: 'turnOffInstead' }, { actions: 'turnOnInstead' }],
+        turn_on: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publishOn', 'assumeOn')],
+        turn_off: publishAndAssumeIfOptimistic('publishOff', 'assumeOff'),
+        toggle: toggleByTurningOffOrOn(),
       },
     },
   },

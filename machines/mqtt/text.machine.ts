@@ -1,5 +1,6 @@
 import { assign, emit, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic } from './optimistic-command.ts';
 
 /** What an MQTT text starts from. */
 export interface MqttTextInput {
@@ -63,7 +64,7 @@ export const mqttTextMachine = setup({
   },
   guards: {
     invalid: ({ context, event }) => event.type === 'set_value' && textProblem(context, event.value) !== undefined,
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
   },
 }).createMachine({
   id: 'mqtt_text',
@@ -73,7 +74,7 @@ export const mqttTextMachine = setup({
     running: {
       on: {
         message: { actions: 'take' },
-        set_value: [{ guard: 'invalid', actions: 'refuse' }, { guard: 'optimistic', actions: ['publish', 'take'] }, { actions: 'publish' }],
+        set_value: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publish', 'take')],
       },
     },
   },
