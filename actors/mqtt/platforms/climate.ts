@@ -8,6 +8,7 @@ import { climateDomain } from '../../entities/platforms/climate.ts';
 import { listOf, optional, toTemplate, type Fields } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
+import { patchMessage } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform, PlatformSubscription, ReadMessage } from './types.ts';
 import { InvalidValue, oneOf, toBool, toFloat, toStr } from '../schema.ts';
 import { parseFloatText } from '../../../machines/python/float.ts';
@@ -169,7 +170,7 @@ function rendered(m: ReadMessage<MqttClimateConfig>, key: string): string | null
   return shared === undefined ? m.raw : shared;
 }
 
-const message = (patch: Partial<MqttClimateState>) => ({ type: 'message', patch });
+const message = patchMessage<MqttClimateState>;
 
 /** _parse_float_payload: undefined ignores the message, null is None. */
 function float(m: ReadMessage<MqttClimateConfig>, key: string): number | null | undefined {

@@ -4,7 +4,7 @@ import { mqttFanMachine, type MqttFanSpec, type MqttFanState } from '../../../ma
 import { fanDomain } from '../../entities/platforms/fan.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
-import { isEmptyPayload, onOffStateSubscription } from './state-payloads.ts';
+import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { toBool, toPositiveInt, toStr } from '../schema.ts';
 import { parseIntText } from '../../../machines/python/float.ts';
@@ -66,7 +66,7 @@ function fanSpec(c: MqttFanConfig): MqttFanSpec {
   };
 }
 
-const message = (patch: Partial<MqttFanState>) => ({ type: 'message', patch });
+const message = patchMessage<MqttFanState>;
 
 /** fan: on and off, a percentage of its speed range, preset modes, oscillation and direction, each on its own topics. */
 export const mqttFan: MqttPlatform<MqttFanConfig> = {

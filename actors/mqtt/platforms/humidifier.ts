@@ -5,7 +5,7 @@ import type { PlatformService } from '../../entities/platforms/types.ts';
 import { listOf, optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
-import { isEmptyPayload, onOffStateSubscription } from './state-payloads.ts';
+import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { oneOf, toBool, toPositiveInt, toStr } from '../schema.ts';
 import { parseFloatText } from '../../../machines/python/float.ts';
@@ -91,7 +91,7 @@ function humidifierSpec(c: MqttHumidifierConfig, entityId: string): MqttHumidifi
   };
 }
 
-const message = (patch: Partial<MqttHumidifierState>) => ({ type: 'message', patch });
+const message = patchMessage<MqttHumidifierState>;
 
 /** humidifier: on and off, a target humidity in its range, modes, the current humidity and its action. */
 export const mqttHumidifier: MqttPlatform<MqttHumidifierConfig> = {

@@ -5,7 +5,7 @@ import type { LightState } from '../../../machines/mqtt/light-state.ts';
 import { optional, toTemplate, type Fields } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { kelvinRange, lastLight, lightInput, lightPlatform, restoredAttribute, STATE_KEY, toScale, type MqttLightCommonConfig } from './light-shared.ts';
-import { isEmptyPayload, onOffStateSubscription } from './state-payloads.ts';
+import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
 import type { PlatformSubscription, ReadMessage } from './types.ts';
 import { oneOf, toStr } from '../schema.ts';
 import { parseFloatText, parseIntText } from '../../../machines/python/float.ts';
@@ -87,7 +87,7 @@ export function basicSpec(c: MqttBasicLightConfig): BasicSpec {
   };
 }
 
-const message = (patch: Partial<LightState>) => ({ type: 'message', patch });
+const message = patchMessage<LightState>;
 
 /** `a,b,c` as whole numbers (Python's int() of each part), or undefined. */
 function ints(text: string): number[] | undefined {
