@@ -140,6 +140,11 @@ export const mqttClimateMachine = setup({
         if (value !== null && typeof value === 'object' && 'option' in value) enqueue.emit({ type: 'publish', topic, template, payload: value.option });
         else enqueue.emit({ type: 'publish', topic, template, value });
       };
+      /** a part's command on its `<part>_command_topic`, taken at once when it has no `<part>_state_topic` (or in optimistic mode) */
+      const setPart = <K extends 'humidity' | 'fan_mode' | 'swing_mode' | 'preset_mode'>(part: string, key: K, value: NonNullable<MqttClimateState[K]>) => {
+        send(`${part}_command_topic`, `${part}_command_template`, value);
+        if (assumes(`${part}_state_topic`)) c[key] = value;
+      };
       const setMode = (mode: string) => {
         send('mode_command_topic', 'mode_command_template', mode);
         if (assumes('mode_state_topic')) {
@@ -192,20 +197,16 @@ export const mqttClimateMachine = setup({
           break;
         }
         case 'set_humidity':
-          send('target_humidity_command_topic', 'target_humidity_command_template', event.humidity);
-          if (assumes('target_humidity_state_topic')) c.humidity = event.humidity;
+          setPart('target_humidity', 'humidity', event.humidity);
           break;
         case 'set_fan_mode':
-          send('fan_mode_command_topic', 'fan_mode_command_template', event.fan_mode);
-          if (assumes('fan_mode_state_topic')) c.fan_mode = event.fan_mode;
+          setPart('fan_mode', 'fan_mode', event.fan_mode);
           break;
         case 'set_swing_mode':
-          send('swing_mode_command_topic', 'swing_mode_command_template', event.swing_mode);
-          if (assumes('swing_mode_state_topic')) c.swing_mode = event.swing_mode;
+          setPart('swing_mode', 'swing_mode', event.swing_mode);
           break;
         case 'set_preset_mode':
-          send('preset_mode_command_topic', 'preset_mode_command_template', event.preset_mode);
-          if (assumes('preset_mode_state_topic')) c.preset_mode = event.preset_mode;
+          setPart('preset_mode', 'preset_mode', event.preset_mode);
           break;
       }
       enqueue.assign({ climate: c });
