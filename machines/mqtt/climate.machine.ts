@@ -2,6 +2,7 @@ import { assign, emit, enqueueActions, setup } from 'xstate';
 import { climateProblem, climateRejection, turnOnMode, type ClimateContext, type ClimateEmitted, type ClimateEvent, type HvacMode } from '../climate.machine.ts';
 import { PyFloat } from './py-float.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT climate device is built to do, from its options. */
 export interface MqttClimateSpec {
@@ -215,25 +216,17 @@ export const mqttClimateMachine = setup({
   guards: {
     refused: ({ context, event }) => climateProblem(asChecked(context.spec), event as ClimateEvent) !== undefined,
   },
-}).createMachine({
-  id: 'mqtt_climate',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        setpoint: { actions: 'takeSetpoint' },
-        turn_on: { actions: 'command' },
-        turn_off: { actions: 'command' },
-        toggle: { actions: 'command' },
-        set_hvac_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_temperature: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_humidity: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_fan_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_preset_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_swing_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_climate', {
+    setpoint: { actions: 'takeSetpoint' },
+    turn_on: { actions: 'command' },
+    turn_off: { actions: 'command' },
+    toggle: { actions: 'command' },
+    set_hvac_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_temperature: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_humidity: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_fan_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_preset_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_swing_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+  }),
+);

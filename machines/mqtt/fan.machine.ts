@@ -2,6 +2,7 @@ import { assign, emit, enqueueActions, setup } from 'xstate';
 import { adjustedPercentage, presetRejection, type FanEmitted } from '../fan.machine.ts';
 import { percentageToRanged } from './cover.machine.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT fan is built to do, from its options. */
 export interface MqttFanSpec {
@@ -137,24 +138,16 @@ export const mqttFanMachine = setup({
   guards: {
     invalidPreset: ({ context, event }) => invalidPreset(context, event) !== undefined,
   },
-}).createMachine({
-  id: 'mqtt_fan',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        turn_on: [{ guard: 'invalidPreset', actions: 'rejectPreset' }, { actions: 'command' }],
-        set_preset_mode: [{ guard: 'invalidPreset', actions: 'rejectPreset' }, { actions: 'command' }],
-        turn_off: { actions: 'command' },
-        toggle: { actions: 'command' },
-        set_percentage: { actions: 'command' },
-        increase_speed: { actions: 'command' },
-        decrease_speed: { actions: 'command' },
-        oscillate: { actions: 'command' },
-        set_direction: { actions: 'command' },
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_fan', {
+    turn_on: [{ guard: 'invalidPreset', actions: 'rejectPreset' }, { actions: 'command' }],
+    set_preset_mode: [{ guard: 'invalidPreset', actions: 'rejectPreset' }, { actions: 'command' }],
+    turn_off: { actions: 'command' },
+    toggle: { actions: 'command' },
+    set_percentage: { actions: 'command' },
+    increase_speed: { actions: 'command' },
+    decrease_speed: { actions: 'command' },
+    oscillate: { actions: 'command' },
+    set_direction: { actions: 'command' },
+  }),
+);

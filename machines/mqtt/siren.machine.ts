@@ -1,6 +1,7 @@
 import { assign, emit, raise, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
 import { isOptimistic, publishAndAssumeIfOptimistic, toggleByTurningOffOrOn } from './optimistic-command.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** A siren's turn_on parameters (tone, duration, volume_level), as the siren's features allow them. */
 export interface SirenSettings {
@@ -103,18 +104,10 @@ export const mqttSirenMachine = setup({
     optimistic: isOptimistic,
     isOn: ({ context }) => context.on === true,
   },
-}).createMachine({
-  id: 'mqtt_siren',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        turn_on: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publishOn', 'assumeOn')],
-        turn_off: publishAndAssumeIfOptimistic('publishOff', 'assumeOff'),
-        toggle: toggleByTurningOffOrOn(),
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_siren', {
+    turn_on: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publishOn', 'assumeOn')],
+    turn_off: publishAndAssumeIfOptimistic('publishOff', 'assumeOff'),
+    toggle: toggleByTurningOffOrOn(),
+  }),
+);

@@ -1,5 +1,6 @@
 import { assign, emit, raise, setup } from 'xstate';
 import type { PyFloat } from './py-float.ts';
+import { runningOnMessages } from './running-machine.ts';
 import { isOptimistic, publishAndAssumeIfOptimistic, toggleByTurningOffOrOn } from './optimistic-command.ts';
 
 /** What an MQTT switch starts from. */
@@ -66,18 +67,10 @@ export const mqttSwitchMachine = setup({
     optimistic: isOptimistic,
     isOn: ({ context }) => context.on === true,
   },
-}).createMachine({
-  id: 'mqtt_switch',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        turn_on: publishAndAssumeIfOptimistic('publishOn', 'assumeOn'),
-        turn_off: publishAndAssumeIfOptimistic('publishOff', 'assumeOff'),
-        toggle: toggleByTurningOffOrOn(),
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_switch', {
+    turn_on: publishAndAssumeIfOptimistic('publishOn', 'assumeOn'),
+    turn_off: publishAndAssumeIfOptimistic('publishOff', 'assumeOff'),
+    toggle: toggleByTurningOffOrOn(),
+  }),
+);

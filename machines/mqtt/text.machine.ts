@@ -1,6 +1,7 @@
 import { assign, emit, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
 import { isOptimistic, publishAndAssumeIfOptimistic } from './optimistic-command.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT text starts from. */
 export interface MqttTextInput {
@@ -66,16 +67,8 @@ export const mqttTextMachine = setup({
     invalid: ({ context, event }) => event.type === 'set_value' && textProblem(context, event.value) !== undefined,
     optimistic: isOptimistic,
   },
-}).createMachine({
-  id: 'mqtt_text',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        set_value: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publish', 'take')],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_text', {
+    set_value: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publish', 'take')],
+  }),
+);
