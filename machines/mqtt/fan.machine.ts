@@ -1,5 +1,5 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import { adjustedPercentage, presetRejection, type FanEmitted } from '../fan.machine.ts';
+import { adjustedPercentage, presetRejection, type FanEmitted, type FanEvent } from '../fan.machine.ts';
 import { percentageToRanged } from './cover.machine.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
 import { runningOnMessages } from './running-machine.ts';
@@ -34,16 +34,10 @@ export interface MqttFanInput {
 
 export interface MqttFanContext extends MqttFanInput {}
 
+/** The virtual fan's services (a direction is any text here: the device's), and messages from its topics. */
 export type MqttFanEvent =
   | { type: 'message'; patch: Partial<MqttFanState> }
-  | { type: 'turn_on'; percentage?: number; preset_mode?: string }
-  | { type: 'turn_off' }
-  | { type: 'toggle' }
-  | { type: 'set_percentage'; percentage: number }
-  | { type: 'increase_speed'; percentage_step?: number }
-  | { type: 'decrease_speed'; percentage_step?: number }
-  | { type: 'set_preset_mode'; preset_mode: string }
-  | { type: 'oscillate'; oscillating: boolean }
+  | Exclude<FanEvent, { type: 'set_direction' }>
   | { type: 'set_direction'; direction: string };
 
 export type MqttFanEmitted = MqttPublishRequest | FanEmitted;
