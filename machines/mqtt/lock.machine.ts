@@ -1,5 +1,5 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import { codeFits } from '../lock.machine.ts';
+import { codeFits, type LockEvent } from '../lock.machine.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
 import { runningOnMessages } from './running-machine.ts';
 
@@ -24,11 +24,7 @@ export interface MqttLockInput {
 
 export interface MqttLockContext extends MqttLockInput {}
 
-export type MqttLockEvent =
-  | { type: 'message'; lock: MqttLockState }
-  | { type: 'lock'; code?: string }
-  | { type: 'unlock'; code?: string }
-  | { type: 'open'; code?: string };
+export type MqttLockEvent = { type: 'message'; lock: MqttLockState } | LockEvent;
 
 export type MqttLockEmitted = MqttPublishRequest | { type: 'rejected'; message: string; code: 'service_validation_error' };
 
