@@ -5,6 +5,7 @@ import { fanDomain } from '../../entities/platforms/fan.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
+import { partTopicFields } from './topic-fields.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { toBool, toPositiveInt, toStr } from '../schema.ts';
 import { parseIntText } from '../../../machines/python/float.ts';
@@ -34,13 +35,6 @@ export interface MqttFanConfig extends MqttEntityConfig {
   payload_oscillation_on: string;
   payload_oscillation_off: string;
 }
-
-const topics = (name: string) => ({
-  [`${name}_command_topic`]: optional(validPublishTopic),
-  [`${name}_command_template`]: optional(toTemplate),
-  [`${name}_state_topic`]: optional(validSubscribeTopic),
-  [`${name}_value_template`]: optional(toTemplate),
-});
 
 /** What a fan can do: turn on and off always; a speed, preset modes, oscillation and direction with their command topics. */
 function fanFeatures(c: MqttFanConfig): number {
@@ -80,10 +74,10 @@ export const mqttFan: MqttPlatform<MqttFanConfig> = {
     value_template: optional(toTemplate),
     optimistic: optional(toBool, false),
     retain: optional(toBool, false),
-    ...topics('direction'),
-    ...topics('oscillation'),
-    ...topics('percentage'),
-    ...topics('preset_mode'),
+    ...partTopicFields('direction'),
+    ...partTopicFields('oscillation'),
+    ...partTopicFields('percentage'),
+    ...partTopicFields('preset_mode'),
     preset_modes: optional(listOf(toStr), () => []),
     speed_range_min: optional(toPositiveInt, 1),
     speed_range_max: optional(toPositiveInt, 100),

@@ -3,9 +3,10 @@ import type { BasicSpec } from '../../../machines/mqtt/light-commands.ts';
 import { LIGHT_EFFECT, VALID_COLOR_MODES } from '../../../machines/mqtt/light-service.ts';
 import type { LightState } from '../../../machines/mqtt/light-state.ts';
 import { optional, toTemplate, type Fields } from '../schema.ts';
-import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { validPublishTopic } from '../topics.ts';
 import { kelvinRange, lastLight, lightInput, lightPlatform, restoredAttribute, STATE_KEY, toScale, type MqttLightCommonConfig } from './light-shared.ts';
 import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
+import { partTopicFields } from './topic-fields.ts';
 import type { PlatformSubscription, ReadMessage } from './types.ts';
 import { oneOf, toStr } from '../schema.ts';
 import { parseFloatText, parseIntText } from '../../../machines/python/float.ts';
@@ -19,23 +20,18 @@ export interface MqttBasicLightConfig extends MqttLightCommonConfig {
   [option: string]: unknown;
 }
 
-const topicFields = (name: string, command = true, state = true): Fields => ({
-  ...(command ? { [`${name}_command_topic`]: optional(validPublishTopic), [`${name}_command_template`]: optional(toTemplate) } : {}),
-  ...(state ? { [`${name}_state_topic`]: optional(validSubscribeTopic), [`${name}_value_template`]: optional(toTemplate) } : {}),
-});
-
 /** The default schema's own options (schema_basic.py). */
 const FIELDS: Fields = {
-  ...topicFields('brightness'),
+  ...partTopicFields('brightness'),
   brightness_scale: optional(toScale, 255),
-  ...topicFields('color_mode', false),
-  ...topicFields('color_temp'),
-  ...topicFields('effect'),
-  ...topicFields('hs'),
-  ...topicFields('rgb'),
-  ...topicFields('rgbw'),
-  ...topicFields('rgbww'),
-  ...topicFields('xy'),
+  ...partTopicFields('color_mode', { command: false }),
+  ...partTopicFields('color_temp'),
+  ...partTopicFields('effect'),
+  ...partTopicFields('hs'),
+  ...partTopicFields('rgb'),
+  ...partTopicFields('rgbw'),
+  ...partTopicFields('rgbww'),
+  ...partTopicFields('xy'),
   on_command_type: optional((v) => oneOf(v, ['first', 'last', 'brightness'] as const), 'last'),
   payload_on: optional(toStr, 'ON'),
   payload_off: optional(toStr, 'OFF'),
