@@ -6,6 +6,7 @@ import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
 import { partTopicFields } from './topic-fields.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { toBool, toPositiveInt, toStr } from '../schema.ts';
 import { parseIntText } from '../../../machines/python/float.ts';
@@ -47,13 +48,12 @@ function fanFeatures(c: MqttFanConfig): number {
 }
 
 function fanSpec(c: MqttFanConfig): MqttFanSpec {
-  const o = c.optimistic;
   return {
-    optimistic: o || c.state_topic === undefined,
-    optimisticPercentage: o || c.percentage_state_topic === undefined,
-    optimisticPresetMode: o || c.preset_mode_state_topic === undefined,
-    optimisticOscillation: o || c.oscillation_state_topic === undefined,
-    optimisticDirection: o || c.direction_state_topic === undefined,
+    optimistic: isOptimisticFor(c),
+    optimisticPercentage: isOptimisticFor(c, 'percentage_state_topic'),
+    optimisticPresetMode: isOptimisticFor(c, 'preset_mode_state_topic'),
+    optimisticOscillation: isOptimisticFor(c, 'oscillation_state_topic'),
+    optimisticDirection: isOptimisticFor(c, 'direction_state_topic'),
     speedRange: [c.speed_range_min, c.speed_range_max],
     speedCount: c.percentage_command_topic !== undefined ? Math.min(c.speed_range_max - c.speed_range_min + 1, 100) : 100,
     presetModes: c.preset_mode_command_topic !== undefined ? c.preset_modes : [],

@@ -6,6 +6,7 @@ import { listOf, optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
 import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { oneOf, toBool, toPositiveInt, toStr } from '../schema.ts';
 import { parseFloatText } from '../../../machines/python/float.ts';
@@ -79,12 +80,11 @@ export const HUMIDIFIER_SERVICES: PlatformService[] = [
 const features = (c: MqttHumidifierConfig) => (c.mode_command_topic !== undefined && c.modes.length ? HUMIDIFIER_MODES : 0);
 
 function humidifierSpec(c: MqttHumidifierConfig, entityId: string): MqttHumidifierSpec {
-  const o = c.optimistic;
   return {
     entityId,
-    optimistic: o || c.state_topic === undefined,
-    optimisticTarget: o || c.target_humidity_state_topic === undefined,
-    optimisticMode: o || c.mode_state_topic === undefined,
+    optimistic: isOptimisticFor(c),
+    optimisticTarget: isOptimisticFor(c, 'target_humidity_state_topic'),
+    optimisticMode: isOptimisticFor(c, 'mode_state_topic'),
     minHumidity: c.min_humidity,
     maxHumidity: c.max_humidity,
     modes: c.mode_command_topic !== undefined ? c.modes : [],

@@ -4,6 +4,7 @@ import { LIGHT_EFFECT, LIGHT_FLASH, LIGHT_TRANSITION, VALID_COLOR_MODES, brightn
 import { filterColorModes, type LightState } from '../../../machines/mqtt/light-state.ts';
 import { listOf, optional, type Fields } from '../schema.ts';
 import { kelvinRange, lastLight, lightInput, lightPlatform, restoredAttribute, STATE_KEY, toScale, type MqttLightCommonConfig } from './light-shared.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import { isDict, parseJsonObject } from './state-payloads.ts';
 import type { ReadMessage } from './types.ts';
 import { InvalidValue, toBool, toPositiveInt } from '../schema.ts';
@@ -65,7 +66,7 @@ export function jsonSpec(c: MqttJsonLightConfig): JsonSpec {
     features: (c.effect ? LIGHT_EFFECT : 0) | (c.flash ? LIGHT_FLASH : 0) | (c.transition ? LIGHT_TRANSITION : 0),
     effectList: c.effect_list ?? null,
     ...kelvinRange(c),
-    optimistic: c.optimistic || c.state_topic === undefined,
+    optimistic: isOptimisticFor(c),
     brightness: c.brightness,
     brightnessScale: c.brightness_scale,
     whiteScale: c.white_scale,

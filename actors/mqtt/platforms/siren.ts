@@ -5,6 +5,7 @@ import { PAYLOAD_NONE } from './sensor.ts';
 import { parseJsonObject } from './state-payloads.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform, ReadMessage } from './types.ts';
 
 export interface MqttSirenConfig extends MqttEntityConfig {
@@ -26,8 +27,6 @@ export interface MqttSirenConfig extends MqttEntityConfig {
 
 /** cv.ensure_list: the tones as they are given (strings or numbers). */
 const toToneItem = (v: unknown): string | number => (typeof v === 'number' ? v : toStr(v));
-
-const isOptimistic = (c: MqttSirenConfig) => c.optimistic || c.state_topic === undefined;
 
 function features(c: MqttSirenConfig): number {
   let f = SIREN_TURN_ON | SIREN_TURN_OFF;
@@ -129,9 +128,9 @@ export const mqttSiren: MqttPlatform<MqttSirenConfig> = {
   keptOnUpdate: ['on', 'settings'],
   machine: mqttSirenMachine,
   input: (config, _restored, _now, entityId) => ({
-    on: isOptimistic(config) ? false : null,
+    on: isOptimisticFor(config) ? false : null,
     settings: initialSettings(config),
-    optimistic: isOptimistic(config),
+    optimistic: isOptimisticFor(config),
     features: features(config),
     availableTones: config.available_tones ?? null,
     payloadOn: config.payload_on,
@@ -147,7 +146,7 @@ export const mqttSiren: MqttPlatform<MqttSirenConfig> = {
       state: on === null ? null : on ? 'on' : 'off',
       capabilities: f & SIREN_TONES ? { available_tones: config.available_tones } : {},
       attributes: { ...(snapshot.context.settings as SirenSettings) },
-      assumed_state: isOptimistic(config),
+      assumed_state: isOptimisticFor(config),
       supported_features: f,
     };
   },
