@@ -1,6 +1,6 @@
 import { mqttButtonMachine } from '../../../machines/mqtt/button.machine.ts';
 import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
-import { parseIsoTime } from '../../../store/time.ts';
+import { restoredTime } from './restore.ts';
 import { oneOf, toBool, toStr } from '../schema.ts';
 import { buttonDomain } from '../../entities/platforms/button.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
@@ -30,10 +30,7 @@ export const mqttButton: MqttPlatform<MqttButtonConfig> = {
   keptOnUpdate: ['lastPressed'],
   machine: mqttButtonMachine,
   // a button restores its last press, as the original's ButtonEntity does
-  input: (_config, restored) => {
-    const last = restored && restored.state !== 'unknown' && restored.state !== 'unavailable' ? parseIsoTime(restored.state) : NaN;
-    return { lastPressed: Number.isFinite(last) ? last : null };
-  },
+  input: (_config, restored) => ({ lastPressed: restoredTime(restored) }),
   subscriptions: () => [],
   render: (snapshot) => {
     const last = snapshot.context.lastPressed as number | null;

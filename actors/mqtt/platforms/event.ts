@@ -1,5 +1,5 @@
 import { mqttEventMachine } from '../../../machines/mqtt/event.machine.ts';
-import { parseIsoTime } from '../../../store/time.ts';
+import { restoredTime } from './restore.ts';
 import { InvalidValue, toStr } from '../schema.ts';
 import { listOf, optional, orNull, required, toTemplate } from '../schema.ts';
 import { validSubscribeTopic } from '../topics.ts';
@@ -50,8 +50,8 @@ export const mqttEvent: MqttPlatform<MqttEventConfig> = {
   machine: mqttEventMachine,
   // an event entity restores its last event, as the original's EventEntity does
   input: (_config, restored) => {
-    const last = restored && restored.state !== 'unknown' && restored.state !== 'unavailable' ? parseIsoTime(restored.state) : NaN;
-    if (!restored || !Number.isFinite(last)) return { lastEvent: null, eventType: null, extra: {} };
+    const last = restoredTime(restored);
+    if (!restored || last === null) return { lastEvent: null, eventType: null, extra: {} };
     const a = restored.attributes;
     return {
       lastEvent: last,

@@ -1,6 +1,6 @@
 import { mqttSceneMachine } from '../../../machines/mqtt/scene.machine.ts';
 import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
-import { parseIsoTime } from '../../../store/time.ts';
+import { restoredTime } from './restore.ts';
 import { toBool, toStr } from '../schema.ts';
 import { sceneDomain } from '../../entities/platforms/scene.ts';
 import { optional, required } from '../schema.ts';
@@ -25,10 +25,7 @@ export const mqttScene: MqttPlatform<MqttSceneConfig> = {
   keptOnUpdate: ['lastActivated'],
   machine: mqttSceneMachine,
   // a scene restores its last activation, as the original's BaseScene does
-  input: (_config, restored) => {
-    const last = restored && restored.state !== 'unknown' && restored.state !== 'unavailable' ? parseIsoTime(restored.state) : NaN;
-    return { lastActivated: Number.isFinite(last) ? last : null };
-  },
+  input: (_config, restored) => ({ lastActivated: restoredTime(restored) }),
   subscriptions: () => [],
   render: (snapshot) => {
     const last = snapshot.context.lastActivated as number | null;
