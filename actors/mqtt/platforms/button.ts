@@ -27,13 +27,13 @@ export const mqttButton: MqttPlatform<MqttButtonConfig> = {
     payload_press: optional(toStr, 'PRESS'),
     retain: optional(toBool, false),
   },
-  keptOnUpdate: ['lastPressed'],
+  keptOnUpdate: ['lastTriggered'],
   machine: mqttButtonMachine,
   // a button restores its last press, as the original's ButtonEntity does
-  input: (_config, restored) => ({ lastPressed: restoredTime(restored) }),
+  input: (_config, restored) => ({ lastTriggered: restoredTime(restored) }),
   subscriptions: () => [],
   render: (snapshot) => {
-    const last = snapshot.context.lastPressed as number | null;
+    const last = snapshot.context.lastTriggered as number | null;
     return { state: last === null ? null : isoTime(last) };
   },
   services: buttonDomain.services,

@@ -22,13 +22,13 @@ export const mqttScene: MqttPlatform<MqttSceneConfig> = {
     payload_on: optional(toStr, 'ON'),
     retain: optional(toBool, false),
   },
-  keptOnUpdate: ['lastActivated'],
+  keptOnUpdate: ['lastTriggered'],
   machine: mqttSceneMachine,
   // a scene restores its last activation, as the original's BaseScene does
-  input: (_config, restored) => ({ lastActivated: restoredTime(restored) }),
+  input: (_config, restored) => ({ lastTriggered: restoredTime(restored) }),
   subscriptions: () => [],
   render: (snapshot) => {
-    const last = snapshot.context.lastActivated as number | null;
+    const last = snapshot.context.lastTriggered as number | null;
     return { state: last === null ? null : isoTime(last) };
   },
   // scene.turn_on, as the virtual scenes have it
