@@ -71,6 +71,16 @@ export type ClimateEmitted = {
   translation: { domain: 'climate'; key: string; placeholders: Record<string, string> };
 };
 
+/** A refused climate service as the rejection the machine emits (a ServiceValidationError with its translation). */
+export function climateRejection(problem: Problem): ClimateEmitted {
+  return {
+    type: 'rejected',
+    code: 'service_validation_error',
+    message: problem.message,
+    translation: { domain: 'climate', key: problem.key, placeholders: problem.placeholders },
+  };
+}
+
 /** The mode the original's turn_on picks: the other of two modes beside off, else heat_cool, heat or cool. */
 export function turnOnMode(modes: readonly HvacMode[]): HvacMode | undefined {
   if (modes.length === 2 && modes.includes('off')) return modes.find((m) => m !== 'off');
@@ -183,15 +193,7 @@ export const climateMachine = setup({
   },
   actions: {
     apply: assign(({ context, event }) => ({ settings: applied(context, event) })),
-    reject: emit(({ context, event }) => {
-      const problem = climateProblem(context, event)!;
-      return {
-        type: 'rejected' as const,
-        code: 'service_validation_error' as const,
-        message: problem.message,
-        translation: { domain: 'climate' as const, key: problem.key, placeholders: problem.placeholders },
-      };
-    }),
+    reject: emit(({ context, event }) => climateRejection(climateProblem(context, event)!)),
   },
   guards: {
     refused: ({ context, event }) => climateProblem(context, event) !== undefined,

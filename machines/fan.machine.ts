@@ -69,6 +69,17 @@ export function adjustedPercentage(current: number, modifier: 1 | -1, step: numb
   return Math.max(0, Math.min(100, next));
 }
 
+/** A preset mode the fan does not have, refused as the original refuses it (not_valid_preset_mode). */
+export function presetRejection(preset: string, presetModes: readonly string[]): FanEmitted {
+  const modes = presetModes.join(', ');
+  return {
+    type: 'rejected',
+    code: 'service_validation_error',
+    message: `Preset mode ${preset} is not valid, valid preset modes are: ${modes}.`,
+    translation: { domain: 'fan', key: 'not_valid_preset_mode', placeholders: { preset_mode: preset, preset_modes: modes } },
+  };
+}
+
 const presetOf = (event: FanEvent) => ('preset_mode' in event ? event.preset_mode : undefined);
 
 function percentageAsked(context: FanContext, event: FanEvent): number | undefined {
@@ -113,16 +124,7 @@ export const fanMachine = setup({
     turnOff: assign(({ context }) => ({ settings: { ...context.settings, percentage: 0, preset_mode: null } })),
     setOscillating: assign(({ context, event }) => (event.type === 'oscillate' ? { settings: { ...context.settings, oscillating: event.oscillating } } : {})),
     setDirection: assign(({ context, event }) => (event.type === 'set_direction' ? { settings: { ...context.settings, direction: event.direction } } : {})),
-    rejectPreset: emit(({ context, event }) => {
-      const presetModes = context.config.preset_modes.join(', ');
-      const preset = String(presetOf(event));
-      return {
-        type: 'rejected' as const,
-        code: 'service_validation_error' as const,
-        message: `Preset mode ${preset} is not valid, valid preset modes are: ${presetModes}.`,
-        translation: { domain: 'fan', key: 'not_valid_preset_mode', placeholders: { preset_mode: preset, preset_modes: presetModes } },
-      };
-    }),
+    rejectPreset: emit(({ context, event }) => presetRejection(String(presetOf(event)), context.config.preset_modes)),
   },
   guards: {
     startedOn: ({ context }) => context.on,

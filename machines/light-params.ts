@@ -92,22 +92,21 @@ function convertColor(p: LightParams, modes: ColorMode[], config: LightConfig): 
 }
 
 /**
- * What turn_on (or toggle of an off light) does to a light: `off` when it ends up turning the
- * light off (brightness 0), else the settings to apply. `isOn` and `current` are the light now.
+ * turn_on's relative and named values made absolute, in `p` itself: a brightness step (from the
+ * light's brightness when it is on, else 0) or percentage as a brightness, a colour name as an RGB
+ * colour (white when unknown, as the original does with a warning); a profile dropped.
  */
-export function resolveTurnOn(config: LightConfig, current: LightSettings, isOn: boolean, data: LightParams): { off: true } | { off: false; settings: LightSettings } {
-  const p: LightParams = { ...data };
+export function resolveRelativeParams(p: LightParams, isOn: boolean, brightness: number | null): void {
   // profiles come from a light_profiles.csv Hearth does not read: a named one changes nothing
   delete p.profile;
   if (p.brightness_step !== undefined || p.brightness_step_pct !== undefined) {
-    let brightness = isOn && current.brightness ? current.brightness : 0;
-    brightness += p.brightness_step ?? pyRound((p.brightness_step_pct! / 100) * 255);
+    let next = isOn && brightness ? brightness : 0;
+    next += p.brightness_step ?? pyRound((p.brightness_step_pct! / 100) * 255);
     delete p.brightness_step;
     delete p.brightness_step_pct;
-    p.brightness = Math.max(0, Math.min(255, brightness));
+    p.brightness = Math.max(0, Math.min(255, next));
   }
   if (p.color_name !== undefined) {
-    // an unknown colour name falls back to white, as the original does (with a warning)
     p.rgb_color = colorNameToRgb(p.color_name) ?? [255, 255, 255];
     delete p.color_name;
   }
@@ -115,6 +114,15 @@ export function resolveTurnOn(config: LightConfig, current: LightSettings, isOn:
     p.brightness = pyRound((255 * p.brightness_pct) / 100);
     delete p.brightness_pct;
   }
+}
+
+/**
+ * What turn_on (or toggle of an off light) does to a light: `off` when it ends up turning the
+ * light off (brightness 0), else the settings to apply. `isOn` and `current` are the light now.
+ */
+export function resolveTurnOn(config: LightConfig, current: LightSettings, isOn: boolean, data: LightParams): { off: true } | { off: false; settings: LightSettings } {
+  const p: LightParams = { ...data };
+  resolveRelativeParams(p, isOn, current.brightness);
   const modes = config.supported_color_modes;
   if (p.color_temp_kelvin !== undefined && !modes.includes('color_temp')) {
     const kelvin = p.color_temp_kelvin;

@@ -1,7 +1,8 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import { climateProblem, turnOnMode, type ClimateContext, type ClimateEvent, type HvacMode } from '../climate.machine.ts';
+import { climateProblem, climateRejection, turnOnMode, type ClimateContext, type ClimateEmitted, type ClimateEvent, type HvacMode } from '../climate.machine.ts';
 import { PyFloat } from './py-float.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT climate device is built to do, from its options. */
 export interface MqttClimateSpec {
@@ -51,19 +52,9 @@ export interface MqttClimateContext extends MqttClimateInput {}
 export type MqttClimateEvent =
   | { type: 'message'; patch: Partial<MqttClimateState> }
   | { type: 'setpoint'; key: 'temperature' | 'target_temp_low' | 'target_temp_high'; value: number | null }
-  | { type: 'turn_on' }
-  | { type: 'turn_off' }
-  | { type: 'toggle' }
-  | { type: 'set_hvac_mode'; hvac_mode: HvacMode }
-  | { type: 'set_temperature'; temperature?: number; target_temp_high?: number; target_temp_low?: number; hvac_mode?: HvacMode }
-  | { type: 'set_humidity'; humidity: number }
-  | { type: 'set_fan_mode'; fan_mode: string }
-  | { type: 'set_preset_mode'; preset_mode: string }
-  | { type: 'set_swing_mode'; swing_mode: string };
+  | ClimateEvent;
 
-export type MqttClimateEmitted =
-  | MqttPublishRequest
-  | { type: 'rejected'; code: 'service_validation_error'; message: string; translation: { domain: string; key: string; placeholders: Record<string, string> } };
+export type MqttClimateEmitted = MqttPublishRequest | ClimateEmitted;
 
 /** A system temperature (°C) in the device's unit. */
 const toDevice = (spec: MqttClimateSpec, t: number) => (spec.fahrenheit ? t * 1.8 + 32 : t);
@@ -140,10 +131,7 @@ export const mqttClimateMachine = setup({
       }
       return { climate: c };
     }),
-    reject: emit(({ context, event }) => {
-      const problem = climateProblem(asChecked(context.spec), event as ClimateEvent)!;
-      return { type: 'rejected' as const, code: 'service_validation_error' as const, message: problem.message, translation: { domain: 'climate', key: problem.key, placeholders: problem.placeholders } };
-    }),
+    reject: emit(({ context, event }) => climateRejection(climateProblem(asChecked(context.spec), event as ClimateEvent)!)),
     command: enqueueActions(({ context, event, enqueue }) => {
       const { spec } = context;
       const c: MqttClimateState = { ...context.climate, parkedRange: [...context.climate.parkedRange] as [number | null, number | null] };
@@ -152,6 +140,11 @@ export const mqttClimateMachine = setup({
         if (!spec.has[topic]) return;
         if (value !== null && typeof value === 'object' && 'option' in value) enqueue.emit({ type: 'publish', topic, template, payload: value.option });
         else enqueue.emit({ type: 'publish', topic, template, value });
+      };
+      /** a part's command on its `<part>_command_topic`, taken at once when it has no `<part>_state_topic` (or in optimistic mode) */
+      const setPart = <K extends 'humidity' | 'fan_mode' | 'swing_mode' | 'preset_mode'>(part: string, key: K, value: NonNullable<MqttClimateState[K]>) => {
+        send(`${part}_command_topic`, `${part}_command_template`, value);
+        if (assumes(`${part}_state_topic`)) c[key] = value;
       };
       const setMode = (mode: string) => {
         send('mode_command_topic', 'mode_command_template', mode);
@@ -205,20 +198,16 @@ export const mqttClimateMachine = setup({
           break;
         }
         case 'set_humidity':
-          send('target_humidity_command_topic', 'target_humidity_command_template', event.humidity);
-          if (assumes('target_humidity_state_topic')) c.humidity = event.humidity;
+          setPart('target_humidity', 'humidity', event.humidity);
           break;
         case 'set_fan_mode':
-          send('fan_mode_command_topic', 'fan_mode_command_template', event.fan_mode);
-          if (assumes('fan_mode_state_topic')) c.fan_mode = event.fan_mode;
+          setPart('fan_mode', 'fan_mode', event.fan_mode);
           break;
         case 'set_swing_mode':
-          send('swing_mode_command_topic', 'swing_mode_command_template', event.swing_mode);
-          if (assumes('swing_mode_state_topic')) c.swing_mode = event.swing_mode;
+          setPart('swing_mode', 'swing_mode', event.swing_mode);
           break;
         case 'set_preset_mode':
-          send('preset_mode_command_topic', 'preset_mode_command_template', event.preset_mode);
-          if (assumes('preset_mode_state_topic')) c.preset_mode = event.preset_mode;
+          setPart('preset_mode', 'preset_mode', event.preset_mode);
           break;
       }
       enqueue.assign({ climate: c });
@@ -227,25 +216,17 @@ export const mqttClimateMachine = setup({
   guards: {
     refused: ({ context, event }) => climateProblem(asChecked(context.spec), event as ClimateEvent) !== undefined,
   },
-}).createMachine({
-  id: 'mqtt_climate',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        setpoint: { actions: 'takeSetpoint' },
-        turn_on: { actions: 'command' },
-        turn_off: { actions: 'command' },
-        toggle: { actions: 'command' },
-        set_hvac_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_temperature: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_humidity: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_fan_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_preset_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-        set_swing_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_climate', {
+    setpoint: { actions: 'takeSetpoint' },
+    turn_on: { actions: 'command' },
+    turn_off: { actions: 'command' },
+    toggle: { actions: 'command' },
+    set_hvac_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_temperature: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_humidity: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_fan_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_preset_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+    set_swing_mode: [{ guard: 'refused', actions: 'reject' }, { actions: 'command' }],
+  }),
+);

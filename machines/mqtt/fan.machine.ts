@@ -1,6 +1,8 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import { percentageToRanged, rangedToPercentage } from './cover.machine.ts';
+import { adjustedPercentage, presetRejection, type FanEmitted, type FanEvent } from '../fan.machine.ts';
+import { percentageToRanged } from './cover.machine.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT fan is built to do, from its options. */
 export interface MqttFanSpec {
@@ -32,21 +34,13 @@ export interface MqttFanInput {
 
 export interface MqttFanContext extends MqttFanInput {}
 
+/** The virtual fan's services (a direction is any text here: the device's), and messages from its topics. */
 export type MqttFanEvent =
   | { type: 'message'; patch: Partial<MqttFanState> }
-  | { type: 'turn_on'; percentage?: number; preset_mode?: string }
-  | { type: 'turn_off' }
-  | { type: 'toggle' }
-  | { type: 'set_percentage'; percentage: number }
-  | { type: 'increase_speed'; percentage_step?: number }
-  | { type: 'decrease_speed'; percentage_step?: number }
-  | { type: 'set_preset_mode'; preset_mode: string }
-  | { type: 'oscillate'; oscillating: boolean }
+  | Exclude<FanEvent, { type: 'set_direction' }>
   | { type: 'set_direction'; direction: string };
 
-export type MqttFanEmitted =
-  | MqttPublishRequest
-  | { type: 'rejected'; message: string; code: 'service_validation_error'; translation?: { domain: string; key: string; placeholders: Record<string, string> } };
+export type MqttFanEmitted = MqttPublishRequest | FanEmitted;
 
 const publish = (topic: string, template: string, payload: { option: string } | { value: string | number }): MqttPublishRequest => ({
   type: 'publish',
@@ -55,17 +49,8 @@ const publish = (topic: string, template: string, payload: { option: string } | 
   ...('option' in payload ? { payload: payload.option } : { value: payload.value }),
 });
 
-/** The original's _async_adjust_speed: a step, or the next of the fan's speeds. */
-function adjusted(c: MqttFanContext, modifier: 1 | -1, step: number | undefined): number {
-  const current = c.fan.percentage ?? 0;
-  let next: number;
-  if (step !== undefined) next = current + step * modifier;
-  else {
-    const range: [number, number] = [1, c.spec.speedCount];
-    next = rangedToPercentage(range, Math.ceil(percentageToRanged(range, current)) + modifier);
-  }
-  return Math.max(0, Math.min(100, next));
-}
+/** The original's _async_adjust_speed (the virtual fan's): a step, or the next of the fan's speeds. */
+const adjusted = (c: MqttFanContext, modifier: 1 | -1, step: number | undefined) => adjustedPercentage(c.fan.percentage ?? 0, modifier, step, c.spec.speedCount);
 
 /** The preset mode a call names, when the fan does not have it. */
 function invalidPreset(c: MqttFanContext, event: MqttFanEvent): string | undefined {
@@ -87,16 +72,7 @@ export const mqttFanMachine = setup({
   },
   actions: {
     take: assign(({ context, event }) => (event.type === 'message' ? { fan: { ...context.fan, ...event.patch } } : {})),
-    rejectPreset: emit(({ context, event }) => {
-      const preset = String(invalidPreset(context, event));
-      const modes = context.spec.presetModes.join(', ');
-      return {
-        type: 'rejected' as const,
-        code: 'service_validation_error' as const,
-        message: `Preset mode ${preset} is not valid, valid preset modes are: ${modes}.`,
-        translation: { domain: 'fan', key: 'not_valid_preset_mode', placeholders: { preset_mode: preset, preset_modes: modes } },
-      };
-    }),
+    rejectPreset: emit(({ context, event }) => presetRejection(String(invalidPreset(context, event)), context.spec.presetModes)),
     command: enqueueActions(({ context, event, enqueue }) => {
       const { spec } = context;
       const fan = { ...context.fan };
@@ -156,24 +132,16 @@ export const mqttFanMachine = setup({
   guards: {
     invalidPreset: ({ context, event }) => invalidPreset(context, event) !== undefined,
   },
-}).createMachine({
-  id: 'mqtt_fan',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        turn_on: [{ guard: 'invalidPreset', actions: 'rejectPreset' }, { actions: 'command' }],
-        set_preset_mode: [{ guard: 'invalidPreset', actions: 'rejectPreset' }, { actions: 'command' }],
-        turn_off: { actions: 'command' },
-        toggle: { actions: 'command' },
-        set_percentage: { actions: 'command' },
-        increase_speed: { actions: 'command' },
-        decrease_speed: { actions: 'command' },
-        oscillate: { actions: 'command' },
-        set_direction: { actions: 'command' },
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_fan', {
+    turn_on: [{ guard: 'invalidPreset', actions: 'rejectPreset' }, { actions: 'command' }],
+    set_preset_mode: [{ guard: 'invalidPreset', actions: 'rejectPreset' }, { actions: 'command' }],
+    turn_off: { actions: 'command' },
+    toggle: { actions: 'command' },
+    set_percentage: { actions: 'command' },
+    increase_speed: { actions: 'command' },
+    decrease_speed: { actions: 'command' },
+    oscillate: { actions: 'command' },
+    set_direction: { actions: 'command' },
+  }),
+);

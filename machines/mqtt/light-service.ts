@@ -4,14 +4,13 @@
 // converted to the one mode the light has, `white`, brightness 0 meaning off, and whatever the
 // light cannot do dropped. Pure; over every colour mode an MQTT light may have.
 import {
-  colorNameToRgb, hsToRgb, hsToXy, kelvinToHs, pyRound, rgbToHs, rgbToRgbw, rgbToRgbww, rgbToXy, rgbwToRgb, rgbwwToRgb,
+  hsToRgb, hsToXy, kelvinToHs, rgbToHs, rgbToRgbw, rgbToRgbww, rgbToXy, rgbwToRgb, rgbwwToRgb,
   temperatureToRgbww, xyToHs, xyToKelvin, xyToRgb, type HS, type RGB, type RGBW, type RGBWW, type XY,
 } from '../color.ts';
+import { LIGHT_EFFECT, LIGHT_FLASH, LIGHT_TRANSITION, resolveRelativeParams, type LightParams } from '../light-params.ts';
 
-/** LightEntityFeature. */
-export const LIGHT_EFFECT = 4;
-export const LIGHT_FLASH = 8;
-export const LIGHT_TRANSITION = 32;
+/** LightEntityFeature (the virtual light's). */
+export { LIGHT_EFFECT, LIGHT_FLASH, LIGHT_TRANSITION };
 
 export type ColorMode = 'onoff' | 'brightness' | 'color_temp' | 'hs' | 'xy' | 'rgb' | 'rgbw' | 'rgbww' | 'white' | 'unknown';
 
@@ -22,25 +21,8 @@ export const VALID_COLOR_MODES: readonly string[] = ['onoff', 'brightness', 'col
 export const brightnessSupported = (modes: readonly string[]) => modes.some((m) => BRIGHTNESS_MODES.includes(m));
 export const colorSupported = (modes: readonly string[]) => modes.some((m) => COLOR_MODES.includes(m));
 
-/** The service data of turn_on / toggle after the schema. */
-export interface LightCallParams {
-  transition?: number;
-  brightness?: number;
-  brightness_pct?: number;
-  brightness_step?: number;
-  brightness_step_pct?: number;
-  profile?: string;
-  color_name?: string;
-  color_temp_kelvin?: number;
-  hs_color?: HS;
-  rgb_color?: RGB;
-  rgbw_color?: RGBW;
-  rgbww_color?: RGBWW;
-  xy_color?: XY;
-  white?: true | number;
-  flash?: 'short' | 'long';
-  effect?: string;
-}
+/** The service data of turn_on / toggle after the schema (the virtual light's). */
+export type LightCallParams = LightParams;
 
 /** What turn_on hands the entity (the original's kwargs). */
 export interface LightKwargs {
@@ -125,23 +107,7 @@ export function offKwargs(data: Record<string, unknown>, features: number): Ligh
  */
 export function onKwargs(data: LightCallParams, f: LightFacts): { off: true; kwargs: LightKwargs } | { off: false; kwargs: LightKwargs } {
   const p: Record<string, any> = { ...data };
-  if (p.brightness_step !== undefined || p.brightness_step_pct !== undefined) {
-    let brightness = f.isOn && f.brightness ? f.brightness : 0;
-    brightness += p.brightness_step ?? pyRound((p.brightness_step_pct / 100) * 255);
-    delete p.brightness_step;
-    delete p.brightness_step_pct;
-    p.brightness = Math.max(0, Math.min(255, brightness));
-  }
-  // profiles come from a light_profiles.csv Hearth does not read: a named one changes nothing
-  delete p.profile;
-  if (p.color_name !== undefined) {
-    p.rgb_color = colorNameToRgb(p.color_name) ?? [255, 255, 255];
-    delete p.color_name;
-  }
-  if (p.brightness_pct !== undefined) {
-    p.brightness = pyRound((255 * p.brightness_pct) / 100);
-    delete p.brightness_pct;
-  }
+  resolveRelativeParams(p, f.isOn, f.brightness);
   const has = (m: string) => f.modes.includes(m);
   if (p.color_temp_kelvin !== undefined && !has('color_temp')) {
     const kelvin = p.color_temp_kelvin;

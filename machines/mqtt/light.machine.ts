@@ -3,6 +3,7 @@ import { planOff, planOn, type LightSpec } from './light-commands.ts';
 import { LIGHT_EFFECT, offKwargs, onKwargs, type LightCallParams, type LightKwargs } from './light-service.ts';
 import type { LightState } from './light-state.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT light starts from: what its schema makes of its config, and its state (restored in optimistic mode). */
 export interface MqttLightInput {
@@ -76,22 +77,14 @@ export const mqttLightMachine = setup({
     isOn: ({ context }) => context.light.on === true,
     unknownEffect: ({ context, event }) => unknownEffect(context, (event as { params: LightCallParams }).params),
   },
-}).createMachine({
-  id: 'mqtt_light',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        turn_on: [{ guard: 'unknownEffect', actions: 'rejectEffect' }, { actions: 'turnOn' }],
-        turn_off: { actions: 'turnOff' },
-        toggle: [
-          { guard: 'isOn', actions: 'turnOff' },
-          { guard: 'unknownEffect', actions: 'rejectEffect' },
-          { actions: 'turnOn' },
-        ],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_light', {
+    turn_on: [{ guard: 'unknownEffect', actions: 'rejectEffect' }, { actions: 'turnOn' }],
+    turn_off: { actions: 'turnOff' },
+    toggle: [
+      { guard: 'isOn', actions: 'turnOff' },
+      { guard: 'unknownEffect', actions: 'rejectEffect' },
+      { actions: 'turnOn' },
+    ],
+  }),
+);

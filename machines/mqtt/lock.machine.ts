@@ -1,6 +1,7 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
-import { codeFits } from '../lock.machine.ts';
+import { codeFits, type LockEvent } from '../lock.machine.ts';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT lock says of itself: null is unknown; the moving and open states stand over locked. */
 export interface MqttLockState {
@@ -23,11 +24,7 @@ export interface MqttLockInput {
 
 export interface MqttLockContext extends MqttLockInput {}
 
-export type MqttLockEvent =
-  | { type: 'message'; lock: MqttLockState }
-  | { type: 'lock'; code?: string }
-  | { type: 'unlock'; code?: string }
-  | { type: 'open'; code?: string };
+export type MqttLockEvent = { type: 'message'; lock: MqttLockState } | LockEvent;
 
 export type MqttLockEmitted = MqttPublishRequest | { type: 'rejected'; message: string; code: 'service_validation_error' };
 
@@ -80,18 +77,10 @@ export const mqttLockMachine = setup({
       return !codeFits(context.codeFormat, event.code);
     },
   },
-}).createMachine({
-  id: 'mqtt_lock',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        lock: [{ guard: 'badCode', actions: 'rejectCode' }, { actions: 'command' }],
-        unlock: [{ guard: 'badCode', actions: 'rejectCode' }, { actions: 'command' }],
-        open: [{ guard: 'badCode', actions: 'rejectCode' }, { actions: 'command' }],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_lock', {
+    lock: [{ guard: 'badCode', actions: 'rejectCode' }, { actions: 'command' }],
+    unlock: [{ guard: 'badCode', actions: 'rejectCode' }, { actions: 'command' }],
+    open: [{ guard: 'badCode', actions: 'rejectCode' }, { actions: 'command' }],
+  }),
+);

@@ -1,6 +1,8 @@
 import { assign, emit, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
 import { floatRepr as pyFloat } from '../python/float.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic } from './optimistic-command.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT number starts from. */
 export interface MqttNumberInput {
@@ -57,22 +59,13 @@ export const mqttNumberMachine = setup({
   },
   guards: {
     outOfRange: ({ context, event }) => event.type === 'set_value' && !(event.value >= context.min && event.value <= context.max),
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
   },
-}).createMachine({
-  id: 'mqtt_number',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        set_value: [
-          { guard: 'outOfRange', actions: 'refuse' },
-          { guard: 'optimistic', actions: ['publish', 'assume'] },
-          { actions: 'publish' },
-        ],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_number', {
+    set_value: [
+      { guard: 'outOfRange', actions: 'refuse' },
+      ...publishAndAssumeIfOptimistic('publish', 'assume'),
+    ],
+  }),
+);

@@ -1,5 +1,7 @@
 import { assign, emit, raise, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic } from './optimistic-command.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT select starts from. */
 export interface MqttSelectInput {
@@ -67,22 +69,14 @@ export const mqttSelectMachine = setup({
   },
   guards: {
     invalid: ({ context, event }) => event.type === 'select_option' && !context.options.includes(event.option),
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
   },
-}).createMachine({
-  id: 'mqtt_select',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        select_option: [{ guard: 'invalid', actions: 'refuse' }, { guard: 'optimistic', actions: ['publish', 'assume'] }, { actions: 'publish' }],
-        select_first: { actions: 'first' },
-        select_last: { actions: 'last' },
-        select_next: { actions: 'next' },
-        select_previous: { actions: 'previous' },
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_select', {
+    select_option: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publish', 'assume')],
+    select_first: { actions: 'first' },
+    select_last: { actions: 'last' },
+    select_next: { actions: 'next' },
+    select_previous: { actions: 'previous' },
+  }),
+);

@@ -1,5 +1,7 @@
 import { assign, emit, raise, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic, toggleByTurningOffOrOn } from './optimistic-command.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** A siren's turn_on parameters (tone, duration, volume_level), as the siren's features allow them. */
 export interface SirenSettings {
@@ -99,21 +101,13 @@ export const mqttSirenMachine = setup({
   },
   guards: {
     invalid: ({ context, event }) => event.type === 'turn_on' && typeof processParams(context, event.params) === 'string',
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
     isOn: ({ context }) => context.on === true,
   },
-}).createMachine({
-  id: 'mqtt_siren',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        turn_on: [{ guard: 'invalid', actions: 'refuse' }, { guard: 'optimistic', actions: ['publishOn', 'assumeOn'] }, { actions: 'publishOn' }],
-        turn_off: [{ guard: 'optimistic', actions: ['publishOff', 'assumeOff'] }, { actions: 'publishOff' }],
-        toggle: [{ guard: 'isOn', actions: 'turnOffInstead' }, { actions: 'turnOnInstead' }],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_siren', {
+    turn_on: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publishOn', 'assumeOn')],
+    turn_off: publishAndAssumeIfOptimistic('publishOff', 'assumeOff'),
+    toggle: toggleByTurningOffOrOn(),
+  }),
+);

@@ -1,5 +1,7 @@
 import { assign, emit, raise, setup } from 'xstate';
 import type { PyFloat } from './py-float.ts';
+import { runningOnMessages } from './running-machine.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic, toggleByTurningOffOrOn } from './optimistic-command.ts';
 
 /** What an MQTT switch starts from. */
 export interface MqttSwitchInput {
@@ -62,21 +64,13 @@ export const mqttSwitchMachine = setup({
     turnOnInstead: raise({ type: 'turn_on' } as const),
   },
   guards: {
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
     isOn: ({ context }) => context.on === true,
   },
-}).createMachine({
-  id: 'mqtt_switch',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        turn_on: [{ guard: 'optimistic', actions: ['publishOn', 'assumeOn'] }, { actions: 'publishOn' }],
-        turn_off: [{ guard: 'optimistic', actions: ['publishOff', 'assumeOff'] }, { actions: 'publishOff' }],
-        toggle: [{ guard: 'isOn', actions: 'turnOffInstead' }, { actions: 'turnOnInstead' }],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_switch', {
+    turn_on: publishAndAssumeIfOptimistic('publishOn', 'assumeOn'),
+    turn_off: publishAndAssumeIfOptimistic('publishOff', 'assumeOff'),
+    toggle: toggleByTurningOffOrOn(),
+  }),
+);

@@ -1,5 +1,7 @@
 import { assign, emit, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
+import { isOptimistic, publishAndAssumeIfOptimistic } from './optimistic-command.ts';
+import { runningOnMessages } from './running-machine.ts';
 
 /** What an MQTT text starts from. */
 export interface MqttTextInput {
@@ -63,18 +65,10 @@ export const mqttTextMachine = setup({
   },
   guards: {
     invalid: ({ context, event }) => event.type === 'set_value' && textProblem(context, event.value) !== undefined,
-    optimistic: ({ context }) => context.optimistic,
+    optimistic: isOptimistic,
   },
-}).createMachine({
-  id: 'mqtt_text',
-  context: ({ input }) => ({ ...input }),
-  initial: 'running',
-  states: {
-    running: {
-      on: {
-        message: { actions: 'take' },
-        set_value: [{ guard: 'invalid', actions: 'refuse' }, { guard: 'optimistic', actions: ['publish', 'take'] }, { actions: 'publish' }],
-      },
-    },
-  },
-});
+}).createMachine(
+  runningOnMessages('mqtt_text', {
+    set_value: [{ guard: 'invalid', actions: 'refuse' }, ...publishAndAssumeIfOptimistic('publish', 'take')],
+  }),
+);

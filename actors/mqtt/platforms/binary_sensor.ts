@@ -6,6 +6,7 @@ import { validSubscribeTopic } from '../topics.ts';
 import { BINARY_SENSOR_NAMES } from './device-class-names.ts';
 import { expiryInput } from './restore.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
+import { hasNonBlankPayload } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 
 export interface MqttBinarySensorConfig extends MqttEntityConfig {
@@ -46,7 +47,7 @@ export const mqttBinarySensor: MqttPlatform<MqttBinarySensorConfig> = {
       templateKey: 'value_template',
       read(m) {
         // the device is alive even when the template failed or its output is empty (expire_after)
-        if (m.payload === null || m.payload.trim() === '') return { type: 'message' };
+        if (!hasNonBlankPayload(m)) return { type: 'message' };
         if (m.payload === m.config.payload_on) return { type: 'message', on: true };
         if (m.payload === m.config.payload_off) return { type: 'message', on: false };
         if (m.payload === PAYLOAD_NONE) return { type: 'message', on: null };

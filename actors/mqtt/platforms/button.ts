@@ -1,6 +1,6 @@
 import { mqttButtonMachine } from '../../../machines/mqtt/button.machine.ts';
 import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
-import { parseIsoTime } from '../../../store/time.ts';
+import { restoredTime } from './restore.ts';
 import { oneOf, toBool, toStr } from '../schema.ts';
 import { buttonDomain } from '../../entities/platforms/button.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
@@ -27,16 +27,13 @@ export const mqttButton: MqttPlatform<MqttButtonConfig> = {
     payload_press: optional(toStr, 'PRESS'),
     retain: optional(toBool, false),
   },
-  keptOnUpdate: ['lastPressed'],
+  keptOnUpdate: ['lastTriggered'],
   machine: mqttButtonMachine,
   // a button restores its last press, as the original's ButtonEntity does
-  input: (_config, restored) => {
-    const last = restored && restored.state !== 'unknown' && restored.state !== 'unavailable' ? parseIsoTime(restored.state) : NaN;
-    return { lastPressed: Number.isFinite(last) ? last : null };
-  },
+  input: (_config, restored) => ({ lastTriggered: restoredTime(restored) }),
   subscriptions: () => [],
   render: (snapshot) => {
-    const last = snapshot.context.lastPressed as number | null;
+    const last = snapshot.context.lastTriggered as number | null;
     return { state: last === null ? null : isoTime(last) };
   },
   services: buttonDomain.services,

@@ -8,6 +8,8 @@ import { climateDomain } from '../../entities/platforms/climate.ts';
 import { listOf, optional, toTemplate, type Fields } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
+import { patchMessage } from './state-payloads.ts';
+import { partTopicFields } from './topic-fields.ts';
 import type { MqttEntityConfig, MqttPlatform, PlatformSubscription, ReadMessage } from './types.ts';
 import { InvalidValue, oneOf, toBool, toFloat, toStr } from '../schema.ts';
 import { parseFloatText } from '../../../machines/python/float.ts';
@@ -39,13 +41,6 @@ const INITIAL_C = 21;
 const MIN_C = 7;
 const MAX_C = 35;
 
-const pair = (name: string, state: 'state' | 'value' = 'state'): Fields => ({
-  [`${name}_command_topic`]: optional(validPublishTopic),
-  [`${name}_command_template`]: optional(toTemplate),
-  [`${name}_state_topic`]: optional(validSubscribeTopic),
-  [`${name}_${state}_template`]: optional(toTemplate),
-});
-
 /** cv.positive_float. */
 function toPositiveFloat(value: unknown): number {
   const n = toFloat(value);
@@ -75,12 +70,12 @@ const FIELDS: Fields = {
   current_humidity_template: optional(toTemplate),
   current_temperature_topic: optional(validSubscribeTopic),
   current_temperature_template: optional(toTemplate),
-  ...pair('fan_mode'),
+  ...partTopicFields('fan_mode', { stateTemplate: 'state' }),
   fan_modes: optional(listOf(toStr), () => ['auto', 'low', 'medium', 'high']),
-  ...pair('target_humidity'),
+  ...partTopicFields('target_humidity', { stateTemplate: 'state' }),
   min_humidity: optional(toPositiveFloat, 30),
   max_humidity: optional(toPositiveFloat, 99),
-  ...pair('mode'),
+  ...partTopicFields('mode', { stateTemplate: 'state' }),
   modes: optional(listOf((v) => oneOf(v, HVAC_MODES)), () => ['auto', 'off', 'cool', 'heat', 'dry', 'fan_only']),
   optimistic: optional(toBool, false),
   payload_on: optional(toStr, 'ON'),
@@ -94,15 +89,15 @@ const FIELDS: Fields = {
   preset_mode_state_topic: optional(validSubscribeTopic),
   preset_mode_value_template: optional(toTemplate),
   preset_modes: optional(listOf(toStr), () => []),
-  ...pair('swing_mode'),
+  ...partTopicFields('swing_mode', { stateTemplate: 'state' }),
   swing_modes: optional(listOf(toStr), () => ['on', 'off']),
   initial: optional(toFloat),
   min_temp: optional(toFloat),
   max_temp: optional(toFloat),
   temp_step: optional(toFloat, 1),
-  ...pair('temperature'),
-  ...pair('temperature_high'),
-  ...pair('temperature_low'),
+  ...partTopicFields('temperature', { stateTemplate: 'state' }),
+  ...partTopicFields('temperature_high', { stateTemplate: 'state' }),
+  ...partTopicFields('temperature_low', { stateTemplate: 'state' }),
   temperature_unit: optional(toTemperatureUnit),
   value_template: optional(toTemplate),
 };
@@ -169,7 +164,7 @@ function rendered(m: ReadMessage<MqttClimateConfig>, key: string): string | null
   return shared === undefined ? m.raw : shared;
 }
 
-const message = (patch: Partial<MqttClimateState>) => ({ type: 'message', patch });
+const message = patchMessage<MqttClimateState>;
 
 /** _parse_float_payload: undefined ignores the message, null is None. */
 function float(m: ReadMessage<MqttClimateConfig>, key: string): number | null | undefined {

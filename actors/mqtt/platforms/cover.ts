@@ -5,7 +5,8 @@ import { coverDomain } from '../../entities/platforms/cover.ts';
 import { optional, orNull, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
-import type { MqttEntityConfig, MqttPlatform, ReadMessage } from './types.ts';
+import { isEmptyPayload } from './state-payloads.ts';
+import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { oneOf, toBool, toInt, toStr } from '../schema.ts';
 import { parseFloatText } from '../../../machines/python/float.ts';
 
@@ -100,7 +101,6 @@ function readTilt(raw: unknown, c: MqttCoverConfig, warn: (line: string) => void
   return undefined;
 }
 
-const empty = (m: ReadMessage<MqttCoverConfig>) => m.payload === null || m.payload === '';
 
 /** cover: a state topic, a position topic, a tilt; open, close, stop, positions and tilts published as the device wants them. */
 export const mqttCover: MqttPlatform<MqttCoverConfig> = {
@@ -156,7 +156,7 @@ export const mqttCover: MqttPlatform<MqttCoverConfig> = {
       topicKey: 'position_topic',
       templateKey: 'position_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         let payload: unknown = m.payload;
         let tilt: number | undefined;
         let tiltReported = false;
@@ -191,7 +191,7 @@ export const mqttCover: MqttPlatform<MqttCoverConfig> = {
       topicKey: 'state_topic',
       templateKey: 'value_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         const c = m.config;
         const p = m.payload;
         const state = p === c.state_stopped ? 'stopped' : p === c.state_opening ? 'opening' : p === c.state_closing ? 'closing' : p === c.state_open ? 'open' : p === c.state_closed ? 'closed' : p === PAYLOAD_NONE ? null : undefined;
@@ -206,7 +206,7 @@ export const mqttCover: MqttPlatform<MqttCoverConfig> = {
       topicKey: 'tilt_status_topic',
       templateKey: 'tilt_status_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         const tilt = readTilt(m.payload, m.config, m.warn);
         return tilt === undefined ? undefined : { type: 'tilt', tilt };
       },

@@ -3,6 +3,7 @@ import { InvalidValue, toStr } from '../schema.ts';
 import { activeZone, zonesOf } from '../../mobile/location.ts';
 import { optional, toTemplate } from '../schema.ts';
 import { validSubscribeTopic } from '../topics.ts';
+import { hasNonBlankPayload } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 
 const SOURCE_TYPES = ['gps', 'router', 'bluetooth', 'bluetooth_le'] as const;
@@ -54,7 +55,7 @@ export const mqttDeviceTracker: MqttPlatform<MqttDeviceTrackerConfig> = {
       topicKey: 'state_topic',
       templateKey: 'value_template',
       read(m) {
-        if (m.payload === null || m.payload.trim() === '') return undefined;
+        if (!hasNonBlankPayload(m)) return undefined;
         const { config } = m;
         if (m.payload === config.payload_home) return { type: 'message', locationName: 'home' };
         if (m.payload === config.payload_not_home) return { type: 'message', locationName: 'not_home' };

@@ -1,10 +1,11 @@
 import { mqttEventMachine } from '../../../machines/mqtt/event.machine.ts';
-import { parseIsoTime } from '../../../store/time.ts';
+import { restoredTime } from './restore.ts';
 import { InvalidValue, toStr } from '../schema.ts';
 import { listOf, optional, orNull, required, toTemplate } from '../schema.ts';
 import { validSubscribeTopic } from '../topics.ts';
 import { EVENT_NAMES } from './device-class-names.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
+import { parseJsonObject } from './state-payloads.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 
 const DEVICE_CLASSES = ['button', 'doorbell', 'motion'];
@@ -30,8 +31,6 @@ export function isoMilliseconds(ms: number): string {
 /** Attributes of a restored state that are not the event's own data. */
 const NOT_EVENT_DATA = new Set(['event_types', 'event_type', 'friendly_name', 'icon', 'entity_picture', 'device_class', 'assumed_state', 'supported_features', 'unit_of_measurement']);
 
-const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * event: a stateless event source. Each (not retained) state message holding a JSON object with
  * an `event_type` among event_types is an event: the state is its time, its attributes its type
@@ -51,8 +50,8 @@ export const mqttEvent: MqttPlatform<MqttEventConfig> = {
   machine: mqttEventMachine,
   // an event entity restores its last event, as the original's EventEntity does
   input: (_config, restored) => {
-    const last = restored && restored.state !== 'unknown' && restored.state !== 'unavailable' ? parseIsoTime(restored.state) : NaN;
-    if (!restored || !Number.isFinite(last)) return { lastEvent: null, eventType: null, extra: {} };
+    const last = restoredTime(restored);
+    if (!restored || last === null) return { lastEvent: null, eventType: null, extra: {} };
     const a = restored.attributes;
     return {
       lastEvent: last,
@@ -69,13 +68,8 @@ export const mqttEvent: MqttPlatform<MqttEventConfig> = {
         if (m.retain) return undefined;
         const payload = m.payload;
         if (payload === null || payload === '' || payload === PAYLOAD_NONE || payload === '{}') return undefined;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(payload);
-        } catch {
-          parsed = undefined;
-        }
-        if (!isDict(parsed)) {
+        const parsed = parseJsonObject(payload);
+        if (parsed === undefined) {
           m.warn(`No valid JSON event payload detected, value after processing payload '${payload}' on topic ${m.topic}`);
           return undefined;
         }

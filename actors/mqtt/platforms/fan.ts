@@ -4,8 +4,10 @@ import { mqttFanMachine, type MqttFanSpec, type MqttFanState } from '../../../ma
 import { fanDomain } from '../../entities/platforms/fan.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
-import { PAYLOAD_NONE } from './sensor.ts';
-import type { MqttEntityConfig, MqttPlatform, ReadMessage } from './types.ts';
+import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
+import { partTopicFields } from './topic-fields.ts';
+import { isOptimisticFor } from './optimistic.ts';
+import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { toBool, toPositiveInt, toStr } from '../schema.ts';
 import { parseIntText } from '../../../machines/python/float.ts';
 
@@ -35,13 +37,6 @@ export interface MqttFanConfig extends MqttEntityConfig {
   payload_oscillation_off: string;
 }
 
-const topics = (name: string) => ({
-  [`${name}_command_topic`]: optional(validPublishTopic),
-  [`${name}_command_template`]: optional(toTemplate),
-  [`${name}_state_topic`]: optional(validSubscribeTopic),
-  [`${name}_value_template`]: optional(toTemplate),
-});
-
 /** What a fan can do: turn on and off always; a speed, preset modes, oscillation and direction with their command topics. */
 function fanFeatures(c: MqttFanConfig): number {
   let f = FAN_TURN_ON | FAN_TURN_OFF;
@@ -53,21 +48,19 @@ function fanFeatures(c: MqttFanConfig): number {
 }
 
 function fanSpec(c: MqttFanConfig): MqttFanSpec {
-  const o = c.optimistic;
   return {
-    optimistic: o || c.state_topic === undefined,
-    optimisticPercentage: o || c.percentage_state_topic === undefined,
-    optimisticPresetMode: o || c.preset_mode_state_topic === undefined,
-    optimisticOscillation: o || c.oscillation_state_topic === undefined,
-    optimisticDirection: o || c.direction_state_topic === undefined,
+    optimistic: isOptimisticFor(c),
+    optimisticPercentage: isOptimisticFor(c, 'percentage_state_topic'),
+    optimisticPresetMode: isOptimisticFor(c, 'preset_mode_state_topic'),
+    optimisticOscillation: isOptimisticFor(c, 'oscillation_state_topic'),
+    optimisticDirection: isOptimisticFor(c, 'direction_state_topic'),
     speedRange: [c.speed_range_min, c.speed_range_max],
     speedCount: c.percentage_command_topic !== undefined ? Math.min(c.speed_range_max - c.speed_range_min + 1, 100) : 100,
     presetModes: c.preset_mode_command_topic !== undefined ? c.preset_modes : [],
   };
 }
 
-const message = (patch: Partial<MqttFanState>) => ({ type: 'message', patch });
-const empty = (m: ReadMessage<MqttFanConfig>) => m.payload === null || m.payload === '';
+const message = patchMessage<MqttFanState>;
 
 /** fan: on and off, a percentage of its speed range, preset modes, oscillation and direction, each on its own topics. */
 export const mqttFan: MqttPlatform<MqttFanConfig> = {
@@ -81,10 +74,10 @@ export const mqttFan: MqttPlatform<MqttFanConfig> = {
     value_template: optional(toTemplate),
     optimistic: optional(toBool, false),
     retain: optional(toBool, false),
-    ...topics('direction'),
-    ...topics('oscillation'),
-    ...topics('percentage'),
-    ...topics('preset_mode'),
+    ...partTopicFields('direction'),
+    ...partTopicFields('oscillation'),
+    ...partTopicFields('percentage'),
+    ...partTopicFields('preset_mode'),
     preset_modes: optional(listOf(toStr), () => []),
     speed_range_min: optional(toPositiveInt, 1),
     speed_range_max: optional(toPositiveInt, 100),
@@ -111,22 +104,12 @@ export const mqttFan: MqttPlatform<MqttFanConfig> = {
     fan: { on: null, percentage: null, preset_mode: null, oscillating: config.oscillation_state_topic !== undefined ? false : null, direction: null },
   }),
   subscriptions: () => [
-    {
-      topicKey: 'state_topic',
-      templateKey: 'state_value_template',
-      read(m) {
-        if (empty(m)) return undefined;
-        if (m.payload === m.config.payload_on) return message({ on: true });
-        if (m.payload === m.config.payload_off) return message({ on: false });
-        if (m.payload === PAYLOAD_NONE) return message({ on: null });
-        return undefined;
-      },
-    },
+    onOffStateSubscription(),
     {
       topicKey: 'percentage_state_topic',
       templateKey: 'percentage_value_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         if (m.payload === m.config.payload_reset_percentage) return message({ percentage: null });
         const value = parseIntText(m.payload!);
         const percentage = value === undefined ? undefined : rangedToPercentage([m.config.speed_range_min, m.config.speed_range_max], value);
@@ -156,7 +139,7 @@ export const mqttFan: MqttPlatform<MqttFanConfig> = {
       topicKey: 'oscillation_state_topic',
       templateKey: 'oscillation_value_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         if (m.payload === m.config.payload_oscillation_on) return message({ oscillating: true });
         if (m.payload === m.config.payload_oscillation_off) return message({ oscillating: false });
         return undefined;
@@ -165,7 +148,7 @@ export const mqttFan: MqttPlatform<MqttFanConfig> = {
     {
       topicKey: 'direction_state_topic',
       templateKey: 'direction_value_template',
-      read: (m) => (empty(m) ? undefined : message({ direction: m.payload })),
+      read: (m) => (isEmptyPayload(m) ? undefined : message({ direction: m.payload })),
     },
   ],
   render: (snapshot, config) => {

@@ -5,7 +5,9 @@ import type { PlatformService } from '../../entities/platforms/types.ts';
 import { listOf, optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
-import type { MqttEntityConfig, MqttPlatform, ReadMessage } from './types.ts';
+import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
+import { isOptimisticFor } from './optimistic.ts';
+import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { oneOf, toBool, toPositiveInt, toStr } from '../schema.ts';
 import { parseFloatText } from '../../../machines/python/float.ts';
 
@@ -78,20 +80,18 @@ export const HUMIDIFIER_SERVICES: PlatformService[] = [
 const features = (c: MqttHumidifierConfig) => (c.mode_command_topic !== undefined && c.modes.length ? HUMIDIFIER_MODES : 0);
 
 function humidifierSpec(c: MqttHumidifierConfig, entityId: string): MqttHumidifierSpec {
-  const o = c.optimistic;
   return {
     entityId,
-    optimistic: o || c.state_topic === undefined,
-    optimisticTarget: o || c.target_humidity_state_topic === undefined,
-    optimisticMode: o || c.mode_state_topic === undefined,
+    optimistic: isOptimisticFor(c),
+    optimisticTarget: isOptimisticFor(c, 'target_humidity_state_topic'),
+    optimisticMode: isOptimisticFor(c, 'mode_state_topic'),
     minHumidity: c.min_humidity,
     maxHumidity: c.max_humidity,
     modes: c.mode_command_topic !== undefined ? c.modes : [],
   };
 }
 
-const message = (patch: Partial<MqttHumidifierState>) => ({ type: 'message', patch });
-const empty = (m: ReadMessage<MqttHumidifierConfig>) => m.payload === null || m.payload === '';
+const message = patchMessage<MqttHumidifierState>;
 
 /** humidifier: on and off, a target humidity in its range, modes, the current humidity and its action. */
 export const mqttHumidifier: MqttPlatform<MqttHumidifierConfig> = {
@@ -138,22 +138,12 @@ export const mqttHumidifier: MqttPlatform<MqttHumidifierConfig> = {
   keptOnUpdate: ['humidifier'],
   input: (config, _restored, _now, entityId) => ({ spec: humidifierSpec(config, entityId) }),
   subscriptions: () => [
-    {
-      topicKey: 'state_topic',
-      templateKey: 'state_value_template',
-      read(m) {
-        if (empty(m)) return undefined;
-        if (m.payload === m.config.payload_on) return message({ on: true });
-        if (m.payload === m.config.payload_off) return message({ on: false });
-        if (m.payload === PAYLOAD_NONE) return message({ on: null });
-        return undefined;
-      },
-    },
+    onOffStateSubscription(),
     {
       topicKey: 'action_topic',
       templateKey: 'action_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         if (m.payload === PAYLOAD_NONE) return message({ action: null });
         if (!ACTIONS.includes(m.payload!)) {
           m.warn(`'${m.payload}' received on topic ${m.topic}. '${m.payload}' is not a valid action`);
@@ -166,7 +156,7 @@ export const mqttHumidifier: MqttPlatform<MqttHumidifierConfig> = {
       topicKey: 'current_humidity_topic',
       templateKey: 'current_humidity_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         if (m.payload === PAYLOAD_NONE) return message({ current: null });
         const n = (parseFloatText(m.payload!) ?? NaN);
         const value = Number.isNaN(n) ? undefined : pyRound(n);
@@ -181,7 +171,7 @@ export const mqttHumidifier: MqttPlatform<MqttHumidifierConfig> = {
       topicKey: 'target_humidity_state_topic',
       templateKey: 'target_humidity_state_template',
       read(m) {
-        if (empty(m)) return undefined;
+        if (isEmptyPayload(m)) return undefined;
         if (m.payload === m.config.payload_reset_humidity) return message({ target: null });
         const n = (parseFloatText(m.payload!) ?? NaN);
         const value = Number.isNaN(n) ? undefined : pyRound(n);

@@ -3,9 +3,10 @@ import type { BasicSpec } from '../../../machines/mqtt/light-commands.ts';
 import { LIGHT_EFFECT, VALID_COLOR_MODES } from '../../../machines/mqtt/light-service.ts';
 import type { LightState } from '../../../machines/mqtt/light-state.ts';
 import { optional, toTemplate, type Fields } from '../schema.ts';
-import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { validPublishTopic } from '../topics.ts';
 import { kelvinRange, lastLight, lightInput, lightPlatform, restoredAttribute, STATE_KEY, toScale, type MqttLightCommonConfig } from './light-shared.ts';
-import { PAYLOAD_NONE } from './sensor.ts';
+import { isEmptyPayload, onOffStateSubscription, patchMessage } from './state-payloads.ts';
+import { partTopicFields } from './topic-fields.ts';
 import type { PlatformSubscription, ReadMessage } from './types.ts';
 import { oneOf, toStr } from '../schema.ts';
 import { parseFloatText, parseIntText } from '../../../machines/python/float.ts';
@@ -19,23 +20,18 @@ export interface MqttBasicLightConfig extends MqttLightCommonConfig {
   [option: string]: unknown;
 }
 
-const topicFields = (name: string, command = true, state = true): Fields => ({
-  ...(command ? { [`${name}_command_topic`]: optional(validPublishTopic), [`${name}_command_template`]: optional(toTemplate) } : {}),
-  ...(state ? { [`${name}_state_topic`]: optional(validSubscribeTopic), [`${name}_value_template`]: optional(toTemplate) } : {}),
-});
-
 /** The default schema's own options (schema_basic.py). */
 const FIELDS: Fields = {
-  ...topicFields('brightness'),
+  ...partTopicFields('brightness'),
   brightness_scale: optional(toScale, 255),
-  ...topicFields('color_mode', false),
-  ...topicFields('color_temp'),
-  ...topicFields('effect'),
-  ...topicFields('hs'),
-  ...topicFields('rgb'),
-  ...topicFields('rgbw'),
-  ...topicFields('rgbww'),
-  ...topicFields('xy'),
+  ...partTopicFields('color_mode', { command: false }),
+  ...partTopicFields('color_temp'),
+  ...partTopicFields('effect'),
+  ...partTopicFields('hs'),
+  ...partTopicFields('rgb'),
+  ...partTopicFields('rgbw'),
+  ...partTopicFields('rgbww'),
+  ...partTopicFields('xy'),
   on_command_type: optional((v) => oneOf(v, ['first', 'last', 'brightness'] as const), 'last'),
   payload_on: optional(toStr, 'ON'),
   payload_off: optional(toStr, 'OFF'),
@@ -87,10 +83,7 @@ export function basicSpec(c: MqttBasicLightConfig): BasicSpec {
   };
 }
 
-/** The original's "not payload": an empty payload (or a failed template) changes nothing. */
-const empty = (m: ReadMessage<MqttBasicLightConfig>) => m.payload === null || m.payload === '';
-
-const message = (patch: Partial<LightState>) => ({ type: 'message', patch });
+const message = patchMessage<LightState>;
 
 /** `a,b,c` as whole numbers (Python's int() of each part), or undefined. */
 function ints(text: string): number[] | undefined {
@@ -100,7 +93,7 @@ function ints(text: string): number[] | undefined {
 
 /** An RGB, RGBW or RGBWW payload: its colour, and the brightness it carries when no brightness topic says it. */
 function rgbx(m: ReadMessage<MqttBasicLightConfig>, mode: 'rgb' | 'rgbw' | 'rgbww') {
-  if (empty(m)) return undefined;
+  if (isEmptyPayload(m)) return undefined;
   let color = ints(m.payload!);
   const length = mode === 'rgb' ? 3 : mode === 'rgbw' ? 4 : 5;
   if (!color || color.length !== length) {
@@ -132,22 +125,12 @@ function pair(text: string): [number, number] | undefined {
 }
 
 const SUBSCRIPTIONS: PlatformSubscription<MqttBasicLightConfig>[] = [
-  {
-    topicKey: 'state_topic',
-    templateKey: 'state_value_template',
-    read(m) {
-      if (empty(m)) return undefined;
-      if (m.payload === m.config.payload_on) return message({ on: true });
-      if (m.payload === m.config.payload_off) return message({ on: false });
-      if (m.payload === PAYLOAD_NONE) return message({ on: null });
-      return undefined;
-    },
-  },
+  onOffStateSubscription(),
   {
     topicKey: 'brightness_state_topic',
     templateKey: 'brightness_value_template',
     read(m) {
-      if (empty(m)) return undefined;
+      if (isEmptyPayload(m)) return undefined;
       const value = (parseFloatText(m.payload!) ?? NaN);
       if (Number.isNaN(value)) {
         m.warn(`could not convert string to float: '${m.payload}' (brightness of ${m.entityId} on ${m.topic})`);
@@ -164,7 +147,7 @@ const SUBSCRIPTIONS: PlatformSubscription<MqttBasicLightConfig>[] = [
     topicKey: 'color_mode_state_topic',
     templateKey: 'color_mode_value_template',
     read(m) {
-      if (empty(m)) return undefined;
+      if (isEmptyPayload(m)) return undefined;
       if (!VALID_COLOR_MODES.includes(m.payload!) && m.payload !== 'unknown') {
         m.warn(`'${m.payload}' is not a valid ColorMode (${m.entityId} on ${m.topic})`);
         return undefined;
@@ -176,7 +159,7 @@ const SUBSCRIPTIONS: PlatformSubscription<MqttBasicLightConfig>[] = [
     topicKey: 'color_temp_state_topic',
     templateKey: 'color_temp_value_template',
     read(m) {
-      if (empty(m)) return undefined;
+      if (isEmptyPayload(m)) return undefined;
       const value = parseIntText(m.payload!);
       if (value === undefined) {
         m.warn(`invalid literal for int() with base 10: '${m.payload}' (color temperature of ${m.entityId} on ${m.topic})`);
@@ -190,13 +173,13 @@ const SUBSCRIPTIONS: PlatformSubscription<MqttBasicLightConfig>[] = [
   {
     topicKey: 'effect_state_topic',
     templateKey: 'effect_value_template',
-    read: (m) => (empty(m) ? undefined : message({ effect: m.payload })),
+    read: (m) => (isEmptyPayload(m) ? undefined : message({ effect: m.payload })),
   },
   {
     topicKey: 'hs_state_topic',
     templateKey: 'hs_value_template',
     read(m) {
-      if (empty(m)) return undefined;
+      if (isEmptyPayload(m)) return undefined;
       const hs = pair(m.payload!);
       if (!hs) {
         m.warn(`Failed to parse hs state update: '${m.payload}'`);
@@ -209,7 +192,7 @@ const SUBSCRIPTIONS: PlatformSubscription<MqttBasicLightConfig>[] = [
     topicKey: 'xy_state_topic',
     templateKey: 'xy_value_template',
     read(m) {
-      if (empty(m)) return undefined;
+      if (isEmptyPayload(m)) return undefined;
       const xy = pair(m.payload!);
       if (!xy) {
         m.warn(`could not convert string to float: '${m.payload}' (xy colour of ${m.entityId} on ${m.topic})`);

@@ -4,6 +4,8 @@ import { LIGHT_EFFECT, LIGHT_FLASH, LIGHT_TRANSITION, VALID_COLOR_MODES, brightn
 import { filterColorModes, type LightState } from '../../../machines/mqtt/light-state.ts';
 import { listOf, optional, type Fields } from '../schema.ts';
 import { kelvinRange, lastLight, lightInput, lightPlatform, restoredAttribute, STATE_KEY, toScale, type MqttLightCommonConfig } from './light-shared.ts';
+import { isOptimisticFor } from './optimistic.ts';
+import { isDict, parseJsonObject } from './state-payloads.ts';
 import type { ReadMessage } from './types.ts';
 import { InvalidValue, toBool, toPositiveInt } from '../schema.ts';
 
@@ -64,7 +66,7 @@ export function jsonSpec(c: MqttJsonLightConfig): JsonSpec {
     features: (c.effect ? LIGHT_EFFECT : 0) | (c.flash ? LIGHT_FLASH : 0) | (c.transition ? LIGHT_TRANSITION : 0),
     effectList: c.effect_list ?? null,
     ...kelvinRange(c),
-    optimistic: c.optimistic || c.state_topic === undefined,
+    optimistic: isOptimisticFor(c),
     brightness: c.brightness,
     brightnessScale: c.brightness_scale,
     whiteScale: c.white_scale,
@@ -73,8 +75,6 @@ export function jsonSpec(c: MqttJsonLightConfig): JsonSpec {
     flashTimeLong: c.flash_time_long,
   };
 }
-
-const isDict = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Python's int() of a JSON value: a whole number from a number or numeric text. */
 function pyInt(v: unknown): number {
@@ -157,14 +157,8 @@ export const mqttJsonLight = lightPlatform<MqttJsonLightConfig>('MQTT JSON Light
     {
       topicKey: 'state_topic',
       read(m) {
-        let values: unknown;
-        try {
-          values = JSON.parse(m.raw);
-        } catch {
-          m.warn(`Unable to parse JSON ${m.entityId}: '${m.raw}'`);
-          return undefined;
-        }
-        if (!isDict(values)) {
+        const values = parseJsonObject(m.raw);
+        if (values === undefined) {
           m.warn(`Unable to parse JSON ${m.entityId}: '${m.raw}'`);
           return undefined;
         }

@@ -3,6 +3,8 @@ import { UNKNOWN_LOCK, lockStateOf, mqttLockMachine, type MqttLockState } from '
 import { lockDomain } from '../../entities/platforms/lock.ts';
 import { optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { hasNonBlankPayload } from './state-payloads.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { InvalidValue, toBool, toStr } from '../schema.ts';
 
@@ -38,8 +40,6 @@ function toRegex(value: unknown): string {
   return pattern;
 }
 
-const isOptimistic = (c: MqttLockConfig) => c.optimistic || c.state_topic === undefined;
-
 /** lock: locked, unlocked, locking, unlocking, open, opening, jammed from its state topic; lock, unlock and open with a code. */
 export const mqttLock: MqttPlatform<MqttLockConfig> = {
   domain: 'lock',
@@ -67,13 +67,13 @@ export const mqttLock: MqttPlatform<MqttLockConfig> = {
   machine: mqttLockMachine,
   keptOnUpdate: ['lock'],
   // the original's MQTT lock restores nothing: it waits for its device (or its commands)
-  input: (config, _restored, _now, entityId) => ({ entityId, optimistic: isOptimistic(config), codeFormat: config.code_format ?? null, lock: UNKNOWN_LOCK }),
+  input: (config, _restored, _now, entityId) => ({ entityId, optimistic: isOptimisticFor(config), codeFormat: config.code_format ?? null, lock: UNKNOWN_LOCK }),
   subscriptions: () => [
     {
       topicKey: 'state_topic',
       templateKey: 'value_template',
       read(m) {
-        if (m.payload === null || m.payload.trim() === '') return undefined;
+        if (!hasNonBlankPayload(m)) return undefined;
         const c = m.config;
         const p = m.payload;
         if (p === c.payload_reset) return { type: 'message', lock: UNKNOWN_LOCK };
@@ -96,7 +96,7 @@ export const mqttLock: MqttPlatform<MqttLockConfig> = {
     return {
       state: lockStateOf(lock),
       attributes: config.code_format !== undefined ? { code_format: config.code_format } : {},
-      assumed_state: isOptimistic(config),
+      assumed_state: isOptimisticFor(config),
       supported_features: config.payload_open !== undefined ? LOCK_OPEN : 0,
     };
   },

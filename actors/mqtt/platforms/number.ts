@@ -6,6 +6,8 @@ import { SENSOR_DEVICE_CLASSES } from '../../entities/platforms/sensor.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { SENSOR_NAMES } from './device-class-names.ts';
+import { hasNonBlankPayload } from './state-payloads.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { parseIntText } from '../../../machines/python/float.ts';
 import { floatRepr as pyFloat } from '../../../machines/python/float.ts';
@@ -53,9 +55,6 @@ function toStep(value: unknown): number {
 /** Python's str.isnumeric() (ASCII digits; other numeric characters are left to float()). */
 const isNumeric = (text: string) => /^\p{N}+$/u.test(text);
 
-/** No state topic, or optimistic: true: set_value sets the value itself. */
-const isOptimistic = (c: MqttNumberConfig) => c.optimistic || c.state_topic === undefined;
-
 /** A restored state as a value (only an optimistic number restores one). */
 function restoredValue(state: string | undefined): string | null {
   if (state === undefined || state === 'unknown' || state === 'unavailable') return null;
@@ -88,8 +87,8 @@ export const mqttNumber: MqttPlatform<MqttNumberConfig> = {
   machine: mqttNumberMachine,
   // only an optimistic number restores its value: others hear it from their device
   input: (config, restored, _now, entityId) => ({
-    value: isOptimistic(config) ? restoredValue(restored?.state) : null,
-    optimistic: isOptimistic(config),
+    value: isOptimisticFor(config) ? restoredValue(restored?.state) : null,
+    optimistic: isOptimisticFor(config),
     min: config.min,
     max: config.max,
     entityId,
@@ -99,7 +98,7 @@ export const mqttNumber: MqttPlatform<MqttNumberConfig> = {
       topicKey: 'state_topic',
       templateKey: 'value_template',
       read(m) {
-        if (m.payload === null || m.payload.trim() === '') return undefined;
+        if (!hasNonBlankPayload(m)) return undefined;
         const { config } = m;
         if (m.payload === config.payload_reset) return { type: 'message', value: null };
         // str.isnumeric() makes an int, anything else goes through float()
@@ -122,7 +121,7 @@ export const mqttNumber: MqttPlatform<MqttNumberConfig> = {
     state: snapshot.context.value as string | null,
     capabilities: { min: config.min, max: config.max, step: config.step, mode: config.mode },
     unit_of_measurement: config.unit_of_measurement ?? null,
-    assumed_state: isOptimistic(config),
+    assumed_state: isOptimisticFor(config),
   }),
   services: numberServices,
   blockedAttributes: ['min', 'max', 'step'],

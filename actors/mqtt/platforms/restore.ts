@@ -1,4 +1,14 @@
 import type { EntityState } from '../../entities/types.ts';
+import { parseIsoTime } from '../../../store/time.ts';
+
+/**
+ * The time a restored state names (a button's last press, a scene's last activation, an event's
+ * time) as epoch ms; null when there is none: nothing restored, unknown, unavailable or no time.
+ */
+export function restoredTime(restored: EntityState | undefined): number | null {
+  const last = restored && restored.state !== 'unknown' && restored.state !== 'unavailable' ? parseIsoTime(restored.state) : NaN;
+  return Number.isFinite(last) ? last : null;
+}
 
 /**
  * What an entity whose values expire (expire_after) restores after a restart, as the original's

@@ -1,6 +1,6 @@
 import { mqttSceneMachine } from '../../../machines/mqtt/scene.machine.ts';
 import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
-import { parseIsoTime } from '../../../store/time.ts';
+import { restoredTime } from './restore.ts';
 import { toBool, toStr } from '../schema.ts';
 import { sceneDomain } from '../../entities/platforms/scene.ts';
 import { optional, required } from '../schema.ts';
@@ -22,16 +22,13 @@ export const mqttScene: MqttPlatform<MqttSceneConfig> = {
     payload_on: optional(toStr, 'ON'),
     retain: optional(toBool, false),
   },
-  keptOnUpdate: ['lastActivated'],
+  keptOnUpdate: ['lastTriggered'],
   machine: mqttSceneMachine,
   // a scene restores its last activation, as the original's BaseScene does
-  input: (_config, restored) => {
-    const last = restored && restored.state !== 'unknown' && restored.state !== 'unavailable' ? parseIsoTime(restored.state) : NaN;
-    return { lastActivated: Number.isFinite(last) ? last : null };
-  },
+  input: (_config, restored) => ({ lastTriggered: restoredTime(restored) }),
   subscriptions: () => [],
   render: (snapshot) => {
-    const last = snapshot.context.lastActivated as number | null;
+    const last = snapshot.context.lastTriggered as number | null;
     return { state: last === null ? null : isoTime(last) };
   },
   // scene.turn_on, as the virtual scenes have it

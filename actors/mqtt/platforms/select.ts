@@ -3,6 +3,8 @@ import { toBool, toStr } from '../schema.ts';
 import { selectServices } from '../../entities/platforms/select.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { hasNonBlankPayload } from './state-payloads.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { pyRepr as pyListRepr } from '../../../machines/python/repr.ts';
 
@@ -15,9 +17,6 @@ export interface MqttSelectConfig extends MqttEntityConfig {
   optimistic: boolean;
   retain: boolean;
 }
-
-/** No state topic, or optimistic: true: select_option sets the option itself. */
-const isOptimistic = (c: MqttSelectConfig) => c.optimistic || c.state_topic === undefined;
 
 /** select: one of its options, from its state topic, chosen over its command topic. */
 export const mqttSelect: MqttPlatform<MqttSelectConfig> = {
@@ -37,9 +36,9 @@ export const mqttSelect: MqttPlatform<MqttSelectConfig> = {
   machine: mqttSelectMachine,
   // only an optimistic select restores its option: others hear it from their device
   input: (config, restored, _now, entityId) => ({
-    current: isOptimistic(config) && restored ? restored.state : null,
+    current: isOptimisticFor(config) && restored ? restored.state : null,
     options: config.options,
-    optimistic: isOptimistic(config),
+    optimistic: isOptimisticFor(config),
     entityId,
   }),
   subscriptions: () => [
@@ -47,7 +46,7 @@ export const mqttSelect: MqttPlatform<MqttSelectConfig> = {
       topicKey: 'state_topic',
       templateKey: 'value_template',
       read(m) {
-        if (m.payload === null || m.payload.trim() === '') return undefined;
+        if (!hasNonBlankPayload(m)) return undefined;
         if (m.payload.toLowerCase() === 'none') return { type: 'message', option: null };
         if (!m.config.options.includes(m.payload)) {
           m.warn(`Invalid option for ${m.entityId}: '${m.payload}' (valid options: ${pyListRepr(m.config.options)})`);
@@ -60,7 +59,7 @@ export const mqttSelect: MqttPlatform<MqttSelectConfig> = {
   render: (snapshot, config) => {
     const current = snapshot.context.current as string | null;
     // an option that is not (or no longer) among the options shows as unknown
-    return { state: current !== null && config.options.includes(current) ? current : null, capabilities: { options: config.options }, assumed_state: isOptimistic(config) };
+    return { state: current !== null && config.options.includes(current) ? current : null, capabilities: { options: config.options }, assumed_state: isOptimisticFor(config) };
   },
   services: selectServices,
   blockedAttributes: ['options'],

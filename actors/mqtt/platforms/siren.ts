@@ -2,8 +2,10 @@ import { mqttSirenMachine, processParams, type SirenSettings } from '../../../ma
 import { toBool, toStr } from '../schema.ts';
 import { SIREN_DURATION, SIREN_TONES, SIREN_TURN_OFF, SIREN_TURN_ON, SIREN_VOLUME_SET, sirenParams, sirenServices } from '../../entities/platforms/siren.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
+import { parseJsonObject } from './state-payloads.ts';
 import { listOf, optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform, ReadMessage } from './types.ts';
 
 export interface MqttSirenConfig extends MqttEntityConfig {
@@ -26,8 +28,6 @@ export interface MqttSirenConfig extends MqttEntityConfig {
 /** cv.ensure_list: the tones as they are given (strings or numbers). */
 const toToneItem = (v: unknown): string | number => (typeof v === 'number' ? v : toStr(v));
 
-const isOptimistic = (c: MqttSirenConfig) => c.optimistic || c.state_topic === undefined;
-
 function features(c: MqttSirenConfig): number {
   let f = SIREN_TURN_ON | SIREN_TURN_OFF;
   if (c.support_duration) f |= SIREN_DURATION;
@@ -44,8 +44,6 @@ function initialSettings(c: MqttSirenConfig): SirenSettings {
   if (c.support_volume_set) s.volume_level = null;
   return s;
 }
-
-const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A parameter of a state message that the turn_on schema refuses, in voluptuous's words; undefined when all pass. */
 function paramProblem(data: Record<string, unknown>): string | undefined {
@@ -75,13 +73,8 @@ function readState(m: ReadMessage<MqttSirenConfig>) {
   let json: Record<string, unknown>;
   if (payload === stateOn || payload === stateOff || payload === PAYLOAD_NONE) json = { state: payload };
   else {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(payload);
-    } catch {
-      parsed = undefined;
-    }
-    if (!isDict(parsed)) {
+    const parsed = parseJsonObject(payload);
+    if (parsed === undefined) {
       m.warn(`No valid (JSON) payload detected after processing payload '{}' on topic ${m.topic}`);
       return undefined;
     }
@@ -135,9 +128,9 @@ export const mqttSiren: MqttPlatform<MqttSirenConfig> = {
   keptOnUpdate: ['on', 'settings'],
   machine: mqttSirenMachine,
   input: (config, _restored, _now, entityId) => ({
-    on: isOptimistic(config) ? false : null,
+    on: isOptimisticFor(config) ? false : null,
     settings: initialSettings(config),
-    optimistic: isOptimistic(config),
+    optimistic: isOptimisticFor(config),
     features: features(config),
     availableTones: config.available_tones ?? null,
     payloadOn: config.payload_on,
@@ -153,7 +146,7 @@ export const mqttSiren: MqttPlatform<MqttSirenConfig> = {
       state: on === null ? null : on ? 'on' : 'off',
       capabilities: f & SIREN_TONES ? { available_tones: config.available_tones } : {},
       attributes: { ...(snapshot.context.settings as SirenSettings) },
-      assumed_state: isOptimistic(config),
+      assumed_state: isOptimisticFor(config),
       supported_features: f,
     };
   },

@@ -4,6 +4,7 @@ import { switchDomain } from '../../entities/platforms/switch.ts';
 import { optional, orNull, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { PAYLOAD_NONE } from './sensor.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 
 export interface MqttSwitchConfig extends MqttEntityConfig {
@@ -18,9 +19,6 @@ export interface MqttSwitchConfig extends MqttEntityConfig {
   optimistic: boolean;
   retain: boolean;
 }
-
-/** No state topic, or optimistic: true: a command sets the state itself. */
-const isOptimistic = (c: MqttSwitchConfig) => c.optimistic || c.state_topic === undefined;
 
 /** switch: commands on its command topic, its state from its state topic (or assumed, in optimistic mode). */
 export const mqttSwitch: MqttPlatform<MqttSwitchConfig> = {
@@ -43,8 +41,8 @@ export const mqttSwitch: MqttPlatform<MqttSwitchConfig> = {
   machine: mqttSwitchMachine,
   // only an optimistic switch restores its state: others hear it from their device
   input: (config, restored) => ({
-    on: isOptimistic(config) && (restored?.state === 'on' || restored?.state === 'off') ? restored.state === 'on' : null,
-    optimistic: isOptimistic(config),
+    on: isOptimisticFor(config) && (restored?.state === 'on' || restored?.state === 'off') ? restored.state === 'on' : null,
+    optimistic: isOptimisticFor(config),
   }),
   subscriptions: () => [
     {
@@ -62,7 +60,7 @@ export const mqttSwitch: MqttPlatform<MqttSwitchConfig> = {
   ],
   render: (snapshot, config) => {
     const on = snapshot.context.on as boolean | null;
-    return { state: on === null ? null : on ? 'on' : 'off', assumed_state: isOptimistic(config) };
+    return { state: on === null ? null : on ? 'on' : 'off', assumed_state: isOptimisticFor(config) };
   },
   services: switchDomain.services,
 };

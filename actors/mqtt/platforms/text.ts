@@ -4,6 +4,7 @@ import { textServices } from '../../entities/platforms/text.ts';
 import { MAX_STATE_LENGTH } from '../../entities/state.ts';
 import { optional, required, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 
 export interface MqttTextConfig extends MqttEntityConfig {
@@ -29,9 +30,6 @@ function toPattern(value: unknown): string {
   }
   return text;
 }
-
-/** No state topic, or optimistic: true: set_value sets the text itself. */
-const isOptimistic = (c: MqttTextConfig) => c.optimistic || c.state_topic === undefined;
 
 const capabilities = (c: MqttTextConfig) => ({ min: c.min, max: c.max, mode: c.mode, pattern: c.pattern ?? null });
 
@@ -60,7 +58,7 @@ export const mqttText: MqttPlatform<MqttTextConfig> = {
   machine: mqttTextMachine,
   input: (config, _restored, _now, entityId) => ({
     value: null,
-    optimistic: isOptimistic(config),
+    optimistic: isOptimisticFor(config),
     min: config.min,
     max: config.max,
     pattern: config.pattern ?? null,
@@ -88,7 +86,7 @@ export const mqttText: MqttPlatform<MqttTextConfig> = {
       },
     },
   ],
-  render: (snapshot, config) => ({ state: snapshot.context.value as string | null, capabilities: capabilities(config), assumed_state: isOptimistic(config) }),
+  render: (snapshot, config) => ({ state: snapshot.context.value as string | null, capabilities: capabilities(config), assumed_state: isOptimisticFor(config) }),
   services: textServices,
   blockedAttributes: ['min', 'max', 'mode', 'pattern'],
   registryInfo: (config) => ({ capabilities: capabilities(config) }),

@@ -4,6 +4,7 @@ import { mqttValveMachine, valveStateOf, type MqttValveSpec, type MqttValveState
 import { valveDomain } from '../../entities/platforms/valve.ts';
 import { optional, orNull, toTemplate } from '../schema.ts';
 import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
+import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { oneOf, toBool, toInt, toStr } from '../schema.ts';
 import { parseFloatText } from '../../../machines/python/float.ts';
@@ -43,7 +44,7 @@ function valveFeatures(c: MqttValveConfig): number {
 }
 
 const valveSpec = (c: MqttValveConfig): MqttValveSpec => ({
-  optimistic: c.optimistic || c.state_topic === undefined,
+  optimistic: isOptimisticFor(c),
   reportsPosition: c.reports_position,
   positionOpen: c.position_open,
   positionClosed: c.position_closed,
