@@ -47,8 +47,8 @@ export interface MqttDeps extends MqttBase {
   /** the `mqtt:` section as configuration.yaml has it now (for mqtt.reload) */
   readSection(): Promise<unknown>;
   fireEvent(eventType: string, data: Record<string, unknown>, context: Context): Promise<unknown>;
-  /** when given, `broker: embedded` starts Hearth's own broker with it */
-  embeddedBroker?: StartEmbeddedBroker;
+  /** what `broker: embedded` starts Hearth's own broker with */
+  embeddedBroker: StartEmbeddedBroker;
 }
 
 /** What runs while MQTT is set up: the connection and everything made on it. */
@@ -129,10 +129,6 @@ export class Mqtt {
     let settings = given;
     let embedded: Running['embedded'];
     if (settings.broker === 'embedded') {
-      if (!deps.embeddedBroker) {
-        deps.logger.error('MQTT broker: embedded is not available in this build of Hearth');
-        return;
-      }
       const started = await deps.embeddedBroker({ port: settings.port, host: settings.host ?? '127.0.0.1', username: settings.username, password: settings.password });
       embedded = started;
       // reach it where it listens; a wildcard address is reached on this machine

@@ -16,10 +16,9 @@ export const toInt = checkOf(cv.coerceInt);
 export const toPositiveInt = checkOf(cv.positiveInt);
 export const toStringList = checkOf(cv.nonEmptyStringList);
 
-/** vol.In over strings. */
+/** vol.In over strings, as a check of this reader. */
 export function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T {
-  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-  throw new Refusal(`value must be one of [${allowed.map((a) => `'${a}'`).join(', ')}]`);
+  return cv.convert(cv.oneOf(allowed), value) as T;
 }
 /**
  * A small reader of option dictionaries with voluptuous's wording, for what MQTT takes from

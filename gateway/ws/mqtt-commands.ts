@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isoformat as isoTime } from '../../machines/python/isoformat.ts';
+import { isoformat } from '../../machines/python/isoformat.ts';
 import type { Command } from './command.ts';
 import { CommandError } from './connection.ts';
 import { validSubscribeTopic } from '../../actors/mqtt/topics.ts';
@@ -25,7 +25,7 @@ export const mqttCommands: Record<string, Command> = {
       }
       const stop = deps.mqtt?.subscribe(topic, (msg.qos ?? 0) as 0 | 1 | 2, (m) => {
         const payload = new TextDecoder('utf-8').decode(m.payload);
-        conn.event(msg.id, JSON.stringify({ topic: m.topic, payload, qos: m.qos, retain: m.retain, time: isoTime(deps.clock.now()) }));
+        conn.event(msg.id, JSON.stringify({ topic: m.topic, payload, qos: m.qos, retain: m.retain, time: isoformat(deps.clock.now()) }));
       });
       if (!stop) throw new CommandError('home_assistant_error', 'MQTT is not set up');
       conn.subscribe(msg.id, stop);
@@ -37,7 +37,7 @@ export const mqttCommands: Record<string, Command> = {
     schema: cmd({ device_id: Type.String() }),
     admin: true,
     handle(conn, msg, deps) {
-      conn.result(msg.id, JSON.stringify(deps.mqtt?.deviceDebugInfo(msg.device_id, isoTime) ?? { entities: [], triggers: [] }));
+      conn.result(msg.id, JSON.stringify(deps.mqtt?.deviceDebugInfo(msg.device_id, isoformat) ?? { entities: [], triggers: [] }));
     },
   },
 };

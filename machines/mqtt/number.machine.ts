@@ -1,6 +1,6 @@
 import { assign, emit, setup } from 'xstate';
 import type { MqttPublishRequest } from './switch.machine.ts';
-import { floatRepr as pyFloat } from '../python/float.ts';
+import { floatRepr } from '../python/float.ts';
 import { isOptimistic, publishAndAssumeIfOptimistic } from './optimistic-command.ts';
 import { runningOnMessages } from './running-machine.ts';
 
@@ -28,7 +28,7 @@ export type MqttNumberEmitted =
 
 /** A value as the original shows it: an integral float becomes an int (`20`), others Python's float text. */
 export function numberText(n: number): string {
-  return Number.isInteger(n) ? String(n) : pyFloat(n);
+  return Number.isInteger(n) ? String(n) : floatRepr(n);
 }
 
 /**
@@ -47,7 +47,7 @@ export const mqttNumberMachine = setup({
     take: assign(({ event }) => ({ value: event.type === 'message' ? event.value : null })),
     refuse: emit(({ context, event }) => {
       const value = event.type === 'set_value' ? event.value : NaN;
-      const placeholders = { value: pyFloat(value), entity_id: context.entityId, min_value: pyFloat(context.min), max_value: pyFloat(context.max) };
+      const placeholders = { value: floatRepr(value), entity_id: context.entityId, min_value: floatRepr(context.min), max_value: floatRepr(context.max) };
       return {
         type: 'rejected' as const,
         message: `Value ${placeholders.value} for ${placeholders.entity_id} is outside valid range ${placeholders.min_value} - ${placeholders.max_value}`,

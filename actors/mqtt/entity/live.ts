@@ -12,21 +12,14 @@ import { Availability } from './availability.ts';
 import { platformFor } from './config.ts';
 import type { MqttEntityHost } from './host.ts';
 import { friendlyName } from './naming.ts';
-import { floatRepr as pyFloat } from '../../../machines/python/float.ts';
+import { floatRepr } from '../../../machines/python/float.ts';
+import { pyStr } from '../../../machines/python/repr.ts';
 
 /** Keys JSON attributes may never set (the original's MQTT_ATTRIBUTES_BLOCKED). */
 const BLOCKED_ATTRIBUTES = new Set([
   'assumed_state', 'available', 'device_class', 'device_info', 'entity_category', 'entity_picture', 'entity_registry_enabled_default',
   'extra_state_attributes', 'force_update', 'icon', 'friendly_name', 'should_poll', 'state', 'supported_features', 'unique_id', 'unit_of_measurement',
 ]);
-
-/** A value as the original publishes it: str() of it (a number without a needless `.0`, as the platforms make integers ints). */
-function pyText(value: unknown): string {
-  if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (value === null || value === undefined) return 'None';
-  if (typeof value === 'number' && !Number.isInteger(value)) return pyFloat(value);
-  return String(value);
-}
 
 /** A strict decoder per encoding (made once: every message of every entity decodes). */
 const decoders = new Map<string, TextDecoder | null>();
@@ -311,7 +304,7 @@ export class LiveEntity {
     const raw = 'value' in p ? p.value : config[p.payload!];
     // a Python float: `22.0` as text, a float to the template
     const value = raw instanceof PyFloat ? new Float(raw.n) : raw;
-    let payload = p.json ? JSON.stringify(p.variables ?? {}) : raw === null || raw === undefined ? '' : raw instanceof PyFloat ? pyFloat(raw.n) : pyText(raw);
+    let payload = p.json ? JSON.stringify(p.variables ?? {}) : raw === null || raw === undefined ? '' : raw instanceof PyFloat ? floatRepr(raw.n) : pyStr(raw);
     const template = p.template === undefined ? undefined : config[p.template];
     if (typeof template === 'string') {
       const variables = p.variables && Object.fromEntries(Object.entries(p.variables).map(([k, v]) => [k, v instanceof PyFloat ? new Float(v.n) : v]));

@@ -1,5 +1,5 @@
 import { mqttButtonMachine } from '../../../machines/mqtt/button.machine.ts';
-import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
+import { isoformat } from '../../../machines/python/isoformat.ts';
 import { restoredTime } from './restore.ts';
 import { oneOf, toBool, toStr } from '../schema.ts';
 import { buttonDomain } from '../../entities/platforms/button.ts';
@@ -34,7 +34,7 @@ export const mqttButton: MqttPlatform<MqttButtonConfig> = {
   subscriptions: () => [],
   render: (snapshot) => {
     const last = snapshot.context.lastTriggered as number | null;
-    return { state: last === null ? null : isoTime(last) };
+    return { state: last === null ? null : isoformat(last) };
   },
   services: buttonDomain.services,
 };

@@ -10,7 +10,7 @@ import { hasNonBlankPayload } from './state-payloads.ts';
 import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
 import { parseIntText } from '../../../machines/python/float.ts';
-import { floatRepr as pyFloat } from '../../../machines/python/float.ts';
+import { floatRepr } from '../../../machines/python/float.ts';
 
 /** The number device classes: the sensor's, less those whose values are not numbers. */
 export const NUMBER_DEVICE_CLASSES = SENSOR_DEVICE_CLASSES.filter((c) => c !== 'date' && c !== 'enum' && c !== 'timestamp');
@@ -108,9 +108,9 @@ export const mqttNumber: MqttPlatform<MqttNumberConfig> = {
           m.warn(`Payload '${m.raw}' is not a Number`);
           return undefined;
         }
-        const text = int !== undefined ? String(int) : pyFloat(n);
+        const text = int !== undefined ? String(int) : floatRepr(n);
         if (n < config.min || n > config.max) {
-          m.warn(`Invalid value for ${m.entityId}: ${text} (range ${pyFloat(config.min)} - ${pyFloat(config.max)})`);
+          m.warn(`Invalid value for ${m.entityId}: ${text} (range ${floatRepr(config.min)} - ${floatRepr(config.max)})`);
           return undefined;
         }
         return { type: 'message', value: text };

@@ -1,5 +1,5 @@
 import { mqttSceneMachine } from '../../../machines/mqtt/scene.machine.ts';
-import { isoformat as isoTime } from '../../../machines/python/isoformat.ts';
+import { isoformat } from '../../../machines/python/isoformat.ts';
 import { restoredTime } from './restore.ts';
 import { toBool, toStr } from '../schema.ts';
 import { sceneDomain } from '../../entities/platforms/scene.ts';
@@ -29,7 +29,7 @@ export const mqttScene: MqttPlatform<MqttSceneConfig> = {
   subscriptions: () => [],
   render: (snapshot) => {
     const last = snapshot.context.lastTriggered as number | null;
-    return { state: last === null ? null : isoTime(last) };
+    return { state: last === null ? null : isoformat(last) };
   },
   // scene.turn_on, as the virtual scenes have it
   services: sceneDomain.services,

@@ -6,7 +6,7 @@ import { validPublishTopic, validSubscribeTopic } from '../topics.ts';
 import { hasNonBlankPayload } from './state-payloads.ts';
 import { isOptimisticFor } from './optimistic.ts';
 import type { MqttEntityConfig, MqttPlatform } from './types.ts';
-import { pyRepr as pyListRepr } from '../../../machines/python/repr.ts';
+import { pyRepr } from '../../../machines/python/repr.ts';
 
 export interface MqttSelectConfig extends MqttEntityConfig {
   command_topic: string;
@@ -49,7 +49,7 @@ export const mqttSelect: MqttPlatform<MqttSelectConfig> = {
         if (!hasNonBlankPayload(m)) return undefined;
         if (m.payload.toLowerCase() === 'none') return { type: 'message', option: null };
         if (!m.config.options.includes(m.payload)) {
-          m.warn(`Invalid option for ${m.entityId}: '${m.payload}' (valid options: ${pyListRepr(m.config.options)})`);
+          m.warn(`Invalid option for ${m.entityId}: '${m.payload}' (valid options: ${pyRepr(m.config.options)})`);
           return undefined;
         }
         return { type: 'message', option: m.payload };

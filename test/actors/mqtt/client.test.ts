@@ -6,19 +6,12 @@ import { connectAsync } from 'mqtt';
 import { MqttClient } from '../../../actors/mqtt/client.ts';
 import { settingsFor } from '../../../actors/mqtt/config.ts';
 import { startMosquitto } from '../../helpers/mosquitto.ts';
+import { eventually } from '../../helpers/wait.ts';
 
 function lines() {
   const out: string[] = [];
   const at = (level: string) => (m: string) => out.push(`${level} ${m}`);
   return { out, log: { name: 'test', debug: at('debug'), info: at('info'), warning: at('warning'), error: at('error'), critical: at('critical'), say: at('info') } as any };
-}
-
-async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 t.test('subscriptions, birth and will, an outage logged once each way', async (t) => {
@@ -36,22 +29,22 @@ t.test('subscriptions, birth and will, an outage logged once each way', async (t
   const got: string[] = [];
   client.subscribe('dev/+/state', 0, (m) => got.push(`${m.topic}=${m.payload}`));
   client.start();
-  await until(() => ups === 1, 'first connection');
-  await until(() => seen.includes('homeassistant/status=online'), 'birth message');
+  await eventually('first connection', () => ups === 1);
+  await eventually('birth message', () => seen.includes('homeassistant/status=online'));
   await watcher.publishAsync('dev/a/state', 'one');
-  await until(() => got.includes('dev/a/state=one'), 'a message on the subscription');
+  await eventually('a message on the subscription', () => got.includes('dev/a/state=one'));
 
   await broker.kill();
-  await until(() => downs === 1, 'the outage noticed');
+  await eventually('the outage noticed', () => downs === 1);
   t.equal(client.connected, false);
   await t.rejects(client.publish('x', 'y', { qos: 0, retain: false }), { message: 'Error talking to MQTT: The client is not currently connected.' });
   await new Promise((r) => setTimeout(r, 2500));
   await broker.start();
-  await until(() => ups === 2, 'reconnected');
+  await eventually('reconnected', () => ups === 2);
   const again = await connectAsync(broker.url);
   t.teardown(() => again.endAsync());
   await again.publishAsync('dev/b/state', 'two');
-  await until(() => got.includes('dev/b/state=two'), 'the subscription made again');
+  await eventually('the subscription made again', () => got.includes('dev/b/state=two'));
   t.same(out.filter((l) => /MQTT server/.test(l)), [
     `info Connected to MQTT server 127.0.0.1:${broker.port}`,
     `warning Disconnected from MQTT server 127.0.0.1:${broker.port} (connection closed)`,
@@ -63,7 +56,7 @@ t.test('subscriptions, birth and will, an outage logged once each way', async (t
   again.on('message', (topic, payload) => statuses.push(`${topic}=${payload}`));
   await again.subscribeAsync('homeassistant/status');
   await client.stop();
-  await until(() => statuses.includes('homeassistant/status=offline'), 'the will message on a clean stop');
+  await eventually('the will message on a clean stop', () => statuses.includes('homeassistant/status=offline'));
 });
 
 t.test('a broker with a password file', async (t) => {
@@ -72,11 +65,11 @@ t.test('a broker with a password file', async (t) => {
   let ups = 0;
   const wrong = new MqttClient({ settings: settingsFor({ host: '127.0.0.1', port: broker.port, username: 'hearth', password: 'nope' }), log, onConnected: () => ups++, onDisconnected: () => {} });
   wrong.start();
-  await until(() => out.some((l) => l.startsWith('error Failed to connect')), 'the refusal logged');
+  await eventually('the refusal logged', () => out.some((l) => l.startsWith('error Failed to connect')));
   t.match(out.join('\n'), /Failed to connect to MQTT server 127\.0\.0\.1:\d+ \(Connection refused: Not authorized\)/);
   await wrong.stop();
   const right = new MqttClient({ settings: settingsFor({ host: '127.0.0.1', port: broker.port, username: 'hearth', password: 's3cret' }), log, onConnected: () => ups++, onDisconnected: () => {} });
   right.start();
-  await until(() => ups === 1, 'connected with the right password');
+  await eventually('connected with the right password', () => ups === 1);
   await right.stop();
 });

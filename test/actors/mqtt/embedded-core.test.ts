@@ -7,16 +7,7 @@ import { createServer } from 'node:net';
 import mqtt from 'mqtt';
 import { freePort } from '../../helpers/ports.ts';
 import { api, onboard, startTestHearth } from '../../helpers/hearth.ts';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { eventually } from '../../helpers/wait.ts';
 
 t.test('a device publishes through the embedded broker and Hearth shows its entity', async (t) => {
   const port = await freePort();
@@ -30,15 +21,15 @@ t.test('a device publishes through the embedded broker and Hearth shows its enti
   t.teardown(() => device.endAsync(true));
   await device.publishAsync('homeassistant/sensor/kitchen/humidity/config', JSON.stringify({ name: 'Humidity', stat_t: 'kitchen/humidity', unit_of_meas: '%', uniq_id: 'kitchen_humidity_1', dev: { ids: ['kitchen-node'], name: 'Kitchen node' } }), { retain: true, qos: 1 });
   const entityId = 'sensor.kitchen_node_humidity';
-  await until('the discovered entity', async () => ((await call('GET', `/api/states/${entityId}`)).status === 200 ? true : undefined));
+  await eventually('the discovered entity', async () => ((await call('GET', `/api/states/${entityId}`)).status === 200 ? true : undefined));
   await device.publishAsync('kitchen/humidity', '55', { qos: 1 });
   await device.publishAsync('porch/temp', '21.5', { qos: 1 });
-  const humidity = await until('the humidity value', async () => {
+  const humidity = await eventually('the humidity value', async () => {
     const r = await call('GET', `/api/states/${entityId}`);
     return r.json?.state === '55' ? r.json : undefined;
   });
   t.equal(humidity.attributes.unit_of_measurement, '%');
-  const porch = await until('the YAML sensor value', async () => {
+  const porch = await eventually('the YAML sensor value', async () => {
     const r = await call('GET', '/api/states/sensor.porch_temperature');
     return r.json?.state === '21.5' ? r.json : undefined;
   });
