@@ -200,7 +200,8 @@ export function mount(root, ctx) {
     const last = Math.min(rows.length, Math.ceil((top + height) / ROW_H) + OVERSCAN);
     const wanted = new Set();
     for (let i = first; i < last; i++) wanted.add(rows[i].key);
-    const focusedRow = document.activeElement?.closest?.('.vrow');
+    const focused = document.activeElement;
+    const focusedRow = focused?.closest?.('.vrow');
     for (const [key, node] of drawn) {
       // the row holding the focus stays, so scrolling away and back keeps the user's place
       if (wanted.has(key) || node === focusedRow) continue;
@@ -232,6 +233,8 @@ export function mount(root, ctx) {
         }
       }
     }
+    // a row moved into its place loses the focus it held: give it back where the user was
+    if (focusedRow && focused.isConnected && document.activeElement !== focused) focused.focus({ preventScroll: true });
   }
 
   const schedule = () => {
